@@ -1,0 +1,110 @@
+// The per-Agent private system user and group, bound to their owner by a root-owned marker.
+import { existsSync } from 'node:fs';
+import { accountMarker, accountMarkerPath, accountName, type AccountMarker } from '@occ-ssh/markers';
+import { ComputeError, DRIVER_ID, type AgentOwner } from '@occ-ssh/protocol';
+import type { OpContext } from './context.js';
+import { ownershipError, removeFile } from './fsx.js';
+import { expectOwner, readMarker, writeMarker } from './marker-io.js';
+import { mustRun, runCommand } from './system.js';
+
+export interface Account {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+interface Entry {
+  name: string;
+  id: number;
+  primaryGid?: number;
+}
+
+/** getent's view of a user or group; null when absent. */
+async function lookup(database: 'passwd' | 'group', key: string): Promise<Entry | null> {
+  const result = await runCommand('getent', [database, key]);
+  if (result.code === 2) return null;
+  if (result.code !== 0) throw new ComputeError('host-command', `getent ${database} failed with exit code ${result.code}`);
+  const fields = result.stdout.trim().split(':');
+  const id = Number(fields[2]);
+  const primaryGid = database === 'passwd' ? Number(fields[3]) : undefined;
+  return { name: fields[0] ?? '', id, ...(primaryGid === undefined ? {} : { primaryGid }) };
+}
+
+function ownerFields(owner: AgentOwner) {
+  return { driver: DRIVER_ID, namespaceId: owner.namespace.id, agentId: owner.agent.id, servicePrincipalId: owner.servicePrincipal.id };
+}
+
+function nologinShell(): string {
+  return ['/usr/sbin/nologin', '/sbin/nologin', '/bin/false'].find((path) => existsSync(path)) ?? '/bin/false';
+}
+
+/**
+ * Creates or verifies the Agent's account. The marker is written in state `creating` before
+ * groupadd/useradd, so a retry after an interruption recognises the half-made account as its own;
+ * an account or group that exists without that marker is refused.
+ */
+export async function ensureAccount(ctx: OpContext, owner: AgentOwner, home: string): Promise<Account> {
+  const name = accountName(ctx.runtime.user, owner.namespace.id, owner.agent.id);
+  const markerPath = accountMarkerPath(ctx.runtime.root, name);
+  let marker = readMarker(markerPath, accountMarker);
+  if (marker) expectOwner(markerPath, marker, { ...ownerFields(owner), account: name });
+
+  const [user, group] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
+  if (!marker && (user || group)) {
+    throw ownershipError(markerPath, `${user ? 'user' : 'group'} ${name} exists without this driver's ownership marker; refusing to adopt it`);
+  }
+  if (marker?.state === 'active') return verifyActive(markerPath, marker, user, group);
+
+  if (!marker) {
+    ctx.session.checkpoint();
+    marker = { kind: 'account', version: 1, ...ownerFields(owner), account: name, state: 'creating' };
+    writeMarker(markerPath, marker);
+  }
+  ctx.session.checkpoint();
+  if (!group) await mustRun('groupadd', ['--system', name]);
+  const createdGroup = await lookup('group', name);
+  if (!createdGroup) throw new ComputeError('host-command', `group ${name} is missing after groupadd`);
+  if (!user) {
+    ctx.session.checkpoint();
+    await mustRun('useradd', ['--system', '--gid', name, '--no-create-home', '--home-dir', home, '--shell', nologinShell(), '--comment', 'OpenClaw Enterprise agent', name]);
+  }
+  const createdUser = await lookup('passwd', name);
+  if (!createdUser) throw new ComputeError('host-command', `user ${name} is missing after useradd`);
+  if (createdUser.primaryGid !== createdGroup.id) throw ownershipError(markerPath, `user ${name} does not have its private group ${name} as primary group`);
+  const active: AccountMarker = { ...marker, state: 'active', uid: createdUser.id, gid: createdGroup.id };
+  ctx.session.checkpoint();
+  writeMarker(markerPath, active);
+  return { name, uid: createdUser.id, gid: createdGroup.id };
+}
+
+/** Security: the live account must still carry the recorded UID/GID, so a reused ID is never trusted. */
+function verifyActive(path: string, marker: AccountMarker, user: Entry | null, group: Entry | null): Account {
+  if (!user || !group) throw ownershipError(path, `account ${marker.account} is recorded but its ${user ? 'group' : 'user'} is missing`);
+  if (user.id !== marker.uid || group.id !== marker.gid || user.primaryGid !== marker.gid) {
+    throw ownershipError(path, `account ${marker.account} no longer has the recorded UID/GID ${marker.uid}/${marker.gid}`);
+  }
+  return { name: marker.account, uid: user.id, gid: group.id };
+}
+
+/** Reads and verifies the Agent's account without creating anything. */
+export async function verifyAccount(ctx: OpContext, owner: AgentOwner): Promise<Account> {
+  const name = accountName(ctx.runtime.user, owner.namespace.id, owner.agent.id);
+  const markerPath = accountMarkerPath(ctx.runtime.root, name);
+  const marker = readMarker(markerPath, accountMarker);
+  if (!marker || marker.state !== 'active') throw ownershipError(markerPath, 'the Agent account marker is missing or incomplete; prepare the revision first');
+  expectOwner(markerPath, marker, { ...ownerFields(owner), account: name });
+  const [user, group] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
+  return verifyActive(markerPath, marker, user, group);
+}
+
+/** Removes an owned account: user, then group, then its marker, so a retry finds what is left. */
+export async function removeAccount(ctx: OpContext, markerPath: string, marker: AccountMarker): Promise<void> {
+  const [user, group] = await Promise.all([lookup('passwd', marker.account), lookup('group', marker.account)]);
+  if (user && marker.uid !== undefined && user.id !== marker.uid) throw ownershipError(markerPath, `user ${marker.account} has UID ${user.id}, not the recorded ${marker.uid}`);
+  if (group && marker.gid !== undefined && group.id !== marker.gid) throw ownershipError(markerPath, `group ${marker.account} has GID ${group.id}, not the recorded ${marker.gid}`);
+  ctx.session.checkpoint();
+  if (user) await mustRun('userdel', [marker.account]);
+  // userdel already drops a same-named primary group where USERGROUPS_ENAB is set.
+  if (group && (await lookup('group', marker.account))) await mustRun('groupdel', [marker.account]);
+  removeFile(markerPath);
+}

@@ -1,0 +1,25 @@
+// What every operation receives: trusted runtime settings, the session and the host layout.
+import { agentLayout, namespaceLayout, revisionLayout, rootLayout, type AgentLayout } from '@occ-ssh/markers';
+import type { AgentOwner, RevisionIdentity, RuntimeSettings } from '@occ-ssh/protocol';
+import type { Session } from './session.js';
+
+export interface OpContext {
+  runtime: RuntimeSettings;
+  session: Session;
+}
+
+export function rootPaths(ctx: OpContext) {
+  return rootLayout(ctx.runtime.root);
+}
+
+export function namespacePaths(ctx: OpContext, namespaceId: string) {
+  return namespaceLayout(ctx.runtime.root, namespaceId);
+}
+
+export function agentPaths(ctx: OpContext, owner: AgentOwner): AgentLayout {
+  return agentLayout(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, owner.namespace.id, owner.agent.id);
+}
+
+export function revisionPaths(agent: AgentLayout, revision: RevisionIdentity) {
+  return revisionLayout(agent.dir, revision.id);
+}

@@ -1,0 +1,192 @@
+// Filesystem primitives that never follow a link and never leave a half-written file.
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { ComputeError } from '@occ-ssh/protocol';
+
+const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
+
+export interface Ownership {
+  uid: number;
+  gid: number;
+  mode: number;
+}
+
+export const ROOT_PRIVATE_DIR: Ownership = { uid: 0, gid: 0, mode: 0o711 };
+export const ROOT_FILE: Ownership = { uid: 0, gid: 0, mode: 0o600 };
+export const TEMP_MARK = '.tmp-';
+
+export function ownershipError(path: string, message: string): ComputeError {
+  return new ComputeError('ownership', `${path}: ${message}`, { path });
+}
+
+export function lstatOrNull(path: string): fs.Stats | null {
+  try {
+    return fs.lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function describe(stat: fs.Stats): string {
+  return `${stat.uid}:${stat.gid} mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}`;
+}
+
+function expectOwnership(path: string, stat: fs.Stats, want: Ownership): void {
+  if (stat.uid !== want.uid || stat.gid !== want.gid || (stat.mode & 0o7777) !== want.mode) {
+    const expected = `${want.uid}:${want.gid} mode ${want.mode.toString(8).padStart(4, '0')}`;
+    throw ownershipError(path, `expected ${expected}, found ${describe(stat)}`);
+  }
+}
+
+/**
+ * Creates a directory with exact ownership, or verifies an existing one. `repairMode` re-asserts
+ * the mode of an Agent-owned directory through a no-follow descriptor (the Agent may chmod its own).
+ */
+export function ensureDir(path: string, want: Ownership, options: { repairMode?: boolean } = {}): 'created' | 'verified' {
+  const stat = lstatOrNull(path);
+  if (stat === null) {
+    fs.mkdirSync(path, { mode: 0o700 });
+    withDirFd(path, (fd) => {
+      fs.fchownSync(fd, want.uid, want.gid);
+      fs.fchmodSync(fd, want.mode);
+    });
+    syncDir(parentOf(path));
+    return 'created';
+  }
+  if (stat.isSymbolicLink()) throw ownershipError(path, 'is a symbolic link; refusing to follow it');
+  if (!stat.isDirectory()) throw ownershipError(path, 'expected a directory');
+  if (options.repairMode && stat.uid === want.uid && stat.gid === want.gid && (stat.mode & 0o7777) !== want.mode) {
+    withDirFd(path, (fd) => fs.fchmodSync(fd, want.mode));
+    return 'verified';
+  }
+  expectOwnership(path, stat, want);
+  return 'verified';
+}
+
+function withDirFd(path: string, action: (fd: number) => void): void {
+  const fd = fs.openSync(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  try {
+    action(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export function syncDir(path: string): void {
+  withDirFd(path, (fd) => fs.fsyncSync(fd));
+}
+
+export function parentOf(path: string): string {
+  const index = path.lastIndexOf('/');
+  return index <= 0 ? '/' : path.slice(0, index);
+}
+
+function baseOf(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1);
+}
+
+/** temp file + fsync + rename + directory fsync: readers see the old bytes or the new, never half. */
+export function writeFileAtomic(path: string, data: string | Buffer, want: Ownership): void {
+  const dir = parentOf(path);
+  const temp = `${dir}/.${baseOf(path)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
+  const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    fs.fchownSync(fd, want.uid, want.gid);
+    fs.fchmodSync(fd, want.mode);
+    fs.writeFileSync(fd, data);
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+  fs.closeSync(fd);
+  const existing = lstatOrNull(path);
+  if (existing?.isDirectory()) {
+    fs.rmSync(temp, { force: true });
+    throw ownershipError(path, 'expected a file, found a directory');
+  }
+  fs.renameSync(temp, path);
+  syncDir(dir);
+}
+
+/** Reads a regular file without following a link, after checking who owns it. */
+export function readOwnedFile(path: string, want: Ownership): Buffer | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(path, O_RDONLY | O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    if (code === 'ELOOP') throw ownershipError(path, 'is a symbolic link; refusing to follow it');
+    throw error;
+  }
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw ownershipError(path, 'expected a regular file');
+    expectOwnership(path, stat, want);
+    return fs.readFileSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Points `path` at `target` by renaming a fresh link over it, so it is never missing or torn. */
+export function replaceSymlink(path: string, target: string): void {
+  const existing = lstatOrNull(path);
+  if (existing && !existing.isSymbolicLink()) throw ownershipError(path, 'expected a symbolic link');
+  const dir = parentOf(path);
+  const temp = `${dir}/.${baseOf(path)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
+  fs.symlinkSync(target, temp);
+  fs.renameSync(temp, path);
+  syncDir(dir);
+}
+
+export function readSymlink(path: string): string | null {
+  const stat = lstatOrNull(path);
+  if (stat === null) return null;
+  if (!stat.isSymbolicLink()) throw ownershipError(path, 'expected a symbolic link');
+  return fs.readlinkSync(path);
+}
+
+/** Removes a file or link (never a directory); absent is fine. */
+export function removeFile(path: string): boolean {
+  const stat = lstatOrNull(path);
+  if (stat === null) return false;
+  if (stat.isDirectory()) throw ownershipError(path, 'expected a file, found a directory');
+  fs.unlinkSync(path);
+  syncDir(parentOf(path));
+  return true;
+}
+
+/** Removes a tree without following links inside it (rm unlinks links, never their targets). */
+export function removeTree(path: string): boolean {
+  const stat = lstatOrNull(path);
+  if (stat === null) return false;
+  fs.rmSync(path, { recursive: true, force: true });
+  syncDir(parentOf(path));
+  return true;
+}
+
+/** Deletes temp files an interrupted write left in a directory the driver owns. */
+export function sweepTemps(dir: string, prefix = '.'): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(prefix) && name.includes(TEMP_MARK)) fs.rmSync(`${dir}/${name}`, { force: true, recursive: true });
+  }
+}
+
+export function listDir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir).sort();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}

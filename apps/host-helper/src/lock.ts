@@ -1,0 +1,56 @@
+// The host-wide kernel flock on <root>/.compute-lock, held by a child that dies with the helper.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ComputeError } from '@occ-ssh/protocol';
+
+export const LOCK_WAIT_SECONDS = 30;
+const CONFLICT_EXIT = 75;
+
+export interface HeldLock {
+  waitedMs: number;
+  acquiredAt: number;
+  release(): Promise<void>;
+}
+
+/**
+ * `flock -w 30 <lock> cat`: cat runs only once the lock is held, and echoes our probe byte to
+ * say so. Its stdin is a pipe from this helper, so however the helper dies, cat reads EOF,
+ * exits, and the kernel drops the lock: there is never a stale lock to reclaim.
+ */
+export function acquireLock(lockPath: string): Promise<HeldLock> {
+  const started = Date.now();
+  const child = spawn('flock', ['--exclusive', '--close', '--wait', String(LOCK_WAIT_SECONDS), '--conflict-exit-code', String(CONFLICT_EXIT), lockPath, 'cat'], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
+  });
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (error: ComputeError) => {
+      if (settled) return;
+      settled = true;
+      child.kill('SIGKILL');
+      reject(error);
+    };
+    child.on('error', () => fail(new ComputeError('host-requirement', 'flock could not be run')));
+    child.on('exit', (code) => {
+      if (code === CONFLICT_EXIT) fail(new ComputeError('lock-timeout', `${lockPath} is still held after ${LOCK_WAIT_SECONDS} s`, { path: lockPath }));
+      else fail(new ComputeError('host-command', `flock exited with code ${String(code)} before taking ${lockPath}`, { path: lockPath }));
+    });
+    child.stdout!.once('data', () => {
+      if (settled) return;
+      settled = true;
+      const acquiredAt = Date.now();
+      resolve({ waitedMs: acquiredAt - started, acquiredAt, release: () => release(child) });
+    });
+    child.stdin!.on('error', () => undefined);
+    child.stdin!.write('L');
+  });
+}
+
+function release(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.removeAllListeners('exit');
+    child.once('exit', () => resolve());
+    child.stdin!.end();
+  });
+}

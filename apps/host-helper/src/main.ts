@@ -1,0 +1,62 @@
+// Entry of the host helper: `node - <base64-argument>`, with this file itself on stdin.
+import { canonicalHash } from '@occ-ssh/markers';
+import {
+  ComputeError,
+  PROTOCOL_VERSION,
+  decodeArgument,
+  formatLine,
+  toComputeError,
+  type Envelope,
+  type HelperTimings,
+  type ResultLine,
+} from '@occ-ssh/protocol';
+import { dispatch } from './dispatch.js';
+import { Session } from './session.js';
+
+declare const __HELPER_VERSION__: string;
+export const HELPER_VERSION = typeof __HELPER_VERSION__ === 'string' ? __HELPER_VERSION__ : 'dev';
+
+async function main(argument: string | undefined): Promise<number> {
+  const session = new Session();
+  const timings: Partial<HelperTimings> = {};
+  let op: Envelope | undefined;
+  let line: ResultLine;
+  const base = () => ({
+    type: 'result' as const,
+    protocolVersion: PROTOCOL_VERSION,
+    helperVersion: HELPER_VERSION,
+    operation: op?.operation ?? ('unknown' as const),
+    ...(op ? { requestId: op.requestId } : {}),
+    timings: { ...timings, totalMs: Date.now() - session.startedAt },
+  });
+  session.start();
+  try {
+    op = decodeArgument(argument);
+    if (canonicalHash(op.runtime) !== op.configurationHash) {
+      throw new ComputeError('configuration', 'runtime settings do not match their configuration hash');
+    }
+    const result = await dispatch({ runtime: op.runtime, session }, op, timings);
+    line = { ...base(), ok: true, result };
+  } catch (error) {
+    const failure = toComputeError(error);
+    const message = failure.code === 'internal' ? `unexpected helper failure: ${describe(error)}` : failure.message;
+    line = { ...base(), ok: false, error: { code: failure.code, message: message.slice(0, 2000), ...(failure.details.path ? { path: failure.details.path } : {}) } };
+  }
+  session.stop();
+  await new Promise<void>((resolve) => process.stdout.write(formatLine(line), () => resolve()));
+  return line.ok ? 0 : 1;
+}
+
+/** Names the kind of an unexpected error (an errno code or class) without echoing data. */
+function describe(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const syscall = (error as NodeJS.ErrnoException | undefined)?.syscall;
+  const path = (error as NodeJS.ErrnoException | undefined)?.path;
+  if (typeof code === 'string') return [code, syscall, path].filter(Boolean).join(' ');
+  return error instanceof Error ? error.name : typeof error;
+}
+
+main(process.argv[2]).then(
+  (code) => process.exit(code),
+  () => process.exit(70),
+);

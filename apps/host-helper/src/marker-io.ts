@@ -1,0 +1,34 @@
+// Reads and writes JSON markers: root-owned 0600, schema-checked, owner compared exactly.
+import { markerText } from '@occ-ssh/markers';
+import type * as z from 'zod/mini';
+import { ROOT_FILE, ownershipError, readOwnedFile, writeFileAtomic } from './fsx.js';
+
+type Marker = Parameters<typeof markerText>[0];
+
+/** The marker at `path`, or null when absent; anything unreadable or malformed is an ownership failure. */
+export function readMarker<S extends z.ZodMiniType>(path: string, schema: S): z.infer<S> | null {
+  const bytes = readOwnedFile(path, ROOT_FILE);
+  if (bytes === null) return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw ownershipError(path, 'marker is not valid JSON');
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw ownershipError(path, 'marker does not have the expected format');
+  return parsed.data;
+}
+
+export function writeMarker(path: string, marker: Marker): void {
+  writeFileAtomic(path, markerText(marker), ROOT_FILE);
+}
+
+/** Security: a marker that exists must name exactly the expected owner; it is never adopted. */
+export function expectOwner(path: string, marker: Record<string, unknown>, want: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(want)) {
+    if (marker[key] !== value) {
+      throw ownershipError(path, `marker belongs to a different ${key.replace(/Id$/, '')} (${key} does not match)`);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+// activate-revision: render the unit, switch `current`, restart, wait for /readyz, record served.json.
+import { renderUnit, UnitRenderError, type RevisionMarker } from '@occ-ssh/markers';
+import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
+import { verifyAccount } from '../accounts.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
+import { ownershipError, parentOf, removeFile, replaceSymlink, sweepTemps, writeFileAtomic } from '../fsx.js';
+import { writeMarker } from '../marker-io.js';
+import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
+import { requirePasswordFile } from '../password.js';
+import { probeReady, waitReady } from '../readiness.js';
+import { daemonReload, enableUnit, isActive, isEnabled, restartUnit } from '../systemd.js';
+
+type Args = OperationArgs<'activate-revision'>;
+
+export async function activateRevision(ctx: OpContext, args: Args): Promise<OperationResult<'activate-revision'>> {
+  const { owner, revision } = args;
+  verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
+  const layout = agentPaths(ctx, owner);
+  const agent = requireAgent(layout, owner);
+  const account = await verifyAccount(ctx, owner);
+  if (agent.uid !== account.uid || agent.gid !== account.gid) throw ownershipError(layout.marker, 'Agent marker records a different account');
+  const paths = revisionPaths(layout, revision);
+  const marker = readRevision(paths, owner, revision);
+  if (!marker) throw ownershipError(paths.marker, 'revision is not staged on this host; prepare it first');
+  if (marker.configurationHash !== args.configurationHash) throw ownershipError(paths.marker, 'staged configuration hash differs from the committed revision');
+  verifySnapshot(paths, marker, account.gid);
+  const managedPassword = marker.auth !== 'trusted-proxy';
+  if (managedPassword && !requirePasswordFile(layout.passwordFile)) {
+    throw ownershipError(layout.passwordFile, 'managed gateway password file is missing; prepare the revision again');
+  }
+  const previousUnit = verifyUnitFile(layout, owner);
+  const current = readCurrent(layout);
+
+  let unitText: string;
+  try {
+    unitText = renderUnit({
+      namespaceId: owner.namespace.id,
+      agentId: owner.agent.id,
+      revisionId: revision.id,
+      account: account.name,
+      nodePath: ctx.runtime.nodePath,
+      openclawPath: ctx.runtime.openclawPath,
+      port: agent.port,
+      layout,
+      managedPassword,
+      launchEnvironment: args.launchEnvironment,
+    });
+  } catch (error) {
+    if (error instanceof UnitRenderError) throw new ComputeError('configuration', error.message);
+    throw error;
+  }
+  const unitChanged = previousUnit !== unitText;
+  const base = { port: agent.port, unit: layout.unitName, unitChanged };
+
+  // A retry after a lost result: the exact revision already served and ready needs no restart.
+  if (!unitChanged && current === paths.currentTarget && (await alreadyServing(layout, owner, marker, agent.port))) {
+    return { ...base, readyMs: 0 };
+  }
+
+  ctx.session.checkpoint();
+  removeFile(layout.served);
+  if (unitChanged) {
+    sweepTemps(parentOf(layout.unitFile), `.${layout.unitName}`);
+    writeFileAtomic(layout.unitFile, unitText, { uid: 0, gid: 0, mode: 0o644 });
+    await daemonReload();
+  }
+  ctx.session.checkpoint();
+  if (current !== paths.currentTarget) replaceSymlink(layout.current, paths.currentTarget);
+  ctx.session.checkpoint();
+  if (!(await isEnabled(layout.unitName))) await enableUnit(layout.unitName);
+  const restartedAt = Date.now();
+  await restartUnit(layout.unitName);
+  const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
+  if (!(await waitReady(agent.port, timeoutMs, ctx.session))) {
+    ctx.session.checkpoint();
+    throw new ComputeError('not-ready', `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
+  }
+  const readyMs = Date.now() - restartedAt;
+  ctx.session.checkpoint();
+  writeMarker(layout.served, servedMarker(marker, agent.port));
+  return { ...base, readyMs };
+}
+
+async function alreadyServing(layout: ReturnType<typeof agentPaths>, owner: Args['owner'], marker: RevisionMarker, port: number): Promise<boolean> {
+  const served = readServed(layout, owner);
+  if (!served || served.revisionId !== marker.revisionId || served.configurationHash !== marker.configurationHash || served.port !== port) return false;
+  return (await isActive(layout.unitName)) && (await isEnabled(layout.unitName)) && (await probeReady(port));
+}
+
+function servedMarker(marker: RevisionMarker, port: number) {
+  return {
+    kind: 'served' as const,
+    version: 1 as const,
+    driver: DRIVER_ID,
+    namespaceId: marker.namespaceId,
+    agentId: marker.agentId,
+    revisionId: marker.revisionId,
+    revisionNumber: marker.revisionNumber,
+    configurationHash: marker.configurationHash,
+    port,
+    servedAt: new Date().toISOString(),
+  };
+}

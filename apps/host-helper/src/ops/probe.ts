@@ -1,0 +1,47 @@
+// probe: what the driver needs on a host, checked read-only and without the lock.
+import { accessSync, constants, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { OperationResult } from '@occ-ssh/protocol';
+import type { OpContext } from '../context.js';
+import { runCommand } from '../system.js';
+
+const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
+const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
+
+function onPath(name: string): string | undefined {
+  for (const dir of PATH_DIRS) {
+    try {
+      accessSync(`${dir}/${name}`, constants.X_OK);
+      return `${dir}/${name}`;
+    } catch {
+      // keep looking
+    }
+  }
+  return undefined;
+}
+
+function fileCheck(name: string, path: string, mode: number, what: string) {
+  try {
+    if (!statSync(path).isFile()) return { name, ok: false, detail: `${path} is not a regular file` };
+    accessSync(path, mode);
+    return { name, ok: true, detail: path };
+  } catch {
+    return { name, ok: false, detail: `${path} is missing or not ${what}` };
+  }
+}
+
+export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
+  const systemctl = await runCommand('systemctl', ['--version']).catch(() => undefined);
+  const checks = [
+    systemctl?.code === 0
+      ? { name: 'systemctl', ok: true, detail: (systemctl.stdout.split('\n')[0] ?? '').trim() }
+      : { name: 'systemctl', ok: false, detail: 'systemctl --version failed or systemctl is not on PATH' },
+    ...TOOLS.map((tool) => {
+      const found = onPath(tool);
+      return found ? { name: tool, ok: true, detail: found } : { name: tool, ok: false, detail: `${tool} is not on PATH` };
+    }),
+    fileCheck('node', ctx.runtime.nodePath, constants.X_OK, 'executable'),
+    fileCheck('openclaw', ctx.runtime.openclawPath, constants.R_OK, 'readable'),
+  ];
+  return { checks, nodeVersion: process.version, hostname: hostname() };
+}

@@ -1,0 +1,87 @@
+// Verification of the markers, snapshots and unit file an operation is about to rely on.
+import { readFileSync } from 'node:fs';
+import {
+  agentMarker,
+  hasOwnershipHeader,
+  namespaceMarker,
+  revisionMarker,
+  servedMarker,
+  sha256Hex,
+  type AgentLayout,
+  type AgentMarker,
+  type RevisionLayout,
+  type RevisionMarker,
+} from '@occ-ssh/markers';
+import { DRIVER_ID, type AgentOwner, type NamespaceIdentity, type RevisionIdentity } from '@occ-ssh/protocol';
+import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError, readOwnedFile, readSymlink } from './fsx.js';
+import { expectOwner, readMarker } from './marker-io.js';
+
+export function agentOwnerFields(owner: AgentOwner) {
+  return { driver: DRIVER_ID, namespaceId: owner.namespace.id, agentId: owner.agent.id, servicePrincipalId: owner.servicePrincipal.id };
+}
+
+/** The Namespace marker must exist and name exactly this Namespace. */
+export function verifyNamespace(markerPath: string, namespace: NamespaceIdentity): void {
+  const marker = readMarker(markerPath, namespaceMarker);
+  if (!marker) throw ownershipError(markerPath, 'Namespace marker is missing; ensure the Namespace first');
+  expectOwner(markerPath, marker, { driver: DRIVER_ID, namespaceId: namespace.id, namespaceName: namespace.name });
+}
+
+export function readAgent(layout: AgentLayout, owner: AgentOwner): AgentMarker | null {
+  const marker = readMarker(layout.marker, agentMarker);
+  if (marker) expectOwner(layout.marker, marker, agentOwnerFields(owner));
+  return marker;
+}
+
+export function requireAgent(layout: AgentLayout, owner: AgentOwner): AgentMarker {
+  const marker = readAgent(layout, owner);
+  if (!marker) throw ownershipError(layout.marker, 'Agent marker is missing; prepare a revision first');
+  return marker;
+}
+
+/** A revision marker that exists must match this Agent and, if given, this exact revision. */
+export function readRevision(paths: RevisionLayout, owner: AgentOwner, revision?: RevisionIdentity): RevisionMarker | null {
+  const marker = readMarker(paths.marker, revisionMarker);
+  if (!marker) return null;
+  expectOwner(paths.marker, marker, agentOwnerFields(owner));
+  if (revision) expectOwner(paths.marker, marker, { revisionId: revision.id, revisionNumber: revision.number });
+  return marker;
+}
+
+/** Security: snapshot bytes must still hash to what the revision marker recorded. */
+export function verifySnapshot(paths: RevisionLayout, marker: RevisionMarker, gid: number): Buffer {
+  const dir = lstatOrNull(paths.dir);
+  if (!dir?.isDirectory() || dir.uid !== 0 || dir.gid !== 0 || (dir.mode & 0o7777) !== ROOT_PRIVATE_DIR.mode) {
+    throw ownershipError(paths.dir, 'snapshot directory is not the root-owned directory the driver made');
+  }
+  const bytes = readOwnedFile(paths.config, { uid: 0, gid, mode: 0o640 });
+  if (bytes === null) throw ownershipError(paths.config, 'snapshot is missing');
+  if (sha256Hex(bytes) !== marker.configurationHash) throw ownershipError(paths.config, 'snapshot bytes changed since preparation');
+  return bytes;
+}
+
+/** Security: a unit file that exists must start with this Namespace/Agent's exact header. */
+export function verifyUnitFile(layout: AgentLayout, owner: AgentOwner): string | null {
+  const stat = lstatOrNull(layout.unitFile);
+  if (stat === null) return null;
+  if (!stat.isFile() || stat.uid !== 0) throw ownershipError(layout.unitFile, 'unit is not a root-owned regular file');
+  const text = readFileSync(layout.unitFile, 'utf8');
+  if (!hasOwnershipHeader(text, owner.namespace.id, owner.agent.id)) {
+    throw ownershipError(layout.unitFile, 'unit file lacks the exact Namespace/Agent ownership header; refusing to adopt it');
+  }
+  return text;
+}
+
+/** The revision directory name `current` points at, or null; anything else is refused. */
+export function readCurrent(layout: AgentLayout): string | null {
+  const target = readSymlink(layout.current);
+  if (target === null) return null;
+  if (!/^revisions\/[0-9a-f]{12}$/.test(target)) throw ownershipError(layout.current, `points at an unexpected target`);
+  return target;
+}
+
+export function readServed(layout: AgentLayout, owner: AgentOwner) {
+  const marker = readMarker(layout.served, servedMarker);
+  if (marker) expectOwner(layout.served, marker, { driver: DRIVER_ID, namespaceId: owner.namespace.id, agentId: owner.agent.id });
+  return marker;
+}

@@ -1,0 +1,33 @@
+// systemctl steps for one gateway unit. A job handed to systemd completes even if we stop.
+import { runCommand, mustRun } from './system.js';
+
+const SYSTEMCTL_TIMEOUT_MS = 90_000;
+
+export const daemonReload = () => mustRun('systemctl', ['daemon-reload'], SYSTEMCTL_TIMEOUT_MS);
+export const restartUnit = (unit: string) => mustRun('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS);
+export const enableUnit = (unit: string) => mustRun('systemctl', ['enable', '--quiet', unit], SYSTEMCTL_TIMEOUT_MS);
+
+/** Stops and disables; a unit systemd does not know is already stopped. */
+export async function stopAndDisable(unit: string): Promise<void> {
+  await runCommand('systemctl', ['disable', '--now', '--quiet', unit], SYSTEMCTL_TIMEOUT_MS).then(async (result) => {
+    if (result.code !== 0 && (await isKnown(unit))) await mustRun('systemctl', ['stop', unit], SYSTEMCTL_TIMEOUT_MS);
+  });
+}
+
+async function isKnown(unit: string): Promise<boolean> {
+  const result = await runCommand('systemctl', ['show', '--property=LoadState', '--value', unit]);
+  return result.code === 0 && !['not-found', ''].includes(result.stdout.trim());
+}
+
+export async function isActive(unit: string): Promise<boolean> {
+  return (await runCommand('systemctl', ['is-active', '--quiet', unit])).code === 0;
+}
+
+export async function isEnabled(unit: string): Promise<boolean> {
+  return (await runCommand('systemctl', ['is-enabled', '--quiet', unit])).code === 0;
+}
+
+export async function activeState(unit: string): Promise<string> {
+  const result = await runCommand('systemctl', ['show', '--property=ActiveState', '--value', unit]);
+  return result.stdout.trim() || 'unknown';
+}

@@ -1,0 +1,82 @@
+// The JSON markers the helper writes on a host. Each records the exact owner it belongs to.
+import { gatewayAuthMode, namespaceName, resourceId, sha256Hex } from '@occ-ssh/protocol';
+import * as z from 'zod/mini';
+
+export const MARKER_VERSION = 1 as const;
+const driver = z.literal('compute-ssh');
+const version = z.literal(MARKER_VERSION);
+const id = z.int().check(z.minimum(1), z.maximum(2 ** 31 - 2));
+
+export const accountMarker = z.strictObject({
+  kind: z.literal('account'),
+  version,
+  driver,
+  namespaceId: resourceId,
+  agentId: resourceId,
+  servicePrincipalId: resourceId,
+  account: z.string(),
+  /** `creating` is written before useradd so an interrupted creation is recognised as ours. */
+  state: z.enum(['creating', 'active']),
+  uid: z.optional(id),
+  gid: z.optional(id),
+}).check(z.refine((m) => m.state === 'creating' || (m.uid !== undefined && m.gid !== undefined), 'an active account marker records uid and gid'));
+
+export const namespaceMarker = z.strictObject({
+  kind: z.literal('namespace'),
+  version,
+  driver,
+  namespaceId: resourceId,
+  namespaceName,
+});
+
+export const agentMarker = z.strictObject({
+  kind: z.literal('agent'),
+  version,
+  driver,
+  namespaceId: resourceId,
+  agentId: resourceId,
+  servicePrincipalId: resourceId,
+  account: z.string(),
+  uid: id,
+  gid: id,
+  port: z.int().check(z.minimum(1024), z.maximum(65535)),
+});
+
+export const revisionMarker = z.strictObject({
+  kind: z.literal('revision'),
+  version,
+  driver,
+  namespaceId: resourceId,
+  agentId: resourceId,
+  servicePrincipalId: resourceId,
+  revisionId: resourceId,
+  revisionNumber: z.int().check(z.minimum(1)),
+  configurationHash: sha256Hex,
+  harness: z.literal('openclaw/embedded'),
+  auth: gatewayAuthMode,
+});
+
+export const servedMarker = z.strictObject({
+  kind: z.literal('served'),
+  version,
+  driver,
+  namespaceId: resourceId,
+  agentId: resourceId,
+  revisionId: resourceId,
+  revisionNumber: z.int().check(z.minimum(1)),
+  configurationHash: sha256Hex,
+  port: z.int().check(z.minimum(1024), z.maximum(65535)),
+  servedAt: z.iso.datetime(),
+});
+
+export type AccountMarker = z.infer<typeof accountMarker>;
+export type NamespaceMarker = z.infer<typeof namespaceMarker>;
+export type AgentMarker = z.infer<typeof agentMarker>;
+export type RevisionMarker = z.infer<typeof revisionMarker>;
+export type ServedMarker = z.infer<typeof servedMarker>;
+
+/** Stable, human-diffable marker bytes: sorted keys, two-space indent, trailing newline. */
+export function markerText(marker: AccountMarker | NamespaceMarker | AgentMarker | RevisionMarker | ServedMarker): string {
+  const sorted = Object.fromEntries(Object.entries(marker).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return `${JSON.stringify(sorted, null, 2)}\n`;
+}

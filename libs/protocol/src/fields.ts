@@ -1,0 +1,64 @@
+// Field-level rules shared by every operation: what an ID, a path or an account prefix may be.
+import * as z from 'zod/mini';
+
+/**
+ * Security: IDs end up in marker files, unit-file comments and log lines; they never reach a
+ * shell or a path unhashed, but a newline or NUL could still forge a header line.
+ */
+export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
+export const resourceId = z
+  .string()
+  .check(z.regex(ID_PATTERN, 'expected 1-128 characters of letters, digits and . _ : @ - starting with a letter or digit'));
+
+/** Namespace names select hosts by exact match; the same shape as a DNS label. */
+export const NAMESPACE_NAME_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+export const namespaceName = z
+  .string()
+  .check(z.regex(NAMESPACE_NAME_PATTERN, 'expected a lower-case DNS label (a-z, 0-9, -; at most 63 characters)'));
+
+/**
+ * Security: host paths are interpolated into systemd directives and one remote command line,
+ * so only an absolute path of plain characters is accepted: no whitespace, quotes, control
+ * characters, shell metacharacters, `%` specifiers or `$` expansions, no `.` or `..` segments.
+ */
+export const SAFE_PATH_PATTERN = /^(?:\/[A-Za-z0-9_+@,=-][A-Za-z0-9._+@,=-]*)+$/;
+export const MAX_PATH_LENGTH = 1024;
+
+export function safePathProblem(value: string): string | undefined {
+  if (!value.startsWith('/')) return 'expected an absolute path';
+  if (value.length > MAX_PATH_LENGTH) return `expected at most ${MAX_PATH_LENGTH} characters`;
+  if (/[\s]/.test(value)) return 'must not contain whitespace';
+  if (/[\u0000-\u001f\u007f]/.test(value)) return 'must not contain control characters';
+  if (/["'`]/.test(value)) return 'must not contain quotes';
+  if (/[%$]/.test(value)) return 'must not contain systemd or shell expansion syntax (% or $)';
+  if (/[;&|<>(){}[\]*?!~#\\^]/.test(value)) return 'must not contain shell metacharacters';
+  if (value.split('/').some((part) => part === '.' || part === '..')) return 'must not contain . or .. segments';
+  if (value.length > 1 && value.endsWith('/')) return 'must not end with /';
+  if (value !== '/' && !SAFE_PATH_PATTERN.test(value)) return 'must use only letters, digits and . _ + @ , = - between slashes';
+  return undefined;
+}
+
+export const safePath = z.string().check(
+  z.superRefine((value, ctx) => {
+    const problem = safePathProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+  }),
+);
+
+/** Account-name prefix: the rules of shadow's useradd for system names, lower case. */
+export const RUNTIME_USER_PATTERN = /^[a-z_][a-z0-9_-]{0,31}$/;
+export const runtimeUser = z
+  .string()
+  .check(
+    z.regex(RUNTIME_USER_PATTERN, 'expected a lower-case account name prefix starting with a letter or _'),
+    z.refine((value) => value !== 'root', 'must not be root'),
+  );
+
+export const port = z.int('expected an integer').check(z.minimum(1024, 'expected at least 1024'), z.maximum(65535, 'expected at most 65535'));
+
+export const portRange = z
+  .strictObject({ start: port, end: port })
+  .check(z.refine((range) => range.start <= range.end, 'start must not be greater than end'));
+
+/** Lines written in SHA-256 hex, as used for configuration hashes. */
+export const sha256Hex = z.string().check(z.regex(/^[0-9a-f]{64}$/, 'expected a SHA-256 hex digest'));

@@ -1,0 +1,24 @@
+// The exact OCC identities an operation acts for; every marker records them verbatim.
+import * as z from 'zod/mini';
+import { namespaceName, resourceId } from './fields.js';
+
+export const namespaceIdentity = z.strictObject({ id: resourceId, name: namespaceName });
+export const agentIdentity = z.strictObject({ id: resourceId });
+export const servicePrincipalIdentity = z.strictObject({ id: resourceId });
+export const revisionIdentity = z.strictObject({
+  id: resourceId,
+  number: z.int().check(z.minimum(1, 'revision numbers start at 1'), z.maximum(Number.MAX_SAFE_INTEGER)),
+});
+
+/** Who owns an Agent on a host: the Namespace, the Agent and its ServicePrincipal. */
+export const agentOwner = z.strictObject({
+  namespace: namespaceIdentity,
+  agent: agentIdentity,
+  servicePrincipal: servicePrincipalIdentity,
+});
+
+export type NamespaceIdentity = z.infer<typeof namespaceIdentity>;
+export type AgentIdentity = z.infer<typeof agentIdentity>;
+export type ServicePrincipalIdentity = z.infer<typeof servicePrincipalIdentity>;
+export type RevisionIdentity = z.infer<typeof revisionIdentity>;
+export type AgentOwner = z.infer<typeof agentOwner>;
