@@ -21,11 +21,12 @@ export const namespaceName = z
  * so only an absolute path of plain characters is accepted: no whitespace, quotes, control
  * characters, shell metacharacters, `%` specifiers or `$` expansions, no `.` or `..` segments.
  */
-export const SAFE_PATH_PATTERN = /^(?:\/[A-Za-z0-9_+@,=-][A-Za-z0-9._+@,=-]*)+$/;
+export const SAFE_PATH_PATTERN = /^(?:\/[A-Za-z0-9._+@,=-]+)+$/;
 export const MAX_PATH_LENGTH = 1024;
 
 export function safePathProblem(value: string): string | undefined {
   if (!value.startsWith('/')) return 'expected an absolute path';
+  if (value === '/') return 'must not be the filesystem root';
   if (value.length > MAX_PATH_LENGTH) return `expected at most ${MAX_PATH_LENGTH} characters`;
   if (/[\s]/.test(value)) return 'must not contain whitespace';
   if (/[\u0000-\u001f\u007f]/.test(value)) return 'must not contain control characters';
@@ -33,8 +34,9 @@ export function safePathProblem(value: string): string | undefined {
   if (/[%$]/.test(value)) return 'must not contain systemd or shell expansion syntax (% or $)';
   if (/[;&|<>(){}[\]*?!~#\\^]/.test(value)) return 'must not contain shell metacharacters';
   if (value.split('/').some((part) => part === '.' || part === '..')) return 'must not contain . or .. segments';
-  if (value.length > 1 && value.endsWith('/')) return 'must not end with /';
-  if (value !== '/' && !SAFE_PATH_PATTERN.test(value)) return 'must use only letters, digits and . _ + @ , = - between slashes';
+  if (value.endsWith('/')) return 'must not end with /';
+  if (value.includes('//')) return 'must not contain empty segments (//)';
+  if (!SAFE_PATH_PATTERN.test(value)) return 'must use only letters, digits and the characters . _ + @ , = - between slashes';
   return undefined;
 }
 
@@ -54,10 +56,10 @@ export const runtimeUser = z
     z.refine((value) => value !== 'root', 'must not be root'),
   );
 
-export const port = z.int('expected an integer').check(z.minimum(1024, 'expected at least 1024'), z.maximum(65535, 'expected at most 65535'));
+export const gatewayPort = z.int('expected an integer').check(z.minimum(1024, 'expected at least 1024'), z.maximum(65535, 'expected at most 65535'));
 
 export const portRange = z
-  .strictObject({ start: port, end: port })
+  .strictObject({ start: gatewayPort, end: gatewayPort })
   .check(z.refine((range) => range.start <= range.end, 'start must not be greater than end'));
 
 /** Lines written in SHA-256 hex, as used for configuration hashes. */

@@ -2,13 +2,22 @@
 import * as z from 'zod/mini';
 import { portRange, runtimeUser, safePath } from './fields.js';
 
-export const runtimeSettings = z.strictObject({
-  root: safePath,
-  systemdUnitDirectory: safePath,
-  nodePath: safePath,
-  openclawPath: safePath,
-  user: runtimeUser,
-  gatewayPortRange: portRange,
-});
+const within = (inner: string, outer: string) => inner === outer || inner.startsWith(`${outer}/`);
+
+export const runtimeSettings = z
+  .strictObject({
+    root: safePath,
+    systemdUnitDirectory: safePath,
+    nodePath: safePath,
+    openclawPath: safePath,
+    user: runtimeUser,
+    gatewayPortRange: portRange,
+  })
+  .check(
+    z.refine(
+      (s) => !within(s.systemdUnitDirectory, s.root) && !within(s.root, s.systemdUnitDirectory),
+      'root and systemdUnitDirectory must be separate directories, neither inside the other',
+    ),
+  );
 
 export type RuntimeSettings = z.infer<typeof runtimeSettings>;

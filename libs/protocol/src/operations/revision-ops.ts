@@ -9,6 +9,8 @@ export const verifyRevisionResult = z.strictObject({
   snapshot: z.boolean(),
   current: z.boolean(),
   served: z.boolean(),
+  /** The Agent's gateway port when the Agent exists on the host. */
+  port: z.optional(z.int()),
 });
 
 export const stopRevisionArgs = revisionTargetArgs;

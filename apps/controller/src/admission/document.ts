@@ -1,0 +1,74 @@
+// Admission and rendering of the native OpenClaw document (openclaw.json) for SSH Compute.
+import { canonicalJson, sha256Hex } from '@occ-ssh/markers';
+import { ComputeError, MAX_DOCUMENT_BYTES, type GatewayAuthMode } from '@occ-ssh/protocol';
+
+/** The only password source SSH Compute supports: the managed per-Agent environment variable. */
+export const MANAGED_PASSWORD_REF = Object.freeze({ source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' });
+
+const AUTH_FIELDS = new Set(['mode', 'password', 'trustedProxy', 'identityScopes', 'rateLimit']);
+const TRUSTED_PROXY_ONLY = ['trustedProxy', 'identityScopes'];
+
+export interface RenderedDocument {
+  /** The exact bytes written as the snapshot's openclaw.json. */
+  text: string;
+  hash: string;
+  auth: GatewayAuthMode;
+}
+
+function refuse(key: string, reason: string): never {
+  throw new ComputeError('admission', `configuration.${key}: ${reason}`, { key: `configuration.${key}` });
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+function isManagedRef(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length === 3 && canonicalJson(value) === canonicalJson(MANAGED_PASSWORD_REF);
+}
+
+/**
+ * Admits only supported `gateway.auth` fields and modes, then renders the snapshot: omitted mode
+ * becomes password mode with the managed env SecretRef; explicit password must be exactly that
+ * ref; trusted-proxy keeps its configured trust and may opt into the same loopback password.
+ */
+export function sshGatewayConfigurationDocument(configuration: unknown): RenderedDocument {
+  if (!isPlainObject(configuration)) refuse('', 'expected a JSON object');
+  const document = structuredClone(configuration) as Record<string, unknown>;
+  const gateway = document.gateway ?? {};
+  if (!isPlainObject(gateway)) refuse('gateway', 'expected an object');
+  if ('port' in gateway) refuse('gateway.port', 'is assigned per Agent by the driver; remove it');
+  const auth = gateway.auth ?? {};
+  if (!isPlainObject(auth)) refuse('gateway.auth', 'expected an object');
+  for (const key of Object.keys(auth)) {
+    if (!AUTH_FIELDS.has(key)) refuse(`gateway.auth.${key}`, 'is not supported by SSH Compute');
+  }
+  const mode = auth.mode ?? 'password';
+  let authMode: GatewayAuthMode;
+  if (mode === 'password') {
+    for (const key of TRUSTED_PROXY_ONLY) if (key in auth) refuse(`gateway.auth.${key}`, 'applies only to trusted-proxy mode');
+    if (auth.password !== undefined && !isManagedRef(auth.password)) {
+      refuse('gateway.auth.password', 'must be the env SecretRef {source:"env",provider:"default",id:"OPENCLAW_GATEWAY_PASSWORD"}');
+    }
+    auth.mode = 'password';
+    auth.password = { ...MANAGED_PASSWORD_REF };
+    authMode = 'password';
+  } else if (mode === 'trusted-proxy') {
+    if (!isPlainObject(auth.trustedProxy) || typeof auth.trustedProxy.userHeader !== 'string') {
+      refuse('gateway.auth.trustedProxy.userHeader', 'trusted-proxy mode needs a userHeader');
+    }
+    if (auth.password !== undefined && !isManagedRef(auth.password)) {
+      refuse('gateway.auth.password', 'in trusted-proxy mode may only opt into the managed env SecretRef');
+    }
+    authMode = auth.password === undefined ? 'trusted-proxy' : 'trusted-proxy-password';
+  } else {
+    refuse('gateway.auth.mode', `"${String(mode).slice(0, 40)}" is not supported by SSH Compute; use password or trusted-proxy`);
+  }
+  gateway.auth = auth;
+  if (gateway.mode === undefined) gateway.mode = 'local';
+  document.gateway = gateway;
+
+  const text = `${JSON.stringify(JSON.parse(canonicalJson(document)), null, 2)}\n`;
+  if (Buffer.byteLength(text) > MAX_DOCUMENT_BYTES) refuse('', `rendered document exceeds ${MAX_DOCUMENT_BYTES} bytes`);
+  return { text, hash: sha256Hex(text), auth: authMode };
+}

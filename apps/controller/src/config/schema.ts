@@ -1,0 +1,116 @@
+// The strict schema of `drivers.compute.configuration` for SSH Compute, and the typed result.
+import { namespaceName, portRange, runtimeUser, safePath, safePathProblem } from '@occ-ssh/protocol';
+import { z } from 'zod';
+import { hostAddressProblem } from './address.js';
+
+/** How the controller reaches hosts: `system-ssh` today; the others reserve names for connection reuse. */
+export const TRANSPORTS = ['system-ssh', 'openssh-mux', 'ssh2'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+/** Leaves "is required" to the shared error map when the key is absent; otherwise states the rule. */
+const unlessMissing = (reason: string) => (issue: { input?: unknown }) => (issue.input === undefined ? undefined : reason);
+
+/** One reason for every way an integer setting can be wrong: type, fraction or range. */
+function integerFrom(min: number, max: number) {
+  const error = unlessMissing(`expected an integer from ${min} to ${max}`);
+  return z.int({ error }).min(min, { error }).max(max, { error });
+}
+
+const hostAddress = z.string({ error: unlessMissing('expected a hostname or IP address') }).superRefine((value, ctx) => {
+  const problem = hostAddressProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** True when `inner` is `outer` or lies below it; both are already safe absolute paths. */
+function within(inner: string, outer: string): boolean {
+  return inner === outer || inner.startsWith(outer === '/' ? '/' : `${outer}/`);
+}
+
+const ssh = z
+  .strictObject({
+    identityFile: safePath,
+    knownHostsFile: safePath,
+    connectTimeoutSeconds: integerFrom(1, 300).default(10),
+  })
+  .superRefine((value, ctx) => {
+    if (value.identityFile === value.knownHostsFile) {
+      ctx.addIssue({ code: 'custom', path: ['knownHostsFile'], message: 'must differ from ssh.identityFile' });
+    }
+  });
+
+/** `user` is required and must be root: the Driver has no sudo fallback and no non-root mode. */
+const host = z.strictObject({
+  address: hostAddress,
+  port: integerFrom(1, 65535).default(22),
+  user: z.literal('root', { error: unlessMissing('must be "root" (SSH Compute connects only as root)') }),
+  nodePath: z.optional(safePath),
+  openclawPath: z.optional(safePath),
+});
+
+/**
+ * No runtime field has a default: the reference shows example values but documents none, and a
+ * guessed `root` or unit directory would split a host's shared inventory between Drivers. nodePath
+ * and openclawPath are required here too; a host's own values override them.
+ */
+const runtime = z
+  .strictObject({
+    nodePath: safePath,
+    openclawPath: safePath,
+    user: runtimeUser,
+    root: safePath,
+    systemdUnitDirectory: safePath,
+  })
+  .superRefine(({ root, systemdUnitDirectory }, ctx) => {
+    // zod may run this beside field issues; compare only two paths that are each valid.
+    if (safePathProblem(String(root)) || safePathProblem(String(systemdUnitDirectory))) return;
+    if (root === systemdUnitDirectory) {
+      ctx.addIssue({ code: 'custom', path: ['systemdUnitDirectory'], message: 'must differ from runtime.root' });
+    } else if (within(systemdUnitDirectory, root)) {
+      ctx.addIssue({ code: 'custom', path: ['systemdUnitDirectory'], message: 'must not be inside runtime.root' });
+    } else if (within(root, systemdUnitDirectory)) {
+      ctx.addIssue({ code: 'custom', path: ['root'], message: 'must not be inside runtime.systemdUnitDirectory' });
+    }
+  });
+
+/** Port bounds (1024-65535) and order, so at least one port, come from the protocol's `portRange`. */
+const network = z.strictObject({ gatewayPortRange: portRange });
+
+/** Host keys are exact Namespace names (the protocol's `namespaceName`); at least one is needed. */
+const hosts = z
+  .record(namespaceName, host)
+  .refine((value) => Object.keys(value).length > 0, { error: 'expected at least one Namespace mapped to a host' });
+
+export const sshComputeConfigurationSchema = z.strictObject({
+  ssh,
+  hosts,
+  runtime,
+  network,
+  transport: z
+    .enum(TRANSPORTS, { error: unlessMissing(`expected one of ${TRANSPORTS.map((name) => `"${name}"`).join(', ')}`) })
+    .default('system-ssh'),
+  maxConcurrentOperationsPerHost: integerFrom(1, 10).default(4),
+});
+
+export interface HostConfiguration {
+  readonly address: string;
+  readonly port: number;
+  readonly user: 'root';
+  readonly nodePath?: string;
+  readonly openclawPath?: string;
+}
+
+/** The validated, defaulted and frozen SSH Compute settings of one Installation. */
+export interface SshComputeConfiguration {
+  readonly ssh: { readonly identityFile: string; readonly knownHostsFile: string; readonly connectTimeoutSeconds: number };
+  readonly hosts: { readonly [namespaceName: string]: HostConfiguration };
+  readonly runtime: {
+    readonly nodePath: string;
+    readonly openclawPath: string;
+    readonly user: string;
+    readonly root: string;
+    readonly systemdUnitDirectory: string;
+  };
+  readonly network: { readonly gatewayPortRange: { readonly start: number; readonly end: number } };
+  readonly transport: Transport;
+  readonly maxConcurrentOperationsPerHost: number;
+}

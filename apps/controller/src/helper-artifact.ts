@@ -1,0 +1,28 @@
+// The host helper this controller ships: one CommonJS file, loaded once and identified by SHA-256.
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { ComputeError } from '@occ-ssh/protocol';
+
+export interface HelperArtifact {
+  bytes: Buffer;
+  sha256: string;
+  path: string;
+}
+
+/** Next to the bundled controller in dist, or the workspace build output when run from source. */
+const CANDIDATES = ['./host-helper.cjs', '../../../dist/apps/host-helper/host-helper.cjs'];
+
+let cached: HelperArtifact | undefined;
+
+export function loadHelperArtifact(): HelperArtifact {
+  if (cached) return cached;
+  for (const candidate of CANDIDATES) {
+    const path = fileURLToPath(new URL(candidate, import.meta.url));
+    if (!existsSync(path)) continue;
+    const bytes = readFileSync(path);
+    cached = { bytes, sha256: createHash('sha256').update(bytes).digest('hex'), path };
+    return cached;
+  }
+  throw new ComputeError('configuration', 'the host helper artifact is missing; build the workspace (npm run build)');
+}

@@ -1,0 +1,104 @@
+// Runs hooks with a bound each, in registration order or reverse, and compensates on failure.
+import { ComputeError, launchEnvironmentProblems } from '@occ-ssh/protocol';
+import type { AgentRevision, LifecycleDriver, LifecycleHooks, NamespaceResource, WorkloadLaunch } from '../types.js';
+
+export const HOOK_TIMEOUT_MS = 30_000;
+
+type Phase = keyof LifecycleHooks;
+
+/** Security: the message names only the owner and phase, never what the hook threw. */
+function hookFailure(owner: LifecycleDriver, phase: Phase, timedOut: boolean): ComputeError {
+  return new ComputeError('hook', `${phase} hook of lifecycle driver "${owner.id}" ${timedOut ? 'timed out' : 'failed'}`, { operation: phase });
+}
+
+async function bounded(owner: LifecycleDriver, phase: Phase, parent: AbortSignal | undefined, call: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent?.reason);
+  parent?.addEventListener('abort', onAbort, { once: true });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('hook timeout'));
+  }, HOOK_TIMEOUT_MS);
+  try {
+    await Promise.race([
+      call(controller.signal),
+      new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
+    ]);
+  } catch {
+    if (parent?.aborted && !timedOut) throw new ComputeError('cancelled', `${phase} hooks cancelled`, { operation: phase });
+    throw hookFailure(owner, phase, timedOut);
+  } finally {
+    clearTimeout(timer);
+    parent?.removeEventListener('abort', onAbort);
+  }
+}
+
+export async function runNamespaceHooks(owners: readonly LifecycleDriver[], phase: 'afterNamespacePrepared' | 'beforeNamespaceDelete', namespace: NamespaceResource, signal?: AbortSignal): Promise<void> {
+  const ordered = phase === 'beforeNamespaceDelete' ? [...owners].reverse() : owners;
+  for (const owner of ordered) {
+    const hook = owner.lifecycle[phase];
+    if (hook) await bounded(owner, phase, signal, (s) => hook.call(owner.lifecycle, structuredClone(namespace), s));
+  }
+}
+
+/** beforeWorkloadStop in reverse registration order; every owner runs even if one fails. */
+export async function runStopHooks(owners: readonly LifecycleDriver[], revision: AgentRevision, signal?: AbortSignal): Promise<void> {
+  let first: ComputeError | undefined;
+  for (const owner of [...owners].reverse()) {
+    const hook = owner.lifecycle.beforeWorkloadStop;
+    if (!hook) continue;
+    try {
+      await bounded(owner, 'beforeWorkloadStop', signal, (s) => hook.call(owner.lifecycle, structuredClone(revision), s));
+    } catch (error) {
+      first ??= error as ComputeError;
+    }
+  }
+  if (first) throw first;
+}
+
+export interface StartedHooks {
+  environment: Record<string, string>;
+  started: LifecycleDriver[];
+}
+
+/**
+ * beforeWorkloadStart in registration order. Each hook's placeholders are validated and merged;
+ * on any failure the hooks that completed are compensated in reverse before the error surfaces.
+ */
+export async function runStartHooks(owners: readonly LifecycleDriver[], revision: AgentRevision, signal?: AbortSignal): Promise<StartedHooks> {
+  const started: LifecycleDriver[] = [];
+  const environment: Record<string, string> = {};
+  try {
+    for (const owner of owners) {
+      const hook = owner.lifecycle.beforeWorkloadStart;
+      if (!hook) continue;
+      const launch: WorkloadLaunch = { environment: {} };
+      await bounded(owner, 'beforeWorkloadStart', signal, (s) => hook.call(owner.lifecycle, structuredClone(revision), launch, s));
+      started.push(owner);
+      mergeEnvironment(environment, launch.environment, owner);
+    }
+  } catch (error) {
+    await compensate(started, revision);
+    throw error;
+  }
+  return { environment, started };
+}
+
+function mergeEnvironment(into: Record<string, string>, from: unknown, owner: LifecycleDriver): void {
+  if (typeof from !== 'object' || from === null || Array.isArray(from)) {
+    throw new ComputeError('configuration', `launch environment from lifecycle driver "${owner.id}" is not a name-to-value map`);
+  }
+  const entries = from as Record<string, unknown>;
+  for (const name of Object.keys(entries)) {
+    if (name in into) throw new ComputeError('configuration', `launch environment variable ${/^[A-Z_][A-Z0-9_]*$/.test(name) ? name : '(invalid name)'} is set by two lifecycle drivers`);
+  }
+  const problems = launchEnvironmentProblems({ ...into, ...entries });
+  if (problems.length > 0) throw new ComputeError('configuration', `launch environment from lifecycle driver "${owner.id}" refused: ${problems.join('; ')}`);
+  Object.assign(into, entries);
+}
+
+/** Bounded beforeWorkloadStop for hooks that already prepared a start; its own failures are not masked over the cause. */
+export async function compensate(started: readonly LifecycleDriver[], revision: AgentRevision): Promise<void> {
+  await runStopHooks(started, revision).catch(() => undefined);
+}

@@ -1,0 +1,13 @@
+// Public API of the SSH Compute Driver controller library.
+export { SshComputeDriver, type SshComputeDriverOptions } from './driver.js';
+export { loadInstallationConfiguration, hostFor, runtimeSettingsFor, type SshComputeConfiguration, type ResolvedHost } from './config/index.js';
+export { sshGatewayConfigurationDocument, MANAGED_PASSWORD_REF, type RenderedDocument } from './admission/document.js';
+export { validateHarnessAuth, admitRevision, SUPPORTED_HARNESS } from './admission/harness.js';
+export { SystemSshCommandExecutor } from './transport/system-ssh.js';
+export { sshArgv, type SshClientSettings } from './transport/ssh-args.js';
+export type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './transport/executor.js';
+export { createLogger, REDACTED_PATHS, type Logger } from './logging.js';
+export { loadHelperArtifact, type HelperArtifact } from './helper-artifact.js';
+export { DRIVER_VERSION } from './version.js';
+export { ComputeError, ERROR_CODES, FAILURE_OF, type ErrorCode, type Failure } from '@occ-ssh/protocol';
+export type * from './types.js';

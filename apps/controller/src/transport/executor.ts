@@ -1,0 +1,39 @@
+// The seam between the driver and a transport: run one helper invocation on one host.
+
+/** A configured host, resolved for one Namespace. */
+export interface HostTarget {
+  /** The Namespace name that selects this host in the Installation. */
+  name: string;
+  address: string;
+  port: number;
+  user: 'root';
+}
+
+export interface ExecuteRequest {
+  host: HostTarget;
+  /** The single remote command: `<nodePath> - <base64-argument>`. */
+  remoteCommand: string;
+  /** The helper artifact, written to the remote command's stdin and then closed. */
+  stdin: Buffer;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export interface ExecuteResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  /** Only the size: stderr may echo host details and never reaches errors or logs. */
+  stderrBytes: number;
+  stdoutTruncated: boolean;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The transport itself failed (connection, authentication, host key): no helper ran. */
+  transportFailed: boolean;
+}
+
+export interface CommandExecutor {
+  execute(request: ExecuteRequest): Promise<ExecuteResult>;
+  /** Releases pooled connections, if the transport keeps any. */
+  close?(): Promise<void>;
+}

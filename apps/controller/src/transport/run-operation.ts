@@ -1,0 +1,96 @@
+// One helper invocation end to end: encode, send, parse the final line, classify the outcome.
+import { randomUUID } from 'node:crypto';
+import { canonicalHash } from '@occ-ssh/markers';
+import {
+  ComputeError,
+  OPERATIONS,
+  PROTOCOL_VERSION,
+  encodeArgument,
+  findResultLine,
+  makeEnvelope,
+  type Envelope,
+  type HelperTimings,
+  type OperationArgs,
+  type OperationName,
+  type OperationResult,
+  type RuntimeSettings,
+} from '@occ-ssh/protocol';
+import type { HelperArtifact } from '../helper-artifact.js';
+import type { CommandExecutor, ExecuteResult, HostTarget } from './executor.js';
+import { remoteCommand } from './remote-command.js';
+
+/** The transport bound of one operation; the helper stops itself at 170 s. */
+export const OPERATION_TIMEOUT_MS = 180_000;
+
+export interface OperationRequest<O extends OperationName> {
+  operation: O;
+  args: OperationArgs<O>;
+  host: HostTarget;
+  runtime: RuntimeSettings;
+  signal?: AbortSignal;
+}
+
+export interface OperationOutcome<O extends OperationName> {
+  result: OperationResult<O>;
+  timings: HelperTimings;
+  requestId: string;
+  argumentBytes: number;
+}
+
+export async function runOperation<O extends OperationName>(
+  executor: CommandExecutor,
+  helper: HelperArtifact,
+  expectedVersion: string,
+  request: OperationRequest<O>,
+  timeoutMs = OPERATION_TIMEOUT_MS,
+): Promise<OperationOutcome<O>> {
+  const requestId = randomUUID();
+  const details = { host: request.host.name, operation: request.operation };
+  const envelope = makeEnvelope({
+    operation: request.operation,
+    args: request.args,
+    runtime: request.runtime,
+    configurationHash: canonicalHash(request.runtime),
+    requestId,
+  }) as Envelope;
+  // Raised before any host is contacted: a bad or oversized operation never leaves the process.
+  const argument = encodeWithDetails(envelope, details);
+  const command = remoteCommand(request.runtime.nodePath, argument);
+  if (request.signal?.aborted) throw new ComputeError('cancelled', `${request.operation} cancelled before it was sent`, details);
+  const exec = await executor.execute({ host: request.host, remoteCommand: command, stdin: helper.bytes, timeoutMs, ...(request.signal ? { signal: request.signal } : {}) });
+  const result = interpret(exec, request.operation, requestId, expectedVersion, details);
+  return { ...result, requestId, argumentBytes: argument.length } as OperationOutcome<O>;
+}
+
+function encodeWithDetails(envelope: Envelope, details: { host: string; operation: string }): string {
+  try {
+    return encodeArgument(envelope);
+  } catch (error) {
+    if (error instanceof ComputeError) throw new ComputeError(error.code, error.message, { ...details, ...error.details });
+    throw error;
+  }
+}
+
+function interpret(exec: ExecuteResult, operation: OperationName, requestId: string, version: string, details: { host: string; operation: string }) {
+  const where = `${operation} on host "${details.host}"`;
+  if (exec.aborted) throw new ComputeError('cancelled', `${where} was cancelled; a systemd job already submitted may still complete`, details);
+  if (exec.timedOut) throw new ComputeError('timeout', `${where} exceeded the ${OPERATION_TIMEOUT_MS / 1000}-second operation bound`, details);
+  const line = exec.stdoutTruncated ? undefined : findResultLine(exec.stdout);
+  if (!line) {
+    if (exec.transportFailed) throw new ComputeError('transport', `${where}: ssh could not connect or authenticate (exit ${String(exec.exitCode)}); check the address, key and known_hosts entry`, details);
+    throw new ComputeError('protocol', `${where}: the helper ended without a result line (exit ${String(exec.exitCode ?? exec.signal)})`, details);
+  }
+  if (line.protocolVersion !== PROTOCOL_VERSION || line.helperVersion !== version) {
+    throw new ComputeError('protocol', `${where}: helper ${line.helperVersion} (protocol ${line.protocolVersion}) does not match controller ${version} (protocol ${PROTOCOL_VERSION})`, details);
+  }
+  if (line.operation !== operation || line.requestId !== requestId) {
+    throw new ComputeError('protocol', `${where}: the result line answers a different request`, details);
+  }
+  if (!line.ok) {
+    const path = line.error.path ? { path: line.error.path } : {};
+    throw new ComputeError(line.error.code, `${where}: ${line.error.message}`, { ...details, ...path });
+  }
+  const parsed = OPERATIONS[operation].result.safeParse(line.result);
+  if (!parsed.success) throw new ComputeError('protocol', `${where}: the helper's result does not match the protocol`, details);
+  return { result: parsed.data, timings: line.timings };
+}

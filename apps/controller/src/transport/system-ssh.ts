@@ -1,0 +1,87 @@
+// Runs the helper through the system `ssh` client, spawned with an argv and never a local shell.
+import { spawn } from 'node:child_process';
+import type { CommandExecutor, ExecuteRequest, ExecuteResult } from './executor.js';
+import { sshArgv, type SshClientSettings } from './ssh-args.js';
+
+export const MAX_STDOUT_BYTES = 4 * 1024 * 1024;
+const KILL_GRACE_MS = 3000;
+/** ssh's own exit status for connection, authentication and host-key failures. */
+const SSH_FAILURE_EXIT = 255;
+
+export class SystemSshCommandExecutor implements CommandExecutor {
+  constructor(
+    private readonly settings: SshClientSettings,
+    private readonly sshPath = 'ssh',
+    private readonly extraArgs: readonly string[] = [],
+  ) {}
+
+  argv(request: Pick<ExecuteRequest, 'host' | 'remoteCommand'>): string[] {
+    return sshArgv(this.settings, request.host, request.remoteCommand, this.extraArgs);
+  }
+
+  execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    return new Promise((resolve) => {
+      const child = spawn(this.sshPath, this.argv(request), { stdio: ['pipe', 'pipe', 'pipe'], env: sshEnv() });
+      const chunks: Buffer[] = [];
+      let stdoutBytes = 0;
+      let stderrBytes = 0;
+      let truncated = false;
+      let timedOut = false;
+      let aborted = false;
+      let spawnFailed = false;
+      let killTimer: NodeJS.Timeout | undefined;
+
+      const terminate = () => {
+        child.kill('SIGTERM');
+        killTimer ??= setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+      };
+      const timer = setTimeout(() => {
+        timedOut = true;
+        terminate();
+      }, request.timeoutMs);
+      const onAbort = () => {
+        aborted = true;
+        terminate();
+      };
+      if (request.signal?.aborted) onAbort();
+      request.signal?.addEventListener('abort', onAbort, { once: true });
+
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (stdoutBytes + chunk.length > MAX_STDOUT_BYTES) {
+          truncated = true;
+          return;
+        }
+        stdoutBytes += chunk.length;
+        chunks.push(chunk);
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderrBytes += chunk.length;
+      });
+      child.stdin.on('error', () => undefined);
+      child.on('error', () => {
+        spawnFailed = true;
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        if (killTimer) clearTimeout(killTimer);
+        request.signal?.removeEventListener('abort', onAbort);
+        resolve({
+          exitCode: code,
+          signal,
+          stdout: Buffer.concat(chunks).toString('utf8'),
+          stderrBytes,
+          stdoutTruncated: truncated,
+          timedOut,
+          aborted,
+          transportFailed: spawnFailed || code === SSH_FAILURE_EXIT,
+        });
+      });
+      child.stdin.end(request.stdin);
+    });
+  }
+}
+
+/** The client sees no agent socket and no inherited locale or config variables. */
+function sshEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C' };
+}

@@ -1,0 +1,263 @@
+// Golden systemd gateway units and every refusal of the pure renderer.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { MAX_LAUNCH_ENV_BYTES, MAX_LAUNCH_ENV_ENTRIES } from '@occ-ssh/protocol';
+import { accountName } from './account.js';
+import { agentLayout } from './layout.js';
+import { hasOwnershipHeader, renderUnit, type UnitInput, UnitRenderError, unitOwnershipHeader } from './unit.js';
+
+const ROOT = '/var/lib/openclaw-enterprise';
+const UNIT_DIR = '/etc/systemd/system';
+const NS = 'ns-01HZX3';
+const AGENT = 'agent-7f3a';
+
+function input(overrides: Partial<UnitInput> = {}): UnitInput {
+  return {
+    namespaceId: NS,
+    agentId: AGENT,
+    revisionId: 'rev-0001',
+    account: accountName('openclaw', NS, AGENT),
+    nodePath: '/usr/bin/node',
+    openclawPath: '/opt/openclaw/current/dist/index.js',
+    port: 18800,
+    layout: agentLayout(ROOT, UNIT_DIR, NS, AGENT),
+    managedPassword: true,
+    launchEnvironment: {},
+    ...overrides,
+  };
+}
+
+const PASSWORD_UNIT = `# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.
+# X-OCC-Namespace-Id=ns-01HZX3
+# X-OCC-Agent-Id=agent-7f3a
+# X-OCC-Revision-Id=rev-0001
+
+[Unit]
+Description=OpenClaw Enterprise gateway openclaw-enterprise-gateway-fcfbd503951a
+After=network.target
+
+[Service]
+Type=simple
+User=openclaw-d74736b6a770
+Group=openclaw-d74736b6a770
+WorkingDirectory=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home
+Environment="HOME=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home"
+Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state"
+Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
+Environment="OPENCLAW_GATEWAY_PORT=18800"
+EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/gateway-password.env
+EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
+ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18800
+Restart=always
+RestartSec=2
+KillSignal=SIGTERM
+TimeoutStopSec=30
+NoNewPrivileges=true
+PrivateTmp=true
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+const TRUSTED_PROXY_UNIT = `# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.
+# X-OCC-Namespace-Id=ns-01HZX3
+# X-OCC-Agent-Id=agent-7f3a
+# X-OCC-Revision-Id=rev-0002
+
+[Unit]
+Description=OpenClaw Enterprise gateway openclaw-enterprise-gateway-fcfbd503951a
+After=network.target
+
+[Service]
+Type=simple
+User=openclaw-d74736b6a770
+Group=openclaw-d74736b6a770
+WorkingDirectory=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home
+Environment="HOME=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home"
+Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state"
+Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
+Environment="OPENCLAW_GATEWAY_PORT=18801"
+EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
+Environment="OCC_CONFIG_BINDING=opaque-cfg.binding=abc"
+Environment="OCC_IAM_TOKEN_REF=opaque-iam/ref:42"
+ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18801
+Restart=always
+RestartSec=2
+KillSignal=SIGTERM
+TimeoutStopSec=30
+NoNewPrivileges=true
+PrivateTmp=true
+
+[Install]
+WantedBy=multi-user.target
+`;
+
+describe('renderUnit goldens', () => {
+  it('password mode: exact unit text', () => {
+    assert.equal(renderUnit(input()), PASSWORD_UNIT);
+  });
+
+  it('trusted proxy without password, two launch placeholders: exact unit text', () => {
+    const text = renderUnit(
+      input({
+        revisionId: 'rev-0002',
+        port: 18801,
+        managedPassword: false,
+        // Given out of order: the renderer sorts them.
+        launchEnvironment: { OCC_IAM_TOKEN_REF: 'opaque-iam/ref:42', OCC_CONFIG_BINDING: 'opaque-cfg.binding=abc' },
+      }),
+    );
+    assert.equal(text, TRUSTED_PROXY_UNIT);
+    assert.doesNotMatch(text, /gateway-password\.env/);
+  });
+
+  it('neither golden sets OPENCLAW_LOG_LEVEL nor a login shell, and both load the optional operator env file', () => {
+    for (const text of [PASSWORD_UNIT, TRUSTED_PROXY_UNIT]) {
+      assert.doesNotMatch(text, /OPENCLAW_LOG_LEVEL/);
+      assert.match(text, /^EnvironmentFile=-\/var\/lib\/openclaw-enterprise\/namespaces\/edd5c19a1cef\/agents\/fcfbd503951a\/env$/m);
+      assert.doesNotMatch(text, /^User=root$/m);
+    }
+  });
+
+  it('is deterministic and independent of launch-environment insertion order', () => {
+    const a = renderUnit(input({ launchEnvironment: { B_REF: 'opaque-b', A_REF: 'opaque-a' } }));
+    const b = renderUnit(input({ launchEnvironment: { A_REF: 'opaque-a', B_REF: 'opaque-b' } }));
+    assert.equal(a, b);
+    assert.ok(a.indexOf('A_REF') < a.indexOf('B_REF'));
+  });
+
+  it('starts with its own ownership header', () => {
+    assert.ok(hasOwnershipHeader(PASSWORD_UNIT, NS, AGENT));
+    assert.ok(renderUnit(input()).startsWith(`${unitOwnershipHeader(NS, AGENT)}\n`));
+  });
+});
+
+describe('renderUnit refusals', () => {
+  const badPaths = [
+    ['a space', '/usr/local/my node'],
+    ['%', '/usr/bin/node%i'],
+    ['$', '/usr/bin/$NODE'],
+    ['a double quote', '/usr/bin/"node"'],
+    ['a single quote', "/usr/bin/no'de"],
+    ['a newline', '/usr/bin/node\nExecStartPre=/bin/sh'],
+    ['a relative path', 'usr/bin/node'],
+  ] as const;
+
+  for (const [what, path] of badPaths) {
+    it(`refuses a nodePath with ${what}`, () => {
+      assert.throws(() => renderUnit(input({ nodePath: path })), UnitRenderError);
+    });
+    it(`refuses an openclawPath with ${what}`, () => {
+      assert.throws(() => renderUnit(input({ openclawPath: path })), UnitRenderError);
+    });
+  }
+
+  it('refuses an Agent directory under a root with a space, %, $, a quote or a newline', () => {
+    for (const root of ['/var/lib/open claw', '/var/lib/%h', '/var/lib/$ROOT', '/var/lib/"oc"', '/var/lib/oc\nX=1']) {
+      assert.throws(() => renderUnit(input({ layout: agentLayout(root, UNIT_DIR, NS, AGENT) })), UnitRenderError, JSON.stringify(root));
+    }
+  });
+
+  it('refuses a bad account name', () => {
+    for (const account of ['', 'OpenClaw-d74736b6a770', 'openclaw d74736b6a770', 'openclaw\nUser=root', '9openclaw', 'a'.repeat(33), 'open$claw', '\u00f6penclaw-d74736b6a770']) {
+      assert.throws(() => renderUnit(input({ account })), UnitRenderError, JSON.stringify(account));
+    }
+  });
+
+  it('refuses a port out of range or not an integer', () => {
+    for (const port of [0, 80, 1023, 65536, 70000, -1, 18800.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      assert.throws(() => renderUnit(input({ port })), UnitRenderError, String(port));
+    }
+    assert.doesNotThrow(() => renderUnit(input({ port: 1024 })));
+    assert.doesNotThrow(() => renderUnit(input({ port: 65535 })));
+  });
+
+  it('refuses a launch environment with a bad name', () => {
+    for (const name of ['lower_case', '1ABC', 'A-B', 'A B', 'A=B', '', 'X\nExecStartPre']) {
+      assert.throws(() => renderUnit(input({ launchEnvironment: { [name]: 'opaque-x' } })), UnitRenderError, JSON.stringify(name));
+    }
+  });
+
+  it('refuses a non-opaque launch value', () => {
+    for (const value of ['plain', 'opaque-', 'opaque-a b', 'opaque-"x"', 'opaque-%i', 'opaque-$HOME', 'opaque-x\nExecStartPre=/bin/sh', 'sk-live-secret', `opaque-${'x'.repeat(501)}`]) {
+      assert.throws(() => renderUnit(input({ launchEnvironment: { OCC_REF: value } })), UnitRenderError, JSON.stringify(value));
+    }
+  });
+
+  it('refuses driver-owned and loader names', () => {
+    for (const name of ['HOME', 'OPENCLAW_GATEWAY_PASSWORD', 'OPENCLAW_STATE_DIR', 'OPENCLAW_CONFIG_PATH', 'OPENCLAW_GATEWAY_PORT', 'LD_PRELOAD', 'NODE_OPTIONS', 'PATH']) {
+      assert.throws(() => renderUnit(input({ launchEnvironment: { [name]: 'opaque-x' } })), UnitRenderError, name);
+    }
+  });
+
+  it('refuses too many entries', () => {
+    const env = Object.fromEntries(Array.from({ length: MAX_LAUNCH_ENV_ENTRIES + 1 }, (_, i) => [`OCC_REF_${i}`, 'opaque-x']));
+    assert.throws(() => renderUnit(input({ launchEnvironment: env })), UnitRenderError);
+    const atLimit = Object.fromEntries(Array.from({ length: MAX_LAUNCH_ENV_ENTRIES }, (_, i) => [`OCC_REF_${i}`, 'opaque-x']));
+    assert.doesNotThrow(() => renderUnit(input({ launchEnvironment: atLimit })));
+  });
+
+  it('refuses too many bytes', () => {
+    // 17 entries of about 507 bytes each: under the entry limit, over the byte limit.
+    const env = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`OCC_REF_${i}`, `opaque-${'v'.repeat(500)}`]));
+    const bytes = Object.entries(env).reduce((sum, [k, v]) => sum + k.length + v.length, 0);
+    assert.ok(bytes > MAX_LAUNCH_ENV_BYTES && Object.keys(env).length <= MAX_LAUNCH_ENV_ENTRIES);
+    assert.throws(() => renderUnit(input({ launchEnvironment: env })), UnitRenderError);
+  });
+
+  it('refuses IDs that could forge header lines', () => {
+    assert.throws(() => renderUnit(input({ revisionId: 'rev-1\n[Service]' })), UnitRenderError);
+    assert.throws(() => renderUnit(input({ namespaceId: 'ns 1' })), UnitRenderError);
+  });
+});
+
+describe('hasOwnershipHeader', () => {
+  const unit = renderUnit(input());
+
+  it('is true for the exact Namespace and Agent', () => {
+    assert.equal(hasOwnershipHeader(unit, NS, AGENT), true);
+  });
+
+  it('is false for another Agent or another Namespace', () => {
+    assert.equal(hasOwnershipHeader(unit, NS, 'agent-7f3b'), false);
+    assert.equal(hasOwnershipHeader(unit, 'ns-01HZX4', AGENT), false);
+  });
+
+  it('is false for a prefix-only match of either ID', () => {
+    assert.equal(hasOwnershipHeader(unit, NS, 'agent-7f3'), false);
+    assert.equal(hasOwnershipHeader(unit, 'ns-01HZX', AGENT), false);
+    const longer = renderUnit(input({ agentId: 'agent-7f3ab', layout: agentLayout(ROOT, UNIT_DIR, NS, 'agent-7f3ab') }));
+    assert.equal(hasOwnershipHeader(longer, NS, AGENT), false);
+    const longerNs = renderUnit(input({ namespaceId: 'ns-01HZX3X', layout: agentLayout(ROOT, UNIT_DIR, 'ns-01HZX3X', AGENT) }));
+    assert.equal(hasOwnershipHeader(longerNs, NS, AGENT), false);
+  });
+
+  it('is false for an edited header', () => {
+    assert.equal(hasOwnershipHeader(unit.replace('edits are refused', 'edits are welcome'), NS, AGENT), false);
+    assert.equal(hasOwnershipHeader(unit.replace('# X-OCC-Agent-Id=', '#X-OCC-Agent-Id='), NS, AGENT), false);
+    assert.equal(hasOwnershipHeader(unit.replace('X-OCC-Namespace-Id=ns-01HZX3', 'X-OCC-Namespace-Id= ns-01HZX3'), NS, AGENT), false);
+    assert.equal(hasOwnershipHeader(unit.replace(/\n/g, '\r\n'), NS, AGENT), false);
+    assert.equal(hasOwnershipHeader(unitOwnershipHeader(NS, AGENT), NS, AGENT), false, 'header without its terminating newline');
+  });
+
+  it('is false for a header that is not at the start', () => {
+    assert.equal(hasOwnershipHeader(`\n${unit}`, NS, AGENT), false);
+    assert.equal(hasOwnershipHeader(` ${unit}`, NS, AGENT), false);
+    assert.equal(hasOwnershipHeader(`\uFEFF${unit}`, NS, AGENT), false);
+    assert.equal(hasOwnershipHeader(`[Unit]\n${unit}`, NS, AGENT), false);
+  });
+
+  it('is false for a file without a header', () => {
+    assert.equal(hasOwnershipHeader('', NS, AGENT), false);
+    assert.equal(hasOwnershipHeader('[Unit]\nDescription=foreign\n', NS, AGENT), false);
+  });
+
+  it('header is exactly three lines naming the Driver, Namespace and Agent', () => {
+    assert.equal(
+      unitOwnershipHeader(NS, AGENT),
+      '# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.\n' +
+        '# X-OCC-Namespace-Id=ns-01HZX3\n' +
+        '# X-OCC-Agent-Id=agent-7f3a',
+    );
+  });
+});

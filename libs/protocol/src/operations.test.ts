@@ -1,0 +1,167 @@
+// Every wire operation: a valid argument example, and the refusal of keys the schema does not know.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { envelope, makeEnvelope } from './envelope.js';
+import { OPERATION_NAMES, OPERATIONS, type OperationArgs, type OperationName } from './operations/index.js';
+import { MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS } from './operations/index.js';
+import type { RuntimeSettings } from './runtime.js';
+import { PROTOCOL_VERSION } from './version.js';
+
+const document = '{"gateway":{"auth":{"mode":"password"}}}\n';
+const documentHash = createHash('sha256').update(document).digest('hex');
+const owner = { namespace: { id: 'ns-01HZX3', name: 'team-a' }, agent: { id: 'agent-7f3a' }, servicePrincipal: { id: 'sp-01' } };
+const revision = { id: 'rev-0001', number: 1 };
+
+const EXAMPLES: { [O in OperationName]: OperationArgs<O> } = {
+  probe: {},
+  'ensure-namespace': { namespace: { id: 'ns-01HZX3', name: 'team-a' } },
+  'delete-namespace': { namespace: { id: 'ns-01HZX3', name: 'team-a' } },
+  'prepare-revision': {
+    owner,
+    revision,
+    harness: 'openclaw/embedded',
+    configuration: { document, hash: documentHash, auth: 'password' },
+  },
+  'activate-revision': {
+    owner,
+    revision,
+    configurationHash: documentHash,
+    launchEnvironment: { OCC_IAM_TOKEN_REF: 'opaque-iam-1' },
+    readinessTimeoutMs: 120_000,
+  },
+  'verify-revision': { owner, revision },
+  'stop-revision': { owner, revision },
+  'retire-revision': { owner, revision },
+};
+
+export const RUNTIME: RuntimeSettings = {
+  root: '/var/lib/openclaw-enterprise',
+  systemdUnitDirectory: '/etc/systemd/system',
+  nodePath: '/usr/bin/node',
+  openclawPath: '/opt/openclaw/current/dist/index.js',
+  user: 'openclaw',
+  gatewayPortRange: { start: 18800, end: 18899 },
+};
+
+describe('operation table', () => {
+  it('lists exactly the eight wire operations', () => {
+    assert.deepEqual([...OPERATION_NAMES].sort(), [
+      'activate-revision',
+      'delete-namespace',
+      'ensure-namespace',
+      'prepare-revision',
+      'probe',
+      'retire-revision',
+      'stop-revision',
+      'verify-revision',
+    ]);
+    assert.deepEqual(Object.keys(EXAMPLES).sort(), [...OPERATION_NAMES].sort());
+  });
+
+  it('only probe and verify-revision are read-only', () => {
+    const readOnly = OPERATION_NAMES.filter((name) => !OPERATIONS[name].mutates).sort();
+    assert.deepEqual(readOnly, ['probe', 'verify-revision']);
+  });
+});
+
+describe('operation argument schemas', () => {
+  for (const name of OPERATION_NAMES) {
+    describe(name, () => {
+      const schema = OPERATIONS[name].args;
+      const example = EXAMPLES[name] as Record<string, unknown>;
+
+      it('accepts a valid example', () => {
+        const parsed = schema.safeParse(example);
+        assert.equal(parsed.success, true, JSON.stringify(parsed.error?.issues));
+        assert.deepEqual(parsed.data, example);
+      });
+
+      it('refuses an unknown top-level key', () => {
+        assert.equal(schema.safeParse({ ...example, extra: 1 }).success, false);
+      });
+
+      it('is accepted inside an envelope and refused with an unknown envelope key', () => {
+        const value = makeEnvelope({ operation: name, args: EXAMPLES[name], runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'req-1' });
+        assert.equal(envelope.safeParse(value).success, true);
+        assert.equal(envelope.safeParse({ ...value, debug: true }).success, false);
+        assert.equal(envelope.safeParse({ ...value, runtime: { ...RUNTIME, sudo: true } }).success, false);
+      });
+    });
+  }
+
+  it('refuses unknown keys in nested identities', () => {
+    const prepare = OPERATIONS['prepare-revision'].args;
+    const base = EXAMPLES['prepare-revision'];
+    assert.equal(prepare.safeParse({ ...base, owner: { ...owner, extra: 1 } }).success, false);
+    assert.equal(prepare.safeParse({ ...base, owner: { ...owner, agent: { id: 'agent-7f3a', name: 'x' } } }).success, false);
+    assert.equal(prepare.safeParse({ ...base, revision: { ...revision, hash: 'x' } }).success, false);
+    assert.equal(prepare.safeParse({ ...base, configuration: { ...base.configuration, secret: 'x' } }).success, false);
+    const ensure = OPERATIONS['ensure-namespace'].args;
+    assert.equal(ensure.safeParse({ namespace: { id: 'ns-1', name: 'team-a', labels: {} } }).success, false);
+  });
+
+  it('refuses a missing required field', () => {
+    for (const name of OPERATION_NAMES) {
+      const example = EXAMPLES[name] as Record<string, unknown>;
+      for (const key of Object.keys(example)) {
+        const { [key]: _dropped, ...rest } = example;
+        assert.equal(OPERATIONS[name].args.safeParse(rest).success, false, `${name} without ${key}`);
+      }
+    }
+  });
+
+  it('prepare-revision accepts only openclaw/embedded and known auth modes', () => {
+    const prepare = OPERATIONS['prepare-revision'].args;
+    const base = EXAMPLES['prepare-revision'];
+    assert.equal(prepare.safeParse({ ...base, harness: 'openclaw/dedicated' }).success, false);
+    assert.equal(prepare.safeParse({ ...base, harness: 'codex' }).success, false);
+    assert.equal(prepare.safeParse({ ...base, configuration: { ...base.configuration, auth: 'token' } }).success, false);
+    for (const auth of ['password', 'trusted-proxy', 'trusted-proxy-password'] as const) {
+      assert.equal(prepare.safeParse({ ...base, configuration: { ...base.configuration, auth } }).success, true, auth);
+    }
+  });
+
+  it('prepare-revision bounds the document at MAX_DOCUMENT_BYTES (UTF-8 bytes)', () => {
+    const prepare = OPERATIONS['prepare-revision'].args;
+    const base = EXAMPLES['prepare-revision'];
+    const at = 'x'.repeat(MAX_DOCUMENT_BYTES);
+    const over = `${'x'.repeat(MAX_DOCUMENT_BYTES - 1)}\u00e9`; // one more byte, same length in characters
+    assert.equal(prepare.safeParse({ ...base, configuration: { ...base.configuration, document: at } }).success, true);
+    assert.equal(prepare.safeParse({ ...base, configuration: { ...base.configuration, document: over } }).success, false);
+  });
+
+  it('revision numbers start at 1; hashes are lower-case SHA-256 hex', () => {
+    const verify = OPERATIONS['verify-revision'].args;
+    assert.equal(verify.safeParse({ owner, revision: { id: 'rev-1', number: 0 } }).success, false);
+    assert.equal(verify.safeParse({ owner, revision: { id: 'rev-1', number: 1.5 } }).success, false);
+    const activate = OPERATIONS['activate-revision'].args;
+    const base = EXAMPLES['activate-revision'];
+    assert.equal(activate.safeParse({ ...base, configurationHash: documentHash.toUpperCase() }).success, false);
+    assert.equal(activate.safeParse({ ...base, configurationHash: documentHash.slice(1) }).success, false);
+  });
+
+  it('activate-revision bounds readiness at 120 seconds and checks the launch environment', () => {
+    const activate = OPERATIONS['activate-revision'].args;
+    const base = EXAMPLES['activate-revision'];
+    assert.equal(MAX_READINESS_TIMEOUT_MS, 120_000);
+    assert.equal(activate.safeParse({ ...base, readinessTimeoutMs: 120_001 }).success, false);
+    assert.equal(activate.safeParse({ ...base, readinessTimeoutMs: 999 }).success, false);
+    assert.equal(activate.safeParse({ ...base, launchEnvironment: { HOME: 'opaque-x' } }).success, false);
+    assert.equal(activate.safeParse({ ...base, launchEnvironment: { OCC_REF: 'secret' } }).success, false);
+    assert.equal(activate.safeParse({ ...base, launchEnvironment: {} }).success, true);
+  });
+
+  it('envelope: protocol version, request ID and runtime settings are checked', () => {
+    const value = makeEnvelope({ operation: 'probe', args: {}, runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'req-1' });
+    assert.equal(value.protocolVersion, PROTOCOL_VERSION);
+    assert.equal(envelope.safeParse({ ...value, protocolVersion: PROTOCOL_VERSION + 1 }).success, false);
+    assert.equal(envelope.safeParse({ ...value, requestId: 'req 1' }).success, false);
+    assert.equal(envelope.safeParse({ ...value, requestId: 'r'.repeat(65) }).success, false);
+    assert.equal(envelope.safeParse({ ...value, runtime: { ...RUNTIME, user: 'root' } }).success, false);
+    assert.equal(envelope.safeParse({ ...value, runtime: { ...RUNTIME, nodePath: '/usr/bin/node;id' } }).success, false);
+    assert.equal(envelope.safeParse({ ...value, runtime: { ...RUNTIME, gatewayPortRange: { start: 18900, end: 18800 } } }).success, false);
+    assert.equal(envelope.safeParse({ ...value, operation: 'shell' }).success, false);
+    assert.equal(envelope.safeParse({ ...value, operation: 'prepare-revision' }).success, false, 'probe args under another operation');
+  });
+});
