@@ -39,7 +39,8 @@ export function renderUnit(input: UnitInput): string {
     const problem = safePathProblem(value);
     if (problem) throw new UnitRenderError(`${what} cannot be rendered into a unit: ${problem}`);
   }
-  if (!/^[a-z_][a-z0-9_-]{0,31}$/.test(input.account)) throw new UnitRenderError('account name cannot be rendered into a unit');
+  // Security: only a per-Agent account name (prefix, hyphen, 12 hex) may run a gateway; never root.
+  if (!/^[a-z_][a-z0-9_-]{0,18}-[0-9a-f]{12}$/.test(input.account)) throw new UnitRenderError('account name cannot be rendered into a unit');
   if (!Number.isInteger(input.port) || input.port < 1024 || input.port > 65535) {
     throw new UnitRenderError('port cannot be rendered into a unit');
   }

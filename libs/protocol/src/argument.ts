@@ -38,10 +38,14 @@ export function decodeArgument(encoded: unknown): Envelope {
   if (encoded.length > MAX_ARGUMENT_BYTES) {
     throw new ComputeError('configuration', `operation argument exceeds ${MAX_ARGUMENT_BYTES} bytes`);
   }
-  if (!BASE64.test(encoded)) throw new ComputeError('configuration', 'operation argument is not canonical base64');
+  const bytes = Buffer.from(encoded, 'base64');
+  // Security: one envelope has exactly one accepted spelling (no stray bits in the last character).
+  if (!BASE64.test(encoded) || bytes.toString('base64') !== encoded) {
+    throw new ComputeError('configuration', 'operation argument is not canonical base64');
+  }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8'));
+    parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
     throw new ComputeError('configuration', 'operation argument is not JSON');
   }

@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  gatewayPort,
   ID_PATTERN,
   MAX_PATH_LENGTH,
   NAMESPACE_NAME_PATTERN,
   namespaceName,
-  port,
   portRange,
   resourceId,
   runtimeUser,
@@ -34,6 +34,7 @@ describe('safePathProblem', () => {
     ['relative', 'usr/bin/node'],
     ['dot-relative', './node'],
     ['empty', ''],
+    ['the filesystem root', '/'],
     ['space', '/usr/local/my node'],
     ['tab', '/usr/bin/\tnode'],
     ['no-break space', '/usr/bin/\u00a0node'],
@@ -155,8 +156,8 @@ describe('runtime.user', () => {
 
 describe('ports', () => {
   it('integers in 1024..65535', () => {
-    for (const value of [1024, 18800, 65535]) assert.equal(port.safeParse(value).success, true);
-    for (const value of [1023, 0, 65536, 18800.5, '18800', Number.NaN]) assert.equal(port.safeParse(value).success, false, String(value));
+    for (const value of [1024, 18800, 65535]) assert.equal(gatewayPort.safeParse(value).success, true);
+    for (const value of [1023, 0, 65536, 18800.5, '18800', Number.NaN]) assert.equal(gatewayPort.safeParse(value).success, false, String(value));
   });
 
   it('a range has start <= end and no unknown keys', () => {

@@ -35,7 +35,7 @@ const EXAMPLES: { [O in OperationName]: OperationArgs<O> } = {
   'retire-revision': { owner, revision },
 };
 
-export const RUNTIME: RuntimeSettings = {
+const RUNTIME: RuntimeSettings = {
   root: '/var/lib/openclaw-enterprise',
   systemdUnitDirectory: '/etc/systemd/system',
   nodePath: '/usr/bin/node',
@@ -161,6 +161,7 @@ describe('operation argument schemas', () => {
     assert.equal(envelope.safeParse({ ...value, runtime: { ...RUNTIME, user: 'root' } }).success, false);
     assert.equal(envelope.safeParse({ ...value, runtime: { ...RUNTIME, nodePath: '/usr/bin/node;id' } }).success, false);
     assert.equal(envelope.safeParse({ ...value, runtime: { ...RUNTIME, gatewayPortRange: { start: 18900, end: 18800 } } }).success, false);
+    assert.equal(envelope.safeParse({ ...value, runtime: { ...RUNTIME, systemdUnitDirectory: `${RUNTIME.root}/units` } }).success, false);
     assert.equal(envelope.safeParse({ ...value, operation: 'shell' }).success, false);
     assert.equal(envelope.safeParse({ ...value, operation: 'prepare-revision' }).success, false, 'probe args under another operation');
   });

@@ -23,7 +23,8 @@ function inspect(ctx: OpContext, { owner, revision }: Target) {
 export async function verifyRevision(ctx: OpContext, args: Target): Promise<OperationResult<'verify-revision'>> {
   const seen = inspect(ctx, args);
   const isCurrent = seen.current === seen.paths.currentTarget;
-  return { snapshot: seen.marker !== null, current: isCurrent, served: isCurrent && seen.served?.revisionId === args.revision.id };
+  const served = isCurrent && seen.served?.revisionId === args.revision.id;
+  return { snapshot: seen.marker !== null, current: isCurrent, served, ...(seen.agent ? { port: seen.agent.port } : {}) };
 }
 
 /** Stops the gateway when it runs this revision (or nothing identifiable), keeping the snapshot, home, state and credentials. */

@@ -1,0 +1,161 @@
+// Real-host proof of activate-, verify-, stop- and retire-revision with the fixture gateway.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { agentLayout, revisionLayout } from '@occ-ssh/markers';
+import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { ROOT, UNIT_DIR, activateArgs, callRaw, envelopeFor, exists, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from './testing/remote.js';
+
+describe('activation lifecycle on a real host', () => {
+  let host: TestHost;
+  const who = owner('act');
+  const layout = agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
+  const rev1 = prepareArgs(who, 1);
+  const rev2 = prepareArgs(who, 2, { fixtureGateway: { readyAfterMs: 300 } });
+  const unitState = async () => (await host.exec(['systemctl', 'is-active', layout.unitName])).stdout.trim();
+  const unitEnabled = async () => (await host.exec(['systemctl', 'is-enabled', layout.unitName])).stdout.trim();
+  const starts = async () => (await host.run(['cat', `${layout.state}/fixture-starts.jsonl`])).trim().split('\n').length;
+  const readyz = async (port: number) => (await host.exec(['curl', '-s', '-o', '/dev/null', '-w', '%{http_code}', `http://127.0.0.1:${port}/readyz`])).stdout;
+
+  before(async () => {
+    host = await startTestHost({ name: 'hact' });
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    await ok(host, 'prepare-revision', rev1);
+    await ok(host, 'prepare-revision', rev2);
+  });
+  after(() => host?.down());
+
+  test('activation renders the unit, switches current, restarts and records served.json after readiness', async () => {
+    const result = await ok(host, 'activate-revision', activateArgs(rev1, { OCC_IAM_TOKEN: 'opaque-abc123' }));
+    assert.equal(result.unitChanged, true);
+    assert.equal(result.unit, layout.unitName);
+    assert.equal(await unitState(), 'active');
+    assert.equal(await unitEnabled(), 'enabled');
+    assert.equal(await host.run(['readlink', layout.current]), `revisions/${revisionLayout(layout.dir, rev1.revision.id).currentTarget.split('/')[1]}\n`);
+    assert.equal(await statOf(host, layout.unitFile), 'root:root 644 regular file');
+    assert.equal(await statOf(host, layout.served), 'root:root 600 regular file');
+    const served = JSON.parse(await host.run(['cat', layout.served])) as { revisionId: string; port: number };
+    assert.equal(served.revisionId, rev1.revision.id);
+    assert.equal(await readyz(result.port), '200');
+    const unit = await host.run(['cat', layout.unitFile]);
+    assert.match(unit, /^Environment="OCC_IAM_TOKEN=opaque-abc123"$/m);
+    assert.doesNotMatch(unit, /OPENCLAW_LOG_LEVEL/);
+    const env = await host.run(['systemctl', 'show', '--property=User,NoNewPrivileges,PrivateTmp,Restart,RestartUSec,TimeoutStopUSec,KillSignal', layout.unitName]);
+    assert.match(env, /^Restart=always$/m);
+    assert.match(env, /^RestartUSec=2s$/m);
+    assert.match(env, /^TimeoutStopUSec=30s$/m);
+    assert.match(env, /^KillSignal=15$/m);
+    assert.match(env, /^NoNewPrivileges=yes$/m);
+    assert.match(env, /^PrivateTmp=yes$/m);
+  });
+
+  test('the gateway runs as the Agent account with the driver environment and the managed password', async () => {
+    const pid = (await host.run(['systemctl', 'show', '--property=MainPID', '--value', layout.unitName])).trim();
+    const status = await host.run(['cat', `/proc/${pid}/status`]);
+    const uid = (await host.run(['stat', '-c', '%u', layout.state])).trim();
+    assert.match(status, new RegExp(`^Uid:\\s+${uid}\\s`, 'm'));
+    const environ = (await host.run(['cat', `/proc/${pid}/environ`])).split('\0');
+    assert.ok(environ.includes(`HOME=${layout.home}`));
+    assert.ok(environ.includes(`OPENCLAW_STATE_DIR=${layout.state}`));
+    assert.ok(environ.includes(`OPENCLAW_CONFIG_PATH=${layout.current}/openclaw.json`));
+    assert.ok(environ.includes('OPENCLAW_GATEWAY_PORT=18800'));
+    const password = (await host.run(['cat', layout.passwordFile])).trim();
+    assert.ok(environ.includes(password));
+  });
+
+  test('a retry of a served activation does not restart the gateway', async () => {
+    const before = await starts();
+    const result = await ok(host, 'activate-revision', activateArgs(rev1, { OCC_IAM_TOKEN: 'opaque-abc123' }));
+    assert.equal(result.unitChanged, false);
+    assert.equal(result.readyMs, 0);
+    assert.equal(await starts(), before);
+  });
+
+  test('verify-revision reports current and served only for the running revision', async () => {
+    assert.deepEqual(await ok(host, 'verify-revision', { owner: who, revision: rev1.revision }), { snapshot: true, current: true, served: true, port: 18800 });
+    assert.deepEqual(await ok(host, 'verify-revision', { owner: who, revision: rev2.revision }), { snapshot: true, current: false, served: false, port: 18800 });
+  });
+
+  test('cutover to a second revision keeps state and the password', async () => {
+    const password = await host.run(['sha256sum', layout.passwordFile]);
+    await host.run(['runuser', '-u', (await host.run(['stat', '-c', '%U', layout.state])).trim(), '--', 'touch', `${layout.state}/kept`]);
+    const result = await ok(host, 'activate-revision', activateArgs(rev2));
+    assert.ok(result.readyMs >= 300, `readiness waited for the gateway (${result.readyMs} ms)`);
+    assert.equal((JSON.parse(await host.run(['cat', layout.served])) as { revisionId: string }).revisionId, rev2.revision.id);
+    assert.equal(await exists(host, `${layout.state}/kept`), true);
+    assert.equal(await host.run(['sha256sum', layout.passwordFile]), password);
+    assert.doesNotMatch(await host.run(['cat', layout.unitFile]), /OCC_IAM_TOKEN/);
+  });
+
+  test('retiring a non-current revision removes only its snapshot', async () => {
+    const result = await ok(host, 'retire-revision', { owner: who, revision: rev1.revision });
+    assert.deepEqual(result, { removed: true, wasCurrent: false });
+    assert.equal(await exists(host, revisionLayout(layout.dir, rev1.revision.id).dir), false);
+    assert.equal(await unitState(), 'active');
+    assert.deepEqual(await ok(host, 'retire-revision', { owner: who, revision: rev1.revision }), { removed: false, wasCurrent: false });
+  });
+
+  test('a gateway that never becomes ready fails activation as retryable not-ready, without served.json', async () => {
+    const rev3 = prepareArgs(who, 3, { fixtureGateway: { neverReady: true } });
+    await ok(host, 'prepare-revision', rev3);
+    const error = await fails(host, 'activate-revision', activateArgs(rev3, {}, 2000));
+    assert.equal(error.code, 'not-ready');
+    assert.equal(await exists(host, layout.served), false);
+    assert.deepEqual(await ok(host, 'verify-revision', { owner: who, revision: rev3.revision }), { snapshot: true, current: true, served: false, port: 18800 });
+  });
+
+  test('a gateway that exits at start fails activation as not-ready', async () => {
+    const rev4 = prepareArgs(who, 4, { fixtureGateway: { exitAtStart: true } });
+    await ok(host, 'prepare-revision', rev4);
+    const error = await fails(host, 'activate-revision', activateArgs(rev4, {}, 2000));
+    assert.equal(error.code, 'not-ready');
+  });
+
+  test('launch environment that is not opaque is refused by the helper before anything changes', async () => {
+    const unit = await host.run(['sha256sum', layout.unitFile]);
+    const envelope = envelopeFor(host, 'activate-revision', activateArgs(rev2, { OCC_TOKEN: 'sk-plaintext' }));
+    const { line } = await callRaw(host, unvalidatedArgument(envelope));
+    assert.equal(line?.ok, false);
+    assert.equal(line.ok ? undefined : line.error.code, 'configuration');
+    assert.doesNotMatch(JSON.stringify(line), /sk-plaintext/);
+    assert.equal(await host.run(['sha256sum', layout.unitFile]), unit);
+  });
+
+  test('a unit file without the exact ownership header is refused, never adopted', async () => {
+    const original = await host.run(['cat', layout.unitFile]);
+    await host.run(['sed', '-i', 's/^# X-OCC-Agent-Id=.*/# X-OCC-Agent-Id=someone-else/', layout.unitFile]);
+    const error = await fails(host, 'activate-revision', activateArgs(rev2));
+    assert.equal(error.code, 'ownership');
+    assert.equal(error.path, layout.unitFile);
+    assert.match(await host.run(['cat', layout.unitFile]), /someone-else/);
+    await host.run(['tee', layout.unitFile], { input: original });
+  });
+
+  test('activating a revision that was never staged is refused', async () => {
+    const error = await fails(host, 'activate-revision', activateArgs(prepareArgs(who, 9)));
+    assert.equal(error.code, 'ownership');
+  });
+
+  test('stop disables the unit and removes current and served.json, keeping snapshots, home, state and password', async () => {
+    await ok(host, 'activate-revision', activateArgs(rev2));
+    const result = await ok(host, 'stop-revision', { owner: who, revision: rev2.revision });
+    assert.deepEqual(result, { unitFound: true, currentRemoved: true });
+    assert.equal(await unitState(), 'inactive');
+    assert.equal(await unitEnabled(), 'disabled');
+    for (const path of [layout.current, layout.served]) assert.equal(await exists(host, path), false);
+    for (const path of [revisionLayout(layout.dir, rev2.revision.id).config, layout.home, `${layout.state}/kept`, layout.passwordFile]) assert.equal(await exists(host, path), true);
+  });
+
+  test('a later activation starts the stopped Agent again', async () => {
+    await ok(host, 'activate-revision', activateArgs(rev2));
+    assert.equal(await unitState(), 'active');
+  });
+
+  test('retiring the current revision stops the unit and removes the pointer first', async () => {
+    const result = await ok(host, 'retire-revision', { owner: who, revision: rev2.revision });
+    assert.deepEqual(result, { removed: true, wasCurrent: true });
+    assert.equal(await unitState(), 'inactive');
+    assert.equal(await exists(host, layout.current), false);
+    assert.equal(await exists(host, layout.served), false);
+    assert.equal(await exists(host, `${layout.state}/kept`), true);
+  });
+});

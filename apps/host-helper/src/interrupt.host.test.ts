@@ -1,0 +1,54 @@
+// Real-host proof that interruptions leave no partial file and no held lock, and retries converge.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { agentLayout, revisionLayout } from '@occ-ssh/markers';
+import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { ROOT, UNIT_DIR, activateArgs, call, ok, owner, prepareArgs, tempFiles } from './testing/remote.js';
+
+describe('interruptions on a real host', () => {
+  let host: TestHost;
+  before(async () => {
+    host = await startTestHost({ name: 'hint' });
+  });
+  after(() => host?.down());
+
+  test('a prepare cut off at any point leaves no partial file, and a retry succeeds', async () => {
+    let killedMidway = 0;
+    for (const [index, delay] of [150, 250, 320, 380, 450, 520, 600, 700].entries()) {
+      const who = owner(`cut${index}`);
+      await ok(host, 'ensure-namespace', { namespace: who.namespace });
+      const args = prepareArgs(who, 1);
+      const outcome = await call(host, 'prepare-revision', args, { killAfterMs: delay });
+      if (outcome.killed && !outcome.line) killedMidway += 1;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.deepEqual(await tempFiles(host), []);
+      const retry = await ok(host, 'prepare-revision', args);
+      assert.equal(retry.ready, true);
+      const layout = agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
+      assert.equal(await host.run(['cat', revisionLayout(layout.dir, args.revision.id).config]), args.configuration.document);
+    }
+    assert.ok(killedMidway > 0, 'at least one cut landed before the result');
+  });
+
+  test('the lock is free again after the helper is killed with SIGKILL while holding it', async () => {
+    const who = owner('lock');
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    const args = prepareArgs(who, 1, { fixtureGateway: { neverReady: true } });
+    await ok(host, 'prepare-revision', args);
+    const pending = call(host, 'activate-revision', activateArgs(args, {}, 60_000));
+    let holder = '';
+    for (let i = 0; i < 100 && !holder; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      holder = (await host.exec(['pgrep', '-f', '^flock --exclusive'])).stdout.trim();
+    }
+    assert.ok(holder, 'the helper took the lock');
+    await host.run(['pkill', '-KILL', '-f', `^${host.nodePath} - `]);
+    await pending;
+    const started = Date.now();
+    const result = await call(host, 'ensure-namespace', { namespace: owner('after').namespace });
+    assert.equal(result.line?.ok, true);
+    assert.ok((result.line?.timings.lockWaitMs ?? 99_999) < 2000, `lock wait ${result.line?.timings.lockWaitMs} ms`);
+    assert.ok(Date.now() - started < 10_000);
+    assert.equal((await host.exec(['pgrep', '-f', '^flock --exclusive'])).code, 1, 'no lock holder is left behind');
+  });
+});

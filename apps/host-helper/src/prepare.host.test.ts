@@ -1,0 +1,148 @@
+// Real-host proof of probe, ensure-namespace and prepare-revision: accounts, ports, modes, snapshots.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { accountName, agentLayout, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
+import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { ROOT, UNIT_DIR, exists, fails, ok, owner, prepareArgs, statOf } from './testing/remote.js';
+
+describe('prepare-revision on a real host', () => {
+  let host: TestHost;
+  before(async () => {
+    host = await startTestHost({ name: 'hprep' });
+  });
+  after(() => host?.down());
+
+  const a = owner('alpha');
+  const b = owner('beta');
+  const layoutOf = (who = a) => agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
+
+  test('probe reports every required tool, takes no lock and creates nothing', async () => {
+    const result = await ok(host, 'probe', {});
+    assert.deepEqual(result.checks.filter((c) => !c.ok), []);
+    assert.deepEqual(result.checks.map((c) => c.name), ['systemctl', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'openclaw']);
+    assert.match(result.nodeVersion, /^v24\./);
+    assert.equal(await exists(host, ROOT), false);
+  });
+
+  test('probe names a missing OpenClaw entry and a non-executable node', async () => {
+    const result = await ok(host, 'probe', {}, { runtime: { openclawPath: '/opt/missing/openclaw.mjs', nodePath: host.nodePath } });
+    assert.deepEqual(result.checks.filter((c) => !c.ok).map((c) => c.name), ['openclaw']);
+  });
+
+  test('ensure-namespace creates a root-owned 0600 marker, then verifies it', async () => {
+    assert.deepEqual(await ok(host, 'ensure-namespace', { namespace: a.namespace }), { created: true });
+    assert.deepEqual(await ok(host, 'ensure-namespace', { namespace: a.namespace }), { created: false });
+    assert.equal(await statOf(host, namespaceLayout(ROOT, a.namespace.id).marker), 'root:root 600 regular file');
+    assert.equal(await statOf(host, `${ROOT}/.compute-lock`), 'root:root 644 regular empty file');
+  });
+
+  test('ensure-namespace refuses a marker naming another Namespace name', async () => {
+    const error = await fails(host, 'ensure-namespace', { namespace: { id: a.namespace.id, name: 'other' } });
+    assert.equal(error.code, 'ownership');
+    assert.equal(error.path, namespaceLayout(ROOT, a.namespace.id).marker);
+  });
+
+  test('prepare creates the private account, directories, password and immutable snapshot with exact modes', async () => {
+    const args = prepareArgs(a, 1);
+    const result = await ok(host, 'prepare-revision', args);
+    const name = accountName('openclaw', a.namespace.id, a.agent.id);
+    assert.equal(result.ready, true);
+    assert.equal(result.snapshot, 'created');
+    assert.equal(result.port, 18800);
+    assert.equal(result.account.name, name);
+    const passwd = (await host.run(['getent', 'passwd', name])).trim().split(':');
+    assert.equal(Number(passwd[2]), result.account.uid);
+    assert.equal(Number(passwd[3]), result.account.gid);
+    assert.equal(passwd[6], '/usr/sbin/nologin');
+    assert.ok(result.account.uid < 1000, 'a system account');
+    const layout = layoutOf();
+    const rev = revisionLayout(layout.dir, args.revision.id);
+    assert.equal(await statOf(host, `${ROOT}/accounts/${name}.json`), 'root:root 600 regular file');
+    assert.equal(await statOf(host, layout.marker), 'root:root 600 regular file');
+    assert.equal(await statOf(host, layout.home), `${name}:${name} 700 directory`);
+    assert.equal(await statOf(host, layout.state), `${name}:${name} 700 directory`);
+    assert.equal(await statOf(host, layout.passwordFile), 'root:root 600 regular file');
+    assert.equal(await statOf(host, rev.config), `root:${name} 640 regular file`);
+    assert.equal(await statOf(host, rev.marker), 'root:root 600 regular file');
+    assert.equal(await host.run(['cat', rev.config]), args.configuration.document);
+    const marker = JSON.parse(await host.run(['cat', rev.marker])) as Record<string, unknown>;
+    assert.deepEqual(
+      { ...marker },
+      { kind: 'revision', version: 1, driver: 'compute-ssh', namespaceId: a.namespace.id, agentId: a.agent.id, servicePrincipalId: a.servicePrincipal.id, revisionId: args.revision.id, revisionNumber: 1, configurationHash: args.configuration.hash, harness: 'openclaw/embedded', auth: 'password' },
+    );
+    assert.match(await host.run(['cat', layout.passwordFile]), /^OPENCLAW_GATEWAY_PASSWORD=[A-Za-z0-9_-]{43}\n$/);
+  });
+
+  test('preparation leaves the unit and current untouched', async () => {
+    assert.equal(await exists(host, layoutOf().unitFile), false);
+    assert.equal(await exists(host, layoutOf().current), false);
+    assert.equal(await exists(host, layoutOf().served), false);
+  });
+
+  test('a repeated prepare verifies the snapshot and never rotates the password', async () => {
+    const before = await host.run(['sha256sum', layoutOf().passwordFile]);
+    const result = await ok(host, 'prepare-revision', prepareArgs(a, 1));
+    assert.equal(result.snapshot, 'verified');
+    assert.equal(await host.run(['sha256sum', layoutOf().passwordFile]), before);
+  });
+
+  test('a second Agent gets a distinct UID, GID and the next free port, across Namespaces', async () => {
+    await ok(host, 'ensure-namespace', { namespace: b.namespace });
+    const first = await ok(host, 'prepare-revision', prepareArgs(a, 1));
+    const second = await ok(host, 'prepare-revision', prepareArgs(b, 1));
+    assert.notEqual(second.account.uid, first.account.uid);
+    assert.notEqual(second.account.gid, first.account.gid);
+    assert.equal(second.port, 18801);
+    const again = await ok(host, 'prepare-revision', prepareArgs(b, 2));
+    assert.equal(again.port, 18801, 'an Agent keeps its port across revisions');
+  });
+
+  test('a sibling Agent cannot read another Agent\'s state or snapshot; each reads its own snapshot', async () => {
+    const la = layoutOf(a);
+    const lb = layoutOf(b);
+    const nameA = accountName('openclaw', a.namespace.id, a.agent.id);
+    const nameB = accountName('openclaw', b.namespace.id, b.agent.id);
+    await host.run(['runuser', '-u', nameB, '--', 'touch', `${lb.state}/secret`]);
+    const revB = revisionLayout(lb.dir, `rev-${b.agent.id}-1`).config;
+    const revA = revisionLayout(la.dir, `rev-${a.agent.id}-1`).config;
+    assert.notEqual((await host.exec(['runuser', '-u', nameA, '--', 'ls', lb.state])).code, 0);
+    assert.notEqual((await host.exec(['runuser', '-u', nameA, '--', 'cat', revB])).code, 0);
+    assert.notEqual((await host.exec(['runuser', '-u', nameA, '--', 'cat', lb.passwordFile])).code, 0);
+    assert.equal((await host.exec(['runuser', '-u', nameA, '--', 'cat', revA])).code, 0);
+    assert.notEqual((await host.exec(['runuser', '-u', nameA, '--', 'sh', '-c', `echo x >> ${revA}`])).code, 0, 'the gateway cannot rewrite its snapshot');
+  });
+
+  test('the same revision number under another revision ID is refused', async () => {
+    const error = await fails(host, 'prepare-revision', prepareArgs(a, 1, {}, 'rev-impostor'));
+    assert.equal(error.code, 'ownership');
+    assert.match(error.message, /revision number 1 is already staged under a different revision ID/);
+  });
+
+  test('the same revision ID with different bytes is refused', async () => {
+    const error = await fails(host, 'prepare-revision', prepareArgs(a, 1, { extra: true }));
+    assert.equal(error.code, 'ownership');
+  });
+
+  test('an older candidate answers not-ready and stages nothing', async () => {
+    await ok(host, 'prepare-revision', prepareArgs(a, 5));
+    const result = await ok(host, 'prepare-revision', prepareArgs(a, 3));
+    assert.equal(result.ready, false);
+    assert.equal(result.reason, 'superseded');
+    assert.equal(await exists(host, revisionLayout(layoutOf().dir, `rev-${a.agent.id}-3`).dir), false);
+  });
+
+  test('a snapshot whose bytes changed on the host is refused', async () => {
+    const config = revisionLayout(layoutOf().dir, `rev-${a.agent.id}-5`).config;
+    await host.run(['sh', '-c', `echo ' ' >> ${config}`]);
+    const error = await fails(host, 'prepare-revision', prepareArgs(a, 5));
+    assert.equal(error.code, 'ownership');
+    assert.equal(error.path, config);
+  });
+
+  test('prepare without the Namespace marker is refused and creates nothing', async () => {
+    const c = owner('gamma');
+    const error = await fails(host, 'prepare-revision', prepareArgs(c, 1));
+    assert.equal(error.code, 'ownership');
+    assert.equal((await host.exec(['getent', 'passwd', accountName('openclaw', c.namespace.id, c.agent.id)])).code, 2);
+  });
+});
