@@ -11,7 +11,7 @@ const pkg = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'u
 const external = Object.keys(pkg.dependencies).filter((name) => !name.startsWith('@occ-ssh/'));
 
 mkdirSync(out, { recursive: true });
-const entryPoints = ['src/index.ts', ...(statSync('src/cli', { throwIfNoEntry: false }) ? ['src/cli/main.ts'] : [])];
+const entryPoints = ['src/index.ts', 'src/cli/occ-ssh.ts'];
 await build({
   entryPoints: entryPoints.map((entry) => fileURLToPath(new URL(entry, import.meta.url))),
   outdir: out,

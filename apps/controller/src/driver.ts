@@ -33,7 +33,7 @@ export interface SshComputeDriverOptions {
   /** Defaults to the transport the configuration selects. */
   executor?: CommandExecutor;
   logger?: Logger;
-  /** Driver IDs the Installation selects for Configuration and IAM; hook owners must be among them. */
+  /** Driver IDs the Installation selects for Configuration and IAM; hook owners must be among them (none by default). */
   selectedLifecycleDrivers?: readonly string[];
   /** Readiness bound per activation, at most (and by default) 120 seconds. */
   readinessTimeoutMs?: number;
@@ -61,7 +61,7 @@ export class SshComputeDriver {
     this.logger = options.logger ?? createLogger();
     this.executor = options.executor ?? createExecutor(this.config);
     this.helper = loadHelperArtifact();
-    this.hooks = new HookRegistry(options.selectedLifecycleDrivers ? new Set(options.selectedLifecycleDrivers) : undefined);
+    this.hooks = new HookRegistry(new Set(options.selectedLifecycleDrivers ?? []));
     this.limiter = new HostLimiter(this.config.maxConcurrentOperationsPerHost);
     this.readinessTimeoutMs = Math.min(options.readinessTimeoutMs ?? MAX_READINESS_TIMEOUT_MS, MAX_READINESS_TIMEOUT_MS);
     this.operationTimeoutMs = options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS;
@@ -75,6 +75,7 @@ export class SshComputeDriver {
 
   /** Checks the local SSH files, then probes every configured host; throws naming the first host that fails. */
   async preflight(context: OperationContext = {}): Promise<void> {
+    this.hooks.fix();
     checkLocalSshFiles(this.config);
     const names = Object.keys(this.config.hosts);
     const outcomes = await Promise.allSettled(
@@ -147,6 +148,7 @@ export class SshComputeDriver {
 
   /** Verifies ownership only: SSH has no dedicated topology to deactivate. */
   async deactivateRevision(revision: AgentRevision, context: OperationContext = {}): Promise<void> {
+    this.hooks.fix();
     const bound = this.bindings.require(revision);
     await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: { id: revision.id, number: revision.number } }, context.signal, this.fields(revision));
   }
@@ -171,6 +173,7 @@ export class SshComputeDriver {
   async deleteNamespace(namespace: NamespaceResource, context: OperationContext = {}): Promise<NamespaceDeletedResult> {
     const owners = this.hooks.fix();
     try {
+      hostFor(this.config, namespace.name);
       await runNamespaceHooks(owners, 'beforeNamespaceDelete', namespace, context.signal);
       await this.send(namespace.name, 'delete-namespace', { namespace: { id: namespace.id, name: namespace.name } }, context.signal, { namespace: namespace.id });
       this.bindings.clearNamespace(namespace.id);
@@ -182,6 +185,7 @@ export class SshComputeDriver {
 
   /** Where the Agent's gateway listens: loopback on its configured host. */
   async getGatewayEndpoint(revision: AgentRevision, context: OperationContext = {}): Promise<GatewayEndpoint> {
+    this.hooks.fix();
     const bound = this.bindings.require(revision);
     const { result } = await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: { id: revision.id, number: revision.number } }, context.signal, this.fields(revision));
     if (result.port === undefined) throw new ComputeError('ownership', `Agent ${revision.agentId} has no gateway on its host yet`);
@@ -205,8 +209,13 @@ export class SshComputeDriver {
   }
 
 
+  /** Read-only view of every Namespace and Agent on the host that serves `namespaceName` (operator status). */
+  async inventory(namespaceName: string, context: OperationContext = {}): Promise<OperationResult<'inventory'>> {
+    return (await this.send(namespaceName, 'inventory', {}, context.signal, {})).result;
+  }
+
   /** One helper invocation on the Namespace's host, bounded per host and logged without secrets. */
-  async send<O extends OperationName>(
+  private async send<O extends OperationName>(
     namespaceName: string,
     operation: O,
     args: OperationArgs<O>,

@@ -7,6 +7,7 @@ import { acquireLock } from './lock.js';
 import { activateRevision } from './ops/activate-revision.js';
 import { deleteNamespace } from './ops/delete-namespace.js';
 import { ensureNamespace } from './ops/ensure-namespace.js';
+import { inventory } from './ops/inventory.js';
 import { prepareRevision } from './ops/prepare-revision.js';
 import { probe } from './ops/probe.js';
 import { retireRevision, stopRevision, verifyRevision } from './ops/revision-ops.js';
@@ -30,6 +31,8 @@ function run(ctx: OpContext, op: Envelope): Promise<unknown> {
       return stopRevision(ctx, op.args);
     case 'retire-revision':
       return retireRevision(ctx, op.args);
+    case 'inventory':
+      return inventory(ctx);
   }
 }
 

@@ -27,6 +27,7 @@ export const envelope = z.discriminatedUnion('operation', [
   variant('verify-revision', OPERATIONS['verify-revision'].args),
   variant('stop-revision', OPERATIONS['stop-revision'].args),
   variant('retire-revision', OPERATIONS['retire-revision'].args),
+  variant('inventory', OPERATIONS['inventory'].args),
 ]);
 
 export type Envelope = z.infer<typeof envelope>;

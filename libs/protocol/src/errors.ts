@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'timeout',
   'cancelled',
   'hook',
+  'conflict',
   'protocol',
   'internal',
 ] as const;
@@ -38,6 +39,7 @@ export const FAILURE_OF: { readonly [C in ErrorCode]: Failure } = {
   timeout: 'retryable',
   cancelled: 'retryable',
   hook: 'retryable',
+  conflict: 'retryable',
   protocol: 'retryable',
   internal: 'retryable',
 };

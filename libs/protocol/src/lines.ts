@@ -14,7 +14,7 @@ export const helperTimings = z.strictObject({
 const lineBase = {
   type: z.literal('result'),
   protocolVersion: z.int(),
-  helperVersion: z.string(),
+  helperVersion: z.string().check(z.regex(/^[0-9A-Za-z.+-]{1,64}$/, 'expected a version string')),
   operation: z.union([z.enum(OPERATION_NAMES as [string, ...string[]]), z.literal('unknown')]),
   requestId: z.optional(z.string()),
   timings: helperTimings,

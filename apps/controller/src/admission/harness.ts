@@ -10,7 +10,7 @@ export function validateHarnessAuth(harness: string, auth: HarnessAuth | null | 
     throw new ComputeError('admission', `harness "${printable(harness)}" is not supported by SSH Compute; use ${SUPPORTED_HARNESS} or Kubernetes Compute`, { key: 'harness' });
   }
   const keys = auth && typeof auth === 'object' ? Object.keys(auth) : [];
-  if (!auth || auth.method !== 'runtime' || keys.length !== 1) {
+  if (!auth || keys.length !== 1 || keys[0] !== 'method' || auth.method !== 'runtime') {
     throw new ComputeError(
       'admission',
       'SSH Compute accepts only harnessAuth { "method": "runtime" }: managed credentials, OCC Secret-backed keys and ChatGPT accounts need Kubernetes Compute',

@@ -1,5 +1,5 @@
 // Runs hooks with a bound each, in registration order or reverse, and compensates on failure.
-import { ComputeError, launchEnvironmentProblems } from '@occ-ssh/protocol';
+import { ComputeError, LAUNCH_ENV_NAME_PATTERN, launchEnvironmentProblems } from '@occ-ssh/protocol';
 import type { AgentRevision, LifecycleDriver, LifecycleHooks, NamespaceResource, WorkloadLaunch } from '../types.js';
 
 export const HOOK_TIMEOUT_MS = 30_000;
@@ -12,6 +12,7 @@ function hookFailure(owner: LifecycleDriver, phase: Phase, timedOut: boolean): C
 }
 
 async function bounded(owner: LifecycleDriver, phase: Phase, parent: AbortSignal | undefined, call: (signal: AbortSignal) => Promise<void>): Promise<void> {
+  if (parent?.aborted) throw new ComputeError('cancelled', `${phase} hooks cancelled`, { operation: phase });
   const controller = new AbortController();
   const onAbort = () => controller.abort(parent?.reason);
   parent?.addEventListener('abort', onAbort, { once: true });
@@ -90,6 +91,9 @@ function mergeEnvironment(into: Record<string, string>, from: unknown, owner: Li
     throw new ComputeError('configuration', `launch environment from lifecycle driver "${owner.id}" is not a name-to-value map`);
   }
   const entries = from as Record<string, unknown>;
+  // Security: a malformed name may itself be a secret a hook leaked; count them, never echo them.
+  const invalid = Object.keys(entries).filter((name) => !LAUNCH_ENV_NAME_PATTERN.test(name)).length;
+  if (invalid > 0) throw new ComputeError('configuration', `launch environment from lifecycle driver "${owner.id}" has ${invalid} invalid variable name(s)`);
   for (const name of Object.keys(entries)) {
     if (name in into) throw new ComputeError('configuration', `launch environment variable ${/^[A-Z_][A-Z0-9_]*$/.test(name) ? name : '(invalid name)'} is set by two lifecycle drivers`);
   }

@@ -58,7 +58,7 @@ export async function runOperation<O extends OperationName>(
   const command = remoteCommand(request.runtime.nodePath, argument);
   if (request.signal?.aborted) throw new ComputeError('cancelled', `${request.operation} cancelled before it was sent`, details);
   const exec = await executor.execute({ host: request.host, remoteCommand: command, stdin: helper.bytes, timeoutMs, ...(request.signal ? { signal: request.signal } : {}) });
-  const result = interpret(exec, request.operation, requestId, expectedVersion, details);
+  const result = interpret(exec, request.operation, requestId, expectedVersion, details, timeoutMs);
   return { ...result, requestId, argumentBytes: argument.length } as OperationOutcome<O>;
 }
 
@@ -71,10 +71,10 @@ function encodeWithDetails(envelope: Envelope, details: { host: string; operatio
   }
 }
 
-function interpret(exec: ExecuteResult, operation: OperationName, requestId: string, version: string, details: { host: string; operation: string }) {
+function interpret(exec: ExecuteResult, operation: OperationName, requestId: string, version: string, details: { host: string; operation: string }, timeoutMs: number) {
   const where = `${operation} on host "${details.host}"`;
   if (exec.aborted) throw new ComputeError('cancelled', `${where} was cancelled; a systemd job already submitted may still complete`, details);
-  if (exec.timedOut) throw new ComputeError('timeout', `${where} exceeded the ${OPERATION_TIMEOUT_MS / 1000}-second operation bound`, details);
+  if (exec.timedOut) throw new ComputeError('timeout', `${where} exceeded the ${timeoutMs / 1000}-second operation bound`, details);
   const line = exec.stdoutTruncated ? undefined : findResultLine(exec.stdout);
   if (!line) {
     if (exec.transportFailed) throw new ComputeError('transport', `${where}: ssh could not connect or authenticate (exit ${String(exec.exitCode)}); check the address, key and known_hosts entry`, details);

@@ -48,6 +48,8 @@ export class SystemSshCommandExecutor implements CommandExecutor {
 
       child.stdout.on('data', (chunk: Buffer) => {
         if (stdoutBytes + chunk.length > MAX_STDOUT_BYTES) {
+          // A helper never prints this much: stop the session rather than read on.
+          if (!truncated) terminate();
           truncated = true;
           return;
         }

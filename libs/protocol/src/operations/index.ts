@@ -3,6 +3,7 @@ import type * as z from 'zod/mini';
 import { activateRevisionArgs, activateRevisionResult } from './activate-revision.js';
 import { deleteNamespaceArgs, deleteNamespaceResult } from './delete-namespace.js';
 import { ensureNamespaceArgs, ensureNamespaceResult } from './ensure-namespace.js';
+import { inventoryArgs, inventoryResult } from './inventory.js';
 import { prepareRevisionArgs, prepareRevisionResult } from './prepare-revision.js';
 import { probeArgs, probeResult } from './probe.js';
 import {
@@ -23,6 +24,7 @@ export const OPERATIONS = {
   'verify-revision': { args: verifyRevisionArgs, result: verifyRevisionResult, mutates: false },
   'stop-revision': { args: stopRevisionArgs, result: stopRevisionResult, mutates: true },
   'retire-revision': { args: retireRevisionArgs, result: retireRevisionResult, mutates: true },
+  inventory: { args: inventoryArgs, result: inventoryResult, mutates: false },
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -33,6 +35,7 @@ export type OperationResult<O extends OperationName> = z.infer<(typeof OPERATION
 export * from './activate-revision.js';
 export * from './delete-namespace.js';
 export * from './ensure-namespace.js';
+export * from './inventory.js';
 export * from './prepare-revision.js';
 export * from './probe.js';
 export * from './revision-ops.js';

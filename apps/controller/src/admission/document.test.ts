@@ -1,0 +1,201 @@
+// sshGatewayConfigurationDocument: the supported gateway.auth modes, refusals and deterministic rendering.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { ComputeError, MAX_DOCUMENT_BYTES } from '@occ-ssh/protocol';
+import { MANAGED_PASSWORD_REF, sshGatewayConfigurationDocument } from './document.js';
+
+const REF = { source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' } as const;
+const TRUST = { userHeader: 'x-forwarded-user', requiredHeaders: ['x-forwarded-proto'], allowUsers: ['alice'] };
+
+function render(configuration: unknown) {
+  const rendered = sshGatewayConfigurationDocument(configuration);
+  return { ...rendered, document: JSON.parse(rendered.text) as { gateway: { mode: string; auth: Record<string, unknown> } } & Record<string, unknown> };
+}
+
+/** Asserts a permanent `admission` refusal whose key is `configuration.<key>`. */
+function refused(configuration: unknown, key?: string): ComputeError {
+  try {
+    sshGatewayConfigurationDocument(configuration);
+  } catch (error) {
+    assert.ok(error instanceof ComputeError, `expected a ComputeError, got ${String(error)}`);
+    assert.equal(error.code, 'admission');
+    assert.equal(error.failure, 'permanent');
+    if (key !== undefined) assert.equal(error.details.key, `configuration.${key}`);
+    return error;
+  }
+  assert.fail(`expected ${JSON.stringify(configuration)?.slice(0, 200)} to be refused`);
+}
+
+describe('sshGatewayConfigurationDocument: password mode', () => {
+  it('renders omitted auth as password mode with the exact managed env SecretRef', () => {
+    assert.deepEqual({ ...MANAGED_PASSWORD_REF }, REF);
+    for (const configuration of [{}, { gateway: {} }, { gateway: { auth: {} } }]) {
+      const { document, auth } = render(configuration);
+      assert.equal(auth, 'password');
+      assert.deepEqual(document.gateway.auth, { mode: 'password', password: REF });
+    }
+  });
+
+  it('accepts explicit password mode with or without the exact ref, in any key order', () => {
+    const reordered = { id: 'OPENCLAW_GATEWAY_PASSWORD', source: 'env', provider: 'default' };
+    for (const auth of [{ mode: 'password' }, { mode: 'password', password: REF }, { password: reordered }, { mode: 'password', password: reordered, rateLimit: { perMinute: 30 } }]) {
+      const { document, auth: mode } = render({ gateway: { auth } });
+      assert.equal(mode, 'password');
+      assert.equal(document.gateway.auth.mode, 'password');
+      assert.deepEqual(document.gateway.auth.password, REF);
+    }
+  });
+
+  it('refuses any password other than the exact ref', () => {
+    const wrong: unknown[] = [
+      'hunter2',
+      '',
+      null,
+      { ...REF, id: 'OTHER_PASSWORD' },
+      { ...REF, provider: 'vault' },
+      { ...REF, source: 'file' },
+      { ...REF, extra: true },
+      { source: 'env', id: 'OPENCLAW_GATEWAY_PASSWORD' },
+      [REF],
+    ];
+    for (const password of wrong) {
+      const error = refused({ gateway: { auth: { mode: 'password', password } } }, 'gateway.auth.password');
+      assert.ok(!error.message.includes('hunter2'));
+    }
+    refused({ gateway: { auth: { password: 'hunter2' } } }, 'gateway.auth.password');
+  });
+
+  it('refuses trusted-proxy-only fields in password mode', () => {
+    refused({ gateway: { auth: { mode: 'password', trustedProxy: TRUST } } }, 'gateway.auth.trustedProxy');
+    refused({ gateway: { auth: { trustedProxy: TRUST } } }, 'gateway.auth.trustedProxy');
+    refused({ gateway: { auth: { identityScopes: ['read'] } } }, 'gateway.auth.identityScopes');
+  });
+});
+
+describe('sshGatewayConfigurationDocument: trusted-proxy mode', () => {
+  it('keeps the configured trust and adds no password', () => {
+    const { document, auth } = render({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, identityScopes: ['operator'] } } });
+    assert.equal(auth, 'trusted-proxy');
+    assert.deepEqual(document.gateway.auth, { mode: 'trusted-proxy', trustedProxy: TRUST, identityScopes: ['operator'] });
+  });
+
+  it('opts into the managed password only with the exact ref', () => {
+    const { document, auth } = render({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, password: REF } } });
+    assert.equal(auth, 'trusted-proxy-password');
+    assert.deepEqual(document.gateway.auth, { mode: 'trusted-proxy', trustedProxy: TRUST, password: REF });
+    for (const password of ['hunter2', { ...REF, id: 'PROXY_PASSWORD' }, { ...REF, provider: 'vault' }, { ...REF, extra: 1 }]) {
+      refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, password } } }, 'gateway.auth.password');
+    }
+  });
+
+  it('needs a userHeader', () => {
+    refused({ gateway: { auth: { mode: 'trusted-proxy' } } }, 'gateway.auth.trustedProxy.userHeader');
+    refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: {} } } }, 'gateway.auth.trustedProxy.userHeader');
+    refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: { userHeader: 7 } } } }, 'gateway.auth.trustedProxy.userHeader');
+  });
+});
+
+describe('sshGatewayConfigurationDocument: refusals', () => {
+  it('refuses modes token, none and unknown ones', () => {
+    for (const mode of ['token', 'none', 'tailscale', 'PASSWORD', 'trusted_proxy', 7, false]) {
+      refused({ gateway: { auth: { mode } } }, 'gateway.auth.mode');
+    }
+  });
+
+  it('refuses unsupported auth fields', () => {
+    refused({ gateway: { auth: { token: 'abc' } } }, 'gateway.auth.token');
+    refused({ gateway: { auth: { mode: 'password', allowTailscale: true } } }, 'gateway.auth.allowTailscale');
+    refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, token: { source: 'env', provider: 'default', id: 'T' } } } }, 'gateway.auth.token');
+  });
+
+  it('does not echo an unsupported field value', () => {
+    const error = refused({ gateway: { auth: { token: 'sk-secret-123' } } });
+    assert.ok(!error.message.includes('sk-secret-123'));
+  });
+
+  it('refuses gateway.port, which the driver assigns', () => {
+    refused({ gateway: { port: 18789 } }, 'gateway.port');
+  });
+
+  it('refuses a non-object document, gateway or auth', () => {
+    for (const configuration of [null, undefined, [], 'text', 42, true, new Date(0), new Map()]) refused(configuration, '');
+    for (const gateway of [[], 'local', 1]) refused({ gateway }, 'gateway');
+    for (const auth of [[], 'password', 1]) refused({ gateway: { auth } }, 'gateway.auth');
+  });
+
+  it('refuses a document that renders above MAX_DOCUMENT_BYTES', () => {
+    refused({ notes: 'a'.repeat(MAX_DOCUMENT_BYTES) }, '');
+    assert.doesNotThrow(() => sshGatewayConfigurationDocument({ notes: 'a'.repeat(MAX_DOCUMENT_BYTES - 1000) }));
+  });
+});
+
+describe('sshGatewayConfigurationDocument: rendering', () => {
+  const input = {
+    zeta: { b: 2, a: [{ y: 1, x: 2 }] },
+    gateway: { bind: 'loopback', auth: { mode: 'password' } },
+    agents: { list: [{ id: 'main' }] },
+  };
+
+  it('is deterministic: keys sorted at every level, the same text and hash for reordered input', () => {
+    const first = sshGatewayConfigurationDocument(input);
+    const reordered = sshGatewayConfigurationDocument({
+      agents: { list: [{ id: 'main' }] },
+      gateway: { auth: { mode: 'password' }, bind: 'loopback' },
+      zeta: { a: [{ x: 2, y: 1 }], b: 2 },
+    });
+    assert.equal(reordered.text, first.text);
+    assert.equal(reordered.hash, first.hash);
+    assert.equal(
+      first.text,
+      `${JSON.stringify(
+        {
+          agents: { list: [{ id: 'main' }] },
+          gateway: { auth: { mode: 'password', password: { id: 'OPENCLAW_GATEWAY_PASSWORD', provider: 'default', source: 'env' } }, bind: 'loopback', mode: 'local' },
+          zeta: { a: [{ x: 2, y: 1 }], b: 2 },
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    assert.deepEqual(Object.keys(JSON.parse(first.text).gateway.auth.password), ['id', 'provider', 'source']);
+  });
+
+  it('hash is the SHA-256 of text', () => {
+    const rendered = sshGatewayConfigurationDocument(input);
+    assert.equal(rendered.hash, createHash('sha256').update(rendered.text).digest('hex'));
+    assert.match(rendered.hash, /^[0-9a-f]{64}$/);
+  });
+
+  it('sets gateway.mode "local" only when missing', () => {
+    assert.equal(render({}).document.gateway.mode, 'local');
+    assert.equal(render({ gateway: { mode: 'remote' } }).document.gateway.mode, 'remote');
+    assert.equal(render({ gateway: { mode: 'local' } }).document.gateway.mode, 'local');
+  });
+
+  it('keeps everything else in the document', () => {
+    const { document } = render({ channels: { telegram: { enabled: true } }, gateway: { bind: 'loopback' }, logging: { level: 'debug' } });
+    assert.deepEqual(document.channels, { telegram: { enabled: true } });
+    assert.deepEqual(document.logging, { level: 'debug' });
+    assert.equal((document.gateway as Record<string, unknown>).bind, 'loopback');
+  });
+
+  it('does not mutate its input', () => {
+    const configuration = { gateway: { auth: { mode: 'trusted-proxy', trustedProxy: { ...TRUST } } }, other: { list: [1, 2] } };
+    const before = structuredClone(configuration);
+    sshGatewayConfigurationDocument(configuration);
+    assert.deepEqual(configuration, before);
+    const bare: Record<string, unknown> = { agents: {} };
+    sshGatewayConfigurationDocument(bare);
+    assert.deepEqual(bare, { agents: {} });
+    const partial = { gateway: { auth: {} } };
+    sshGatewayConfigurationDocument(partial);
+    assert.deepEqual(partial, { gateway: { auth: {} } });
+  });
+
+  it('ends with exactly one newline', () => {
+    const { text } = sshGatewayConfigurationDocument({});
+    assert.ok(text.endsWith('}\n'));
+    assert.ok(!text.endsWith('\n\n'));
+  });
+});

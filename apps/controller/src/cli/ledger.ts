@@ -1,0 +1,126 @@
+// A durable local record of each Agent's active revision, updated by compare-and-set.
+// It stands in for OCC's database in the operator CLI: commit happens between prepare and activate.
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { ComputeError } from '@occ-ssh/protocol';
+import type { AgentRevision } from '../types.js';
+
+export interface LedgerEntry {
+  active: AgentRevision;
+  previous: AgentRevision | null;
+  committedAt: string;
+}
+
+interface LedgerFile {
+  version: 1;
+  agents: Record<string, LedgerEntry>;
+}
+
+const LOCK_WAIT_MS = 10_000;
+
+export function defaultLedgerPath(): string {
+  const state = process.env.XDG_STATE_HOME ?? `${process.env.HOME ?? '/root'}/.local/state`;
+  return `${state}/occ-ssh/ledger.json`;
+}
+
+export class Ledger {
+  constructor(readonly path: string) {}
+
+  read(): LedgerFile {
+    try {
+      const value = JSON.parse(readFileSync(this.path, 'utf8')) as LedgerFile;
+      if (value.version !== 1 || typeof value.agents !== 'object') throw new Error('format');
+      return value;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, agents: {} };
+      throw new ComputeError('configuration', `ledger ${this.path} is not a valid ledger file`, { path: this.path });
+    }
+  }
+
+  entry(namespaceId: string, agentId: string): LedgerEntry | undefined {
+    return this.read().agents[key(namespaceId, agentId)];
+  }
+
+  /** Sets the Agent's active revision only if it is still `expected` (null: none yet). */
+  async compareAndSet(revision: AgentRevision, expected: string | null): Promise<LedgerEntry> {
+    return this.locked(() => {
+      const file = this.read();
+      const id = key(revision.namespaceId, revision.agentId);
+      const current = file.agents[id];
+      if ((current?.active.id ?? null) !== expected) {
+        throw new ComputeError('conflict', `ledger conflict: Agent ${revision.agentId} moved to revision ${current?.active.id ?? 'none'} concurrently`, { path: this.path });
+      }
+      const entry: LedgerEntry = { active: revision, previous: current?.active ?? null, committedAt: new Date().toISOString() };
+      if (current?.active.id === revision.id) entry.previous = current.previous;
+      file.agents[id] = entry;
+      this.write(file);
+      return entry;
+    });
+  }
+
+  async remove(namespaceId: string, agentId?: string): Promise<void> {
+    await this.locked(() => {
+      const file = this.read();
+      for (const id of Object.keys(file.agents)) {
+        if (agentId ? id === key(namespaceId, agentId) : id.startsWith(`${namespaceId}/`)) delete file.agents[id];
+      }
+      this.write(file);
+    });
+  }
+
+  private write(file: LedgerFile): void {
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const temp = `${this.path}.tmp-${process.pid}`;
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeSync(fd, `${JSON.stringify(file, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, this.path);
+    const dir = openSync(dirname(this.path), 'r');
+    fsyncSync(dir);
+    closeSync(dir);
+  }
+
+  /** An exclusive lock file holding the owner's pid; a lock whose owner died is taken over. */
+  private async locked<T>(action: () => T): Promise<T> {
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const lock = `${this.path}.lock`;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (;;) {
+      try {
+        const fd = openSync(lock, 'wx', 0o600);
+        writeSync(fd, String(process.pid));
+        closeSync(fd);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        if (ownerGone(lock)) rmSync(lock, { force: true });
+        else if (Date.now() > deadline) throw new ComputeError('lock-timeout', `ledger ${this.path} is locked by another process`, { path: lock });
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    try {
+      return action();
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }
+}
+
+function key(namespaceId: string, agentId: string): string {
+  return `${namespaceId}/${agentId}`;
+}
+
+function ownerGone(lock: string): boolean {
+  try {
+    const pid = Number(readFileSync(lock, 'utf8'));
+    if (!Number.isInteger(pid) || pid <= 0) return true;
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH' || (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}

@@ -1,0 +1,444 @@
+// SshComputeDriver end to end with a scripted executor: admission, bindings, hooks, envelopes and logs.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ComputeError, type Envelope } from '@occ-ssh/protocol';
+import pino from 'pino';
+import { sshGatewayConfigurationDocument } from './admission/document.js';
+import { SEED_INSTALLATION } from './config/fixtures.js';
+import { loadInstallationConfiguration } from './config/index.js';
+import { SshComputeDriver } from './driver.js';
+import {
+  FakeExecutor,
+  MemoryStream,
+  NAMESPACE,
+  SAMPLE_RESULTS,
+  agentFor,
+  failureLine,
+  heartbeat,
+  okLine,
+  recordingOwner,
+  revisionFor,
+  type RecordingOwnerOptions,
+  type Responder,
+} from './testing/fakes.js';
+import type { AgentRevision, LifecycleDriver } from './types.js';
+
+const CONFIGURATION = loadInstallationConfiguration({ text: SEED_INSTALLATION });
+const SELECTED = ['configuration-postgres', 'iam-oidc'];
+const CANARY = 'document-canary-7f3a';
+const PLACEHOLDERS = { CFG_TOKEN: 'opaque-cfg-placeholder-1', IAM_TOKEN: 'opaque-iam-placeholder-2' };
+
+interface Setup {
+  responder?: Responder;
+  owners?: (events: string[]) => LifecycleDriver[];
+  cfg?: RecordingOwnerOptions;
+  iam?: RecordingOwnerOptions;
+  bind?: boolean;
+}
+
+/** A driver over the seed Installation with a fake executor, an in-memory logger and two recording hook owners. */
+function setup(options: Setup = {}) {
+  const events: string[] = [];
+  const executor = new FakeExecutor(options.responder, events);
+  const stream = new MemoryStream();
+  const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, logger: pino({ level: 'debug' }, stream), selectedLifecycleDrivers: SELECTED });
+  const owners = options.owners?.(events) ?? [
+    recordingOwner('configuration-postgres', events, { environment: { CFG_TOKEN: PLACEHOLDERS.CFG_TOKEN }, ...options.cfg }),
+    recordingOwner('iam-oidc', events, { capability: 'iam', environment: { IAM_TOKEN: PLACEHOLDERS.IAM_TOKEN }, ...options.iam }),
+  ];
+  driver.setLifecycleDrivers(owners);
+  if (options.bind !== false) driver.bindAgent({ namespace: NAMESPACE, agent: agentFor() });
+  return { driver, executor, events, stream };
+}
+
+/** Answers `operation` with a helper failure and everything else with its sample result. */
+function failing(operation: string, code: Parameters<typeof failureLine>[1], message = `${operation} failed`): Responder {
+  return (envelope) => (envelope.operation === operation ? { stdout: `${heartbeat(0)}${failureLine(envelope, code, message)}`, exitCode: 1 } : { stdout: okLine(envelope) });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<ComputeError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ComputeError, `expected a ComputeError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected a rejection');
+}
+
+function argsOf(executor: FakeExecutor, operation: string): Record<string, unknown> {
+  const call = executor.calls.find((c) => c.envelope.operation === operation);
+  assert.ok(call, `no ${operation} was sent`);
+  return call.envelope.args as Record<string, unknown>;
+}
+
+const OWNER = { namespace: { id: 'ns-1', name: 'stable' }, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-1' } };
+
+describe('SshComputeDriver: identity', () => {
+  it('is the compute-ssh / occ/ssh Compute driver, activating after OCC commits', () => {
+    const { driver } = setup();
+    assert.equal(driver.id, 'compute-ssh');
+    assert.equal(driver.implementation, 'occ/ssh');
+    assert.equal(driver.capability, 'compute');
+    assert.equal(driver.activationOrder, 'afterCommit');
+  });
+});
+
+describe('SshComputeDriver: bindings fail closed', () => {
+  it('refuses every revision operation for an unbound revision without contacting a host', async () => {
+    const { driver, executor, events } = setup({ bind: false });
+    const revision = revisionFor();
+    for (const call of [
+      () => driver.prepareRevision(revision),
+      () => driver.activateRevision(revision),
+      () => driver.deactivateRevision(revision),
+      () => driver.stopRevision(revision),
+      () => driver.retireRevision(revision),
+      () => driver.getGatewayEndpoint(revision),
+    ]) {
+      const error = await rejection(call());
+      assert.equal(error.code, 'unbound');
+      assert.equal(error.failure, 'permanent');
+    }
+    assert.equal(executor.calls.length, 0);
+    assert.deepEqual(events, [], 'no hook runs for an unbound revision');
+  });
+
+  it('refuses a revision whose Agent or Namespace does not match the binding', async () => {
+    const { driver, executor } = setup();
+    for (const revision of [revisionFor({ agentId: 'agent-2' }), revisionFor({ namespaceId: 'ns-2' })]) {
+      assert.equal((await rejection(driver.prepareRevision(revision))).code, 'unbound');
+    }
+    assert.equal(executor.calls.length, 0);
+  });
+});
+
+describe('SshComputeDriver: admission', () => {
+  it('validateHarnessAuth accepts only embedded runtime auth', () => {
+    const { driver } = setup();
+    assert.doesNotThrow(() => driver.validateHarnessAuth('openclaw/embedded', { method: 'runtime' }, {}));
+    for (const [harness, auth] of [
+      ['codex/dedicated', { method: 'runtime' }],
+      ['openclaw/embedded', { method: 'secret', secretRef: 'model-key' }],
+      ['openclaw/embedded', { method: 'runtime', env: 'OPENAI_API_KEY' }],
+    ] as const) {
+      assert.throws(() => driver.validateHarnessAuth(harness, auth), (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.permanent);
+    }
+  });
+
+  it('refusals never reach the executor or the hooks', async () => {
+    const refused: AgentRevision[] = [
+      revisionFor({ harness: 'codex/dedicated' }),
+      revisionFor({ harnessAuth: { method: 'secret', secretRef: 'model-key' } }),
+      revisionFor({ secretBindings: [{ name: 'model-key' }] }),
+      revisionFor({ sandbox: { driver: 'sandbox-gvisor' } }),
+      revisionFor({ plugins: { 'memory-lancedb': {} } }),
+      revisionFor({ dedicated: true }),
+      revisionFor({ configuration: { gateway: { auth: { mode: 'token', token: 'sk-secret-123' } } } }),
+      revisionFor({ configuration: { gateway: { auth: { password: 'hunter2' } } } }),
+      revisionFor({ configuration: { gateway: { port: 18789 } } }),
+    ];
+    for (const revision of refused) {
+      const { driver, executor, events } = setup();
+      for (const call of [() => driver.prepareRevision(revision), () => driver.activateRevision(revision)]) {
+        const error = await rejection(call());
+        assert.equal(error.code, 'admission', JSON.stringify(revision));
+        assert.equal(error.failure, 'permanent');
+      }
+      assert.equal(executor.calls.length, 0);
+      assert.deepEqual(events, []);
+    }
+  });
+
+  it('refuses an Agent default plugin approver policy, an empty list included', async () => {
+    const { driver, executor } = setup({ bind: false });
+    driver.bindAgent({ namespace: NAMESPACE, agent: agentFor({ defaultPluginApprovers: [] }) });
+    const error = await rejection(driver.prepareRevision(revisionFor()));
+    assert.equal(error.code, 'admission');
+    assert.equal(error.details.key, 'defaultPluginApprovers');
+    assert.equal(executor.calls.length, 0);
+  });
+
+  it('refuses a document too large for one argument as permanent configuration, before any host', async () => {
+    const { driver, executor } = setup();
+    // Fits MAX_DOCUMENT_BYTES as text, but its escaped quotes overflow the argument limit.
+    const error = await rejection(driver.prepareRevision(revisionFor({ configuration: { notes: '"'.repeat(20_000) } })));
+    assert.equal(error.code, 'configuration');
+    assert.equal(error.failure, 'permanent');
+    assert.equal(error.details.operation, 'prepare-revision');
+    assert.equal(executor.calls.length, 0);
+  });
+});
+
+describe('SshComputeDriver: prepareRevision', () => {
+  it('sends the owner, revision and rendered document, and reports readiness', async () => {
+    const { driver, executor, events } = setup();
+    const revision = revisionFor();
+    const rendered = sshGatewayConfigurationDocument(revision.configuration);
+    assert.deepEqual(await driver.prepareRevision(revision), { namespaceId: 'ns-1', agentId: 'agent-1', revisionId: 'rev-1', ready: true });
+    assert.deepEqual(argsOf(executor, 'prepare-revision'), {
+      owner: OWNER,
+      revision: { id: 'rev-1', number: 1 },
+      harness: 'openclaw/embedded',
+      configuration: { document: rendered.text, hash: rendered.hash, auth: 'password' },
+    });
+    assert.deepEqual(events, ['exec:prepare-revision'], 'preparation runs no hooks');
+  });
+
+  it('reports a superseded candidate as not ready', async () => {
+    const { driver } = setup({
+      responder: (envelope) => ({ stdout: okLine(envelope, envelope.operation === 'prepare-revision' ? { ...SAMPLE_RESULTS['prepare-revision'], ready: false, reason: 'superseded', snapshot: 'skipped' } : undefined) }),
+    });
+    assert.equal((await driver.prepareRevision(revisionFor())).ready, false);
+  });
+
+  it('surfaces an ownership failure as permanent with host and operation details', async () => {
+    const { driver } = setup({ responder: failing('prepare-revision', 'ownership', 'foreign Agent marker') });
+    const error = await rejection(driver.prepareRevision(revisionFor()));
+    assert.equal(error.code, 'ownership');
+    assert.equal(error.failure, 'permanent');
+    assert.equal(error.details.host, 'stable');
+    assert.equal(error.details.operation, 'prepare-revision');
+  });
+});
+
+describe('SshComputeDriver: activateRevision', () => {
+  it('runs beforeWorkloadStart hooks first, then sends activate-revision with their merged environment', async () => {
+    const { driver, executor, events } = setup();
+    const revision = revisionFor();
+    await driver.activateRevision(revision);
+    assert.deepEqual(events, ['beforeWorkloadStart:configuration-postgres', 'beforeWorkloadStart:iam-oidc', 'exec:activate-revision']);
+    assert.deepEqual(argsOf(executor, 'activate-revision'), {
+      owner: OWNER,
+      revision: { id: 'rev-1', number: 1 },
+      configurationHash: sshGatewayConfigurationDocument(revision.configuration).hash,
+      launchEnvironment: PLACEHOLDERS,
+      readinessTimeoutMs: 120_000,
+    });
+  });
+
+  it('a failing hook prevents the activate operation and compensates the hooks that completed', async () => {
+    const { driver, executor, events } = setup({ iam: { fail: ['beforeWorkloadStart'] } });
+    const error = await rejection(driver.activateRevision(revisionFor()));
+    assert.equal(error.code, 'hook');
+    assert.equal(error.failure, 'retryable');
+    assert.ok(!error.message.includes('sk-secret-123'));
+    assert.equal(executor.calls.length, 0);
+    assert.deepEqual(events, ['beforeWorkloadStart:configuration-postgres', 'beforeWorkloadStart:iam-oidc', 'beforeWorkloadStop:configuration-postgres']);
+  });
+
+  it('a refused launch environment prevents the activate operation', async () => {
+    const { driver, executor } = setup({ iam: { environment: { OPENCLAW_GATEWAY_PASSWORD: 'opaque-x' } } });
+    const error = await rejection(driver.activateRevision(revisionFor()));
+    assert.equal(error.code, 'configuration');
+    assert.equal(executor.calls.length, 0);
+  });
+
+  it('an activation failure compensates the started hooks in reverse and rethrows the classified helper error', async () => {
+    for (const [code, failure] of [['host-command', 'retryable'], ['not-ready', 'retryable'], ['ownership', 'permanent']] as const) {
+      const { driver, events } = setup({ responder: failing('activate-revision', code, 'readiness never reached') });
+      const error = await rejection(driver.activateRevision(revisionFor()));
+      assert.equal(error.code, code);
+      assert.equal(error.failure, failure);
+      assert.equal(error.details.host, 'stable');
+      assert.equal(error.details.operation, 'activate-revision');
+      assert.deepEqual(events, [
+        'beforeWorkloadStart:configuration-postgres',
+        'beforeWorkloadStart:iam-oidc',
+        'exec:activate-revision',
+        'beforeWorkloadStop:iam-oidc',
+        'beforeWorkloadStop:configuration-postgres',
+      ]);
+    }
+  });
+
+  it('a transport failure during activation is retryable and compensated', async () => {
+    const { driver, events } = setup({ responder: () => ({ exitCode: 255, transportFailed: true, stderrBytes: 80 }) });
+    const error = await rejection(driver.activateRevision(revisionFor()));
+    assert.equal(error.code, 'transport');
+    assert.equal(error.failure, 'retryable');
+    assert.deepEqual(events.slice(-2), ['beforeWorkloadStop:iam-oidc', 'beforeWorkloadStop:configuration-postgres']);
+  });
+});
+
+describe('SshComputeDriver: stop, retire and deactivate', () => {
+  it('stopRevision runs beforeWorkloadStop in reverse before sending stop-revision', async () => {
+    const { driver, executor, events } = setup();
+    await driver.stopRevision(revisionFor());
+    assert.deepEqual(events, ['beforeWorkloadStop:iam-oidc', 'beforeWorkloadStop:configuration-postgres', 'exec:stop-revision']);
+    assert.deepEqual(argsOf(executor, 'stop-revision'), { owner: OWNER, revision: { id: 'rev-1', number: 1 } });
+  });
+
+  it('retireRevision runs beforeWorkloadStop in reverse before sending retire-revision', async () => {
+    const { driver, executor, events } = setup();
+    await driver.retireRevision(revisionFor({ id: 'rev-0', number: 1 }));
+    assert.deepEqual(events, ['beforeWorkloadStop:iam-oidc', 'beforeWorkloadStop:configuration-postgres', 'exec:retire-revision']);
+    assert.deepEqual(argsOf(executor, 'retire-revision'), { owner: OWNER, revision: { id: 'rev-0', number: 1 } });
+  });
+
+  it('deactivateRevision only verifies ownership and runs no hooks', async () => {
+    const { driver, executor, events } = setup();
+    await driver.deactivateRevision(revisionFor());
+    assert.deepEqual(executor.operations, ['verify-revision']);
+    assert.deepEqual(events, ['exec:verify-revision']);
+  });
+
+  it('getGatewayEndpoint reports the loopback port on the configured host', async () => {
+    const { driver } = setup();
+    assert.deepEqual(await driver.getGatewayEndpoint(revisionFor()), { host: '203.0.113.10', port: 18800, url: 'http://127.0.0.1:18800' });
+  });
+});
+
+describe('SshComputeDriver: Namespaces', () => {
+  it('ensureNamespace creates the marker, then runs afterNamespacePrepared in order', async () => {
+    const { driver, executor, events } = setup();
+    assert.deepEqual(await driver.ensureNamespace(NAMESPACE), { namespaceId: 'ns-1', namespaceReady: true });
+    assert.deepEqual(argsOf(executor, 'ensure-namespace'), { namespace: { id: 'ns-1', name: 'stable' } });
+    assert.deepEqual(events, ['exec:ensure-namespace', 'afterNamespacePrepared:configuration-postgres', 'afterNamespacePrepared:iam-oidc']);
+  });
+
+  it('ensureNamespace fails permanently for an unmapped Namespace name, without contacting a host', async () => {
+    const { driver, executor, events } = setup();
+    assert.deepEqual(await driver.ensureNamespace({ id: 'ns-9', name: 'unmapped' }), { namespaceId: 'ns-9', namespaceReady: false, failure: 'permanent' });
+    assert.equal(executor.calls.length, 0);
+    assert.deepEqual(events, []);
+  });
+
+  it('ensureNamespace reports transport, timeout and hook failures as retryable, ownership as permanent', async () => {
+    const cases: [Responder, 'retryable' | 'permanent'][] = [
+      [() => ({ exitCode: 255, transportFailed: true }), 'retryable'],
+      [() => ({ timedOut: true, exitCode: null, signal: 'SIGTERM' }), 'retryable'],
+      [failing('ensure-namespace', 'ownership'), 'permanent'],
+      [failing('ensure-namespace', 'lock-timeout'), 'retryable'],
+    ];
+    for (const [responder, failure] of cases) {
+      const { driver } = setup({ responder });
+      assert.deepEqual(await driver.ensureNamespace(NAMESPACE), { namespaceId: 'ns-1', namespaceReady: false, failure });
+    }
+    const { driver } = setup({ cfg: { fail: ['afterNamespacePrepared'] } });
+    assert.deepEqual(await driver.ensureNamespace(NAMESPACE), { namespaceId: 'ns-1', namespaceReady: false, failure: 'retryable' });
+  });
+
+  it('deleteNamespace runs beforeNamespaceDelete in reverse, then deletes and clears the bindings', async () => {
+    const { driver, executor, events } = setup();
+    assert.deepEqual(await driver.deleteNamespace(NAMESPACE), { namespaceId: 'ns-1', namespaceDeleted: true });
+    assert.deepEqual(events, ['beforeNamespaceDelete:iam-oidc', 'beforeNamespaceDelete:configuration-postgres', 'exec:delete-namespace']);
+    assert.deepEqual(argsOf(executor, 'delete-namespace'), { namespace: { id: 'ns-1', name: 'stable' } });
+    const error = await rejection(driver.prepareRevision(revisionFor()));
+    assert.equal(error.code, 'unbound');
+    assert.deepEqual(executor.operations, ['delete-namespace']);
+  });
+
+  it('a failed deletion keeps the bindings', async () => {
+    const { driver, executor } = setup({ responder: failing('delete-namespace', 'host-command') });
+    assert.deepEqual(await driver.deleteNamespace(NAMESPACE), { namespaceId: 'ns-1', namespaceDeleted: false, failure: 'retryable' });
+    assert.equal((await driver.prepareRevision(revisionFor())).ready, true);
+    assert.deepEqual(executor.operations, ['delete-namespace', 'prepare-revision']);
+  });
+
+  it('a failing beforeNamespaceDelete hook stops the deletion and keeps the bindings', async () => {
+    const { driver, executor } = setup({ iam: { fail: ['beforeNamespaceDelete'] } });
+    assert.deepEqual(await driver.deleteNamespace(NAMESPACE), { namespaceId: 'ns-1', namespaceDeleted: false, failure: 'retryable' });
+    assert.deepEqual(executor.operations, []);
+    await driver.prepareRevision(revisionFor());
+  });
+
+  it('deletion of one Namespace leaves another Namespace bound', async () => {
+    const { driver, executor } = setup();
+    driver.bindAgent({ namespace: { id: 'ns-2', name: 'stable' }, agent: agentFor({ id: 'agent-2', namespaceId: 'ns-2' }) });
+    await driver.deleteNamespace(NAMESPACE);
+    await driver.prepareRevision(revisionFor({ id: 'rev-2', namespaceId: 'ns-2', agentId: 'agent-2' }));
+    assert.deepEqual(executor.operations, ['delete-namespace', 'prepare-revision']);
+  });
+});
+
+describe('SshComputeDriver: lifecycle hook owners', () => {
+  it('refuses setLifecycleDrivers after the first lifecycle operation', async () => {
+    const { driver } = setup();
+    await driver.ensureNamespace(NAMESPACE);
+    assert.throws(() => driver.setLifecycleDrivers([]), (error: unknown) => error instanceof ComputeError && error.code === 'configuration');
+  });
+
+  it('refuses owners the Installation did not select', () => {
+    const { driver } = setup();
+    assert.throws(() => driver.setLifecycleDrivers([recordingOwner('configuration-other', [])]), /not selected/);
+  });
+});
+
+describe('SshComputeDriver: what leaves the process', () => {
+  async function fullFlow(setupOptions: Setup = {}) {
+    const context = setup(setupOptions);
+    const { driver } = context;
+    const revision = revisionFor({ configuration: { agents: { defaults: { model: CANARY } }, gateway: { auth: { mode: 'password' } } } });
+    await driver.ensureNamespace(NAMESPACE);
+    driver.validateHarnessAuth(revision.harness, revision.harnessAuth);
+    await driver.prepareRevision(revision);
+    await driver.activateRevision(revision);
+    await driver.deactivateRevision(revision);
+    await driver.stopRevision(revision);
+    await driver.retireRevision(revision);
+    await driver.deleteNamespace(NAMESPACE);
+    return context;
+  }
+
+  it('envelopes carry no local SSH file paths and no Installation text', async () => {
+    const { executor } = await fullFlow();
+    assert.deepEqual(executor.operations, ['ensure-namespace', 'prepare-revision', 'activate-revision', 'verify-revision', 'stop-revision', 'retire-revision', 'delete-namespace']);
+    for (const call of executor.calls) {
+      const text = JSON.stringify(call.envelope);
+      for (const forbidden of [CONFIGURATION.ssh.identityFile, CONFIGURATION.ssh.knownHostsFile, 'id_ed25519', 'known_hosts', 'compute-ssh', 'configuration-postgres', 'occ.example.com', 'anythingOccOwns', '203.0.113.10']) {
+        assert.ok(!text.includes(forbidden), `${call.envelope.operation} envelope contains ${forbidden}`);
+      }
+      assert.ok(!call.request.remoteCommand.includes('/etc/openclaw/ssh'));
+      const envelope: Envelope = call.envelope;
+      assert.deepEqual(Object.keys(envelope).sort(), ['args', 'configurationHash', 'operation', 'protocolVersion', 'requestId', 'runtime']);
+    }
+  });
+
+  it('logs carry host, operation and resource fields but no document, password ref or placeholder', async () => {
+    const { stream } = await fullFlow();
+    const text = stream.text;
+    for (const forbidden of [CANARY, 'OPENCLAW_GATEWAY_PASSWORD', PLACEHOLDERS.CFG_TOKEN, PLACEHOLDERS.IAM_TOKEN, 'opaque-', '"gateway"', 'agents', '/etc/openclaw/ssh']) {
+      assert.ok(!text.includes(forbidden), `log contains ${forbidden}`);
+    }
+    const operations = stream.lines.filter((line) => line.msg === 'operation succeeded');
+    assert.deepEqual(
+      operations.map((line) => line.operation),
+      ['ensure-namespace', 'prepare-revision', 'activate-revision', 'verify-revision', 'stop-revision', 'retire-revision', 'delete-namespace'],
+    );
+    for (const line of operations) {
+      assert.equal(line.host, 'stable');
+      assert.equal(line.namespace, 'ns-1');
+      assert.equal(typeof line.requestId, 'string');
+      assert.equal(typeof line.durationMs, 'number');
+      if (String(line.operation).endsWith('-revision')) {
+        assert.equal(line.agent, 'agent-1');
+        assert.equal(line.revision, 'rev-1');
+      }
+    }
+  });
+
+  it('failure log lines carry the code and verdict but no helper stdout', async () => {
+    const { driver, stream } = setup({
+      responder: (envelope) => ({ stdout: `leaked ${CANARY}\n${failureLine(envelope, 'host-command', 'systemctl restart failed')}`, exitCode: 1, stderrBytes: 300 }),
+    });
+    await rejection(driver.activateRevision(revisionFor()));
+    const failed = stream.lines.find((line) => line.msg === 'operation failed');
+    assert.ok(failed);
+    assert.equal(failed.host, 'stable');
+    assert.equal(failed.operation, 'activate-revision');
+    assert.equal(failed.namespace, 'ns-1');
+    assert.equal(failed.agent, 'agent-1');
+    assert.equal(failed.revision, 'rev-1');
+    assert.equal(failed.code, 'host-command');
+    assert.equal(failed.failure, 'retryable');
+    assert.ok(!stream.text.includes(CANARY));
+    assert.ok(!stream.text.includes('opaque-'));
+  });
+
+  it('close releases the executor', async () => {
+    const { driver, executor } = setup();
+    await driver.close();
+    assert.equal(executor.closed, 1);
+  });
+});

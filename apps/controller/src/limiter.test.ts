@@ -1,0 +1,123 @@
+// HostLimiter: a per-host bound on concurrent operations, first come first served.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { HostLimiter } from './limiter.js';
+import { deferred, settle } from './testing/fakes.js';
+
+/** Tasks that record start/end and finish only when released, tracking the peak concurrency per host. */
+function harness() {
+  const started: string[] = [];
+  const running = new Map<string, number>();
+  const peak = new Map<string, number>();
+  const gates = new Map<string, ReturnType<typeof deferred<void>>>();
+  const task = (host: string, name: string) => async () => {
+    started.push(name);
+    const now = (running.get(host) ?? 0) + 1;
+    running.set(host, now);
+    peak.set(host, Math.max(peak.get(host) ?? 0, now));
+    const gate = deferred();
+    gates.set(name, gate);
+    try {
+      await gate.promise;
+      return name;
+    } finally {
+      running.set(host, (running.get(host) ?? 1) - 1);
+    }
+  };
+  const release = async (name: string, error?: Error) => {
+    const gate = gates.get(name);
+    assert.ok(gate, `${name} has not started`);
+    if (error) gate.reject(error);
+    else gate.resolve();
+    await settle();
+  };
+  return { started, running, peak, task, release };
+}
+
+describe('HostLimiter', () => {
+  it('never runs more than N operations at once on one host', async () => {
+    const limiter = new HostLimiter(2);
+    const h = harness();
+    const names = ['t1', 't2', 't3', 't4', 't5', 't6'];
+    const results = names.map((name) => limiter.run('stable', h.task('stable', name)));
+    await settle();
+    assert.deepEqual(h.started, ['t1', 't2']);
+    await h.release('t2');
+    assert.deepEqual(h.started, ['t1', 't2', 't3']);
+    await h.release('t1');
+    await h.release('t3');
+    await h.release('t4');
+    await h.release('t5');
+    await h.release('t6');
+    assert.deepEqual(await Promise.all(results), names);
+    assert.equal(h.peak.get('stable'), 2);
+    assert.equal(h.running.get('stable'), 0);
+  });
+
+  it('starts waiting operations in FIFO order', async () => {
+    const limiter = new HostLimiter(1);
+    const h = harness();
+    const names = ['a', 'b', 'c', 'd', 'e'];
+    const results = names.map((name) => limiter.run('stable', h.task('stable', name)));
+    for (const name of names) {
+      await settle();
+      await h.release(name);
+    }
+    await Promise.all(results);
+    assert.deepEqual(h.started, names);
+    assert.equal(h.peak.get('stable'), 1);
+  });
+
+  it('keeps different hosts independent', async () => {
+    const limiter = new HostLimiter(1);
+    const h = harness();
+    const a1 = limiter.run('alpha', h.task('alpha', 'a1'));
+    const a2 = limiter.run('alpha', h.task('alpha', 'a2'));
+    const b1 = limiter.run('beta', h.task('beta', 'b1'));
+    await settle();
+    assert.deepEqual(h.started, ['a1', 'b1'], 'beta is not held up by a full alpha');
+    await h.release('b1');
+    assert.deepEqual(h.started, ['a1', 'b1'], 'a free beta slot does not admit alpha work');
+    await h.release('a1');
+    await h.release('a2');
+    assert.deepEqual(await Promise.all([a1, a2, b1]), ['a1', 'a2', 'b1']);
+  });
+
+  it('frees the slot when an operation fails, and passes the failure on', async () => {
+    const limiter = new HostLimiter(1);
+    const h = harness();
+    const first = limiter.run('stable', h.task('stable', 'x'));
+    const second = limiter.run('stable', h.task('stable', 'y'));
+    const failed = assert.rejects(first, /boom/);
+    await settle();
+    await h.release('x', new Error('boom'));
+    await failed;
+    assert.deepEqual(h.started, ['x', 'y']);
+    await h.release('y');
+    assert.equal(await second, 'y');
+    // The host is fully free again: N new operations start at once.
+    const again = limiter.run('stable', h.task('stable', 'z'));
+    await settle();
+    assert.equal(h.started.at(-1), 'z');
+    await h.release('z');
+    await again;
+  });
+
+  it('does not let a newcomer overtake a waiting operation when a slot is handed over', async () => {
+    const limiter = new HostLimiter(1);
+    const h = harness();
+    const first = limiter.run('stable', h.task('stable', 'first'));
+    const waiting = limiter.run('stable', h.task('stable', 'waiting'));
+    await settle();
+    // Release `first` and submit a newcomer in the same turn.
+    void h.release('first');
+    const newcomer = limiter.run('stable', h.task('stable', 'newcomer'));
+    await settle();
+    assert.deepEqual(h.started, ['first', 'waiting']);
+    assert.equal(h.peak.get('stable'), 1);
+    await h.release('waiting');
+    await h.release('newcomer');
+    await Promise.all([first, waiting, newcomer]);
+    assert.deepEqual(h.started, ['first', 'waiting', 'newcomer']);
+  });
+});

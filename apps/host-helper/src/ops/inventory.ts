@@ -1,0 +1,71 @@
+// inventory: reads every marker under the root without changing anything; problems are reported, not thrown.
+import { agentMarker, namespaceMarker, revisionMarker, servedMarker, unitName } from '@occ-ssh/markers';
+import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
+import type { OpContext } from '../context.js';
+import { listDir, lstatOrNull, readSymlink } from '../fsx.js';
+import { readMarker } from '../marker-io.js';
+import { probeReady } from '../readiness.js';
+import { activeState, isEnabled } from '../systemd.js';
+
+type Problem = { path: string; message: string };
+
+function attempt<T>(problems: Problem[], path: string, read: () => T): T | null {
+  try {
+    return read();
+  } catch (error) {
+    problems.push({ path, message: error instanceof ComputeError ? error.message : 'could not be read' });
+    return null;
+  }
+}
+
+export async function inventory(ctx: OpContext): Promise<OperationResult<'inventory'>> {
+  const problems: Problem[] = [];
+  const base = `${ctx.runtime.root}/namespaces`;
+  const namespaces = [];
+  for (const nsDir of listDir(base).filter((name) => !name.startsWith('.'))) {
+    const ns = attempt(problems, `${base}/${nsDir}/namespace.json`, () => readMarker(`${base}/${nsDir}/namespace.json`, namespaceMarker));
+    if (!ns) continue;
+    const agents: InventoryAgent[] = [];
+    const agentsDir = `${base}/${nsDir}/agents`;
+    for (const agentDir of listDir(agentsDir).filter((name) => !name.startsWith('.'))) {
+      const dir = `${agentsDir}/${agentDir}`;
+      const agent = attempt(problems, `${dir}/agent.json`, () => readMarker(`${dir}/agent.json`, agentMarker));
+      if (agent) agents.push(await describeAgent(ctx, dir, agent, problems));
+    }
+    namespaces.push({ namespaceId: ns.namespaceId, namespaceName: ns.namespaceName, agents });
+  }
+  return { namespaces, problems };
+}
+
+async function describeAgent(ctx: OpContext, dir: string, agent: NonNullable<ReturnType<typeof readMarker<typeof agentMarker>>>, problems: Problem[]): Promise<InventoryAgent> {
+  const unit = unitName(agent.agentId);
+  const revisions = [];
+  const byDir = new Map<string, string>();
+  for (const name of listDir(`${dir}/revisions`).filter((entry) => !entry.startsWith('.'))) {
+    const path = `${dir}/revisions/${name}/revision.json`;
+    const marker = attempt(problems, path, () => readMarker(path, revisionMarker));
+    if (!marker) continue;
+    byDir.set(`revisions/${name}`, marker.revisionId);
+    revisions.push({ revisionId: marker.revisionId, number: marker.revisionNumber, auth: marker.auth });
+  }
+  const current = attempt(problems, `${dir}/current`, () => readSymlink(`${dir}/current`));
+  const served = attempt(problems, `${dir}/served.json`, () => readMarker(`${dir}/served.json`, servedMarker));
+  const unitFile = `${ctx.runtime.systemdUnitDirectory}/${unit}`;
+  const unitState = lstatOrNull(unitFile) ? await activeState(unit) : 'not-found';
+  return {
+    agentId: agent.agentId,
+    servicePrincipalId: agent.servicePrincipalId,
+    account: agent.account,
+    uid: agent.uid,
+    gid: agent.gid,
+    port: agent.port,
+    unit,
+    unitState,
+    enabled: unitState !== 'not-found' && (await isEnabled(unit)),
+    currentRevisionId: current ? (byDir.get(current) ?? null) : null,
+    servedRevisionId: served?.revisionId ?? null,
+    servedAt: served?.servedAt ?? null,
+    ready: unitState === 'active' && (await probeReady(agent.port, 500)),
+    revisions: revisions.sort((a, b) => a.number - b.number),
+  };
+}
