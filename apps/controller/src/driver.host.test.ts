@@ -1,0 +1,210 @@
+// The SshComputeDriver against a real systemd host through the system ssh client: every method and the worker flow.
+import assert from 'node:assert/strict';
+import { chmodSync, copyFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { after, before, describe, test } from 'node:test';
+import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { SshComputeDriver } from './driver.js';
+import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf } from './testing/hosts.js';
+import type { AgentRevision, LifecycleDriver } from './types.js';
+import { ComputeError } from '@occ-ssh/protocol';
+
+describe('SshComputeDriver on a real host', () => {
+  let host: TestHost;
+  let driver: SshComputeDriver;
+  const log = memoryLogger();
+  const calls: string[] = [];
+  const iam: LifecycleDriver = {
+    id: 'iam-test',
+    capability: 'iam',
+    lifecycle: {
+      async afterNamespacePrepared(ns) {
+        calls.push(`afterNamespacePrepared:${ns.name}`);
+      },
+      async beforeWorkloadStart(revision, launch) {
+        calls.push(`beforeWorkloadStart:${revision.number}`);
+        launch.environment.OCC_IAM_PLACEHOLDER = 'opaque-iam-7f3a';
+      },
+      async beforeWorkloadStop(revision) {
+        calls.push(`beforeWorkloadStop:${revision.number}`);
+      },
+      async beforeNamespaceDelete(ns) {
+        calls.push(`beforeNamespaceDelete:${ns.name}`);
+      },
+    },
+  };
+  const binding = agentBinding('flow', 'stable');
+  const rev1 = revisionOf(binding, 1);
+  const rev2 = revisionOf(binding, 2, { fixtureGateway: { readyAfterMs: 200 } });
+  let active: AgentRevision | null = null;
+  const inventory = async () => (await driver.inventory('stable')).namespaces.flatMap((ns) => ns.agents);
+
+  before(async () => {
+    host = await startTestHost({ name: 'cdrv' });
+    driver = new SshComputeDriver({ configuration: configFor({ stable: host }), logger: log.logger, selectedLifecycleDrivers: ['iam-test'], readinessTimeoutMs: 20_000 });
+    driver.setLifecycleDrivers([iam]);
+  });
+  after(async () => {
+    await driver?.close();
+    await host?.down();
+  });
+
+  test('preflight probes the host through the system ssh client', async () => {
+    await driver.preflight();
+  });
+
+  test('an unbound revision fails closed before any host is touched', async () => {
+    const error = await driver.prepareRevision(rev1).catch((e: unknown) => e);
+    assert.ok(error instanceof ComputeError);
+    assert.equal(error.code, 'unbound');
+    assert.equal(error.failure, 'permanent');
+  });
+
+  test('ensureNamespace prepares the marker and then runs afterNamespacePrepared', async () => {
+    assert.deepEqual(await driver.ensureNamespace(binding.namespace), { namespaceId: binding.namespace.id, namespaceReady: true });
+    assert.deepEqual(calls.splice(0), ['afterNamespacePrepared:stable']);
+    assert.deepEqual(await driver.ensureNamespace({ id: 'ns-unmapped', name: 'nowhere' }), { namespaceId: 'ns-unmapped', namespaceReady: false, failure: 'permanent' });
+  });
+
+  test('lifecycle owners are fixed once the first operation began', () => {
+    assert.throws(() => driver.setLifecycleDrivers([]), /fixed once the first lifecycle operation/);
+  });
+
+  test('the worker flow: bind, validate, prepare, commit, activate', async () => {
+    driver.bindAgent(binding);
+    driver.validateHarnessAuth(rev1.harness, rev1.harnessAuth, rev1.configuration);
+    assert.deepEqual(await driver.prepareRevision(rev1), { namespaceId: binding.namespace.id, agentId: binding.agent.id, revisionId: rev1.id, ready: true });
+    active = rev1; // OCC's compare-and-set of the active revision
+    await driver.activateRevision(rev1);
+    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:1']);
+    const [agent] = await inventory();
+    assert.equal(agent?.servedRevisionId, rev1.id);
+    assert.equal(agent?.ready, true);
+    const unit = await host.run(['cat', `/etc/systemd/system/${agent!.unit}`]);
+    assert.match(unit, /^Environment="OCC_IAM_PLACEHOLDER=opaque-iam-7f3a"$/m);
+    const endpoint = await driver.getGatewayEndpoint(rev1);
+    assert.deepEqual(endpoint, { host: host.address, port: 18800, url: 'http://127.0.0.1:18800' });
+  });
+
+  test('a failed OCC commit after preparation leaves the previous gateway serving', async () => {
+    assert.equal((await driver.prepareRevision(rev2)).ready, true);
+    const committed = active?.id === rev1.id ? false : true; // the compare-and-set lost: another writer moved on
+    assert.equal(committed, false);
+    const [agent] = await inventory();
+    assert.equal(agent?.currentRevisionId, rev1.id);
+    assert.equal(agent?.servedRevisionId, rev1.id);
+    assert.equal(agent?.ready, true);
+    assert.deepEqual(agent?.revisions.map((r) => r.number), [1, 2]);
+  });
+
+  test('cancellation mid-activation is retryable and a retry converges', async () => {
+    const slow = revisionOf(binding, 3, { fixtureGateway: { readyAfterMs: 15_000 } });
+    await driver.prepareRevision(slow);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 2500);
+    const error = await driver.activateRevision(slow, { signal: controller.signal }).catch((e: unknown) => e);
+    assert.ok(error instanceof ComputeError);
+    assert.equal(error.code, 'cancelled');
+    assert.equal(error.failure, 'retryable');
+    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:3', 'beforeWorkloadStop:3'], 'started hooks are compensated');
+    const [agent] = await inventory();
+    assert.notEqual(agent?.servedRevisionId, slow.id, 'a cancelled activation is never recorded as served');
+    await driver.activateRevision(slow);
+    assert.equal((await inventory())[0]?.servedRevisionId, slow.id);
+    calls.splice(0);
+  });
+
+  test('activation of the committed revision, then retirement of the previous one', async () => {
+    active = rev2;
+    await driver.activateRevision(rev2);
+    await driver.retireRevision(rev1);
+    await driver.retireRevision(revisionOf(binding, 3));
+    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:2', 'beforeWorkloadStop:1', 'beforeWorkloadStop:3']);
+    const [agent] = await inventory();
+    assert.deepEqual(agent?.revisions.map((r) => r.number), [2]);
+    assert.equal(agent?.servedRevisionId, rev2.id);
+  });
+
+  test('deactivateRevision only verifies ownership', async () => {
+    await driver.deactivateRevision(rev2);
+    assert.equal((await inventory())[0]?.unitState, 'active');
+  });
+
+  test('an ownership conflict on the host is permanent and names the path', async () => {
+    const [agent] = await inventory();
+    const unitFile = `/etc/systemd/system/${agent!.unit}`;
+    const original = await host.run(['cat', unitFile]);
+    await host.run(['sed', '-i', '2s/.*/# X-OCC-Namespace-Id=someone-else/', unitFile]);
+    const error = await driver.activateRevision(rev2).catch((e: unknown) => e);
+    assert.ok(error instanceof ComputeError);
+    assert.equal(error.code, 'ownership');
+    assert.equal(error.failure, 'permanent');
+    assert.equal(error.details.path, unitFile);
+    assert.equal(error.details.host, 'stable');
+    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:2', 'beforeWorkloadStop:2'], 'a failed activation compensates its hooks');
+    await host.run(['tee', unitFile], { input: original });
+  });
+
+  test('stopRevision stops the gateway and keeps the snapshot', async () => {
+    await driver.stopRevision(rev2);
+    const [agent] = await inventory();
+    assert.equal(agent?.unitState, 'inactive');
+    assert.equal(agent?.currentRevisionId, null);
+    assert.deepEqual(agent?.revisions.map((r) => r.number), [2]);
+    assert.deepEqual(calls.splice(0), ['beforeWorkloadStop:2']);
+  });
+
+  test('deleteNamespace removes everything and clears the bindings only after success', async () => {
+    const result = await driver.deleteNamespace(binding.namespace);
+    assert.deepEqual(result, { namespaceId: binding.namespace.id, namespaceDeleted: true });
+    assert.deepEqual(calls.splice(0), ['beforeNamespaceDelete:stable']);
+    assert.deepEqual((await driver.inventory('stable')).namespaces, []);
+    const error = await driver.prepareRevision(rev2).catch((e: unknown) => e);
+    assert.equal((error as ComputeError).code, 'unbound');
+  });
+
+  test('logs carry host, operation and resource fields and never the password, placeholders or documents', async () => {
+    const text = log.text();
+    assert.match(text, /"host":"stable"/);
+    assert.match(text, /"operation":"activate-revision"/);
+    assert.match(text, /"revision":"rev-agent-flow-2"/);
+    assert.doesNotMatch(text, /opaque-iam-7f3a/);
+    assert.doesNotMatch(text, /OPENCLAW_GATEWAY_PASSWORD=/);
+    assert.doesNotMatch(text, /fixtureGateway/);
+  });
+});
+
+describe('SshComputeDriver refusals that need no host', () => {
+  test('preflight refuses an identity file readable by others, naming the key', async () => {
+    await using host = await startTestHost({ name: 'cpre' });
+    const dir = mkdtempSync(`${tmpdir()}/occ-pre-`);
+    copyFileSync(host.identityFile, `${dir}/id`);
+    chmodSync(`${dir}/id`, 0o644);
+    const driver = new SshComputeDriver({ configuration: configFor({ stable: { ...hostInfo(host), identityFile: `${dir}/id` } }), logger: memoryLogger().logger });
+    const error = await driver.preflight().catch((e: unknown) => e);
+    assert.ok(error instanceof ComputeError);
+    assert.equal(error.code, 'configuration');
+    assert.equal(error.details.key, 'drivers.compute.configuration.ssh.identityFile');
+  });
+
+  test('an unreachable host is a retryable transport failure naming the host', async () => {
+    await using host = await startTestHost({ name: 'cdown' });
+    const unreachable = { ...hostInfo(host), address: '10.213.254.2' };
+    const driver = new SshComputeDriver({ configuration: configFor({ stable: host, gone: unreachable }), logger: memoryLogger().logger });
+    const error = await driver.preflight().catch((e: unknown) => e);
+    assert.ok(error instanceof ComputeError);
+    assert.equal(error.code, 'transport');
+    assert.equal(error.failure, 'retryable');
+    assert.equal(error.details.host, 'gone');
+    const result = await driver.ensureNamespace({ id: 'ns-gone', name: 'gone' });
+    assert.deepEqual(result, { namespaceId: 'ns-gone', namespaceReady: false, failure: 'retryable' });
+  });
+
+  test('a host key that does not match known_hosts is refused as a transport failure', async () => {
+    await using host = await startTestHost({ name: 'ckey' });
+    await using other = await startTestHost({ name: 'ckey2' });
+    const driver = new SshComputeDriver({ configuration: configFor({ stable: host }, { knownHostsFile: other.knownHostsFile }), logger: memoryLogger().logger });
+    const error = await driver.preflight().catch((e: unknown) => e);
+    assert.equal((error as ComputeError).code, 'transport');
+  });
+});
