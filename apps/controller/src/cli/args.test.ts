@@ -1,0 +1,54 @@
+// Unit tests of occ-ssh argument parsing and its usage exit code.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, test } from 'node:test';
+import { UsageError, parseCli } from './args.js';
+import { EXIT, runCli } from './main.js';
+
+function sink() {
+  let text = '';
+  return { stream: new Writable({ write: (chunk: Buffer, _e, done) => ((text += chunk.toString()), done()) }), text: () => text };
+}
+
+describe('occ-ssh arguments', () => {
+  test('a full deploy command parses', () => {
+    assert.deepEqual(parseCli(['deploy', '--config', '/etc/i.yaml', '--revision', 'r.json', '--revision-number', '3', '--json', '--readiness-timeout', '30']), {
+      command: 'deploy',
+      config: '/etc/i.yaml',
+      revision: 'r.json',
+      revisionNumber: 3,
+      readinessTimeoutMs: 30_000,
+      json: true,
+      verbose: false,
+    });
+  });
+
+  for (const [name, argv, message] of [
+    ['no command', ['--config', 'x'], /a command is required/],
+    ['unknown command', ['launch', '--config', 'x'], /unknown command "launch"/],
+    ['missing config', ['status'], /--config <installation.yaml> is required/],
+    ['unknown flag', ['status', '--config', 'x', '--force'], /Unknown option '--force'/],
+    ['extra positional', ['status', 'now', '--config', 'x'], /unexpected argument "now"/],
+    ['bad revision number', ['deploy', '--config', 'x', '--revision-number', '0'], /positive integer/],
+    ['bad readiness timeout', ['deploy', '--config', 'x', '--readiness-timeout', '121'], /1 to 120/],
+  ] as const) {
+    test(`usage error: ${name}`, () => assert.throws(() => parseCli([...argv]), (error: unknown) => error instanceof UsageError && message.test(error.message)));
+  }
+
+  test('usage errors exit 2 and print the usage; --help exits 0', async () => {
+    const err = sink();
+    assert.equal(await runCli(['status'], sink().stream, err.stream), EXIT.usage);
+    assert.match(err.text(), /^occ-ssh: --config/);
+    assert.match(err.text(), /exit codes: 0 success, 2 usage, 3 permanent failure, 75 retryable failure/);
+    const out = sink();
+    assert.equal(await runCli(['--help'], out.stream, sink().stream), EXIT.ok);
+    assert.match(out.text(), /^usage: occ-ssh/);
+  });
+
+  test('an invalid Installation is a permanent failure (exit 3) naming the key', async () => {
+    const err = sink();
+    assert.equal(await runCli(['status', '--config', '/nonexistent/installation.yaml'], sink().stream, err.stream), EXIT.permanent);
+    assert.match(err.text(), /permanent configuration error/);
+    assert.match(err.text(), /\/nonexistent\/installation\.yaml/);
+  });
+});

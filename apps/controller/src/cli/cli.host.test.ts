@@ -1,0 +1,91 @@
+// occ-ssh against a real host: the worker flow with a durable ledger, status, exit codes and error naming.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { hostInfo, installationYaml } from '../testing/hosts.js';
+import { EXIT, runCli } from './main.js';
+
+function sink() {
+  let text = '';
+  return { stream: new Writable({ write: (chunk: Buffer, _e, done) => ((text += chunk.toString()), done()) }), text: () => text };
+}
+
+describe('occ-ssh on a real host', () => {
+  let host: TestHost;
+  const dir = mkdtempSync(`${tmpdir()}/occ-cli-`);
+  const config = `${dir}/installation.yaml`;
+  const ledger = `${dir}/ledger.json`;
+  const revisionFile = (number: number, configuration: Record<string, unknown> = {}) => {
+    const path = `${dir}/rev-${number}.json`;
+    writeFileSync(path, JSON.stringify({ namespace: { id: 'ns-cli', name: 'stable' }, agent: { id: 'agent-cli', servicePrincipal: { id: 'sp-cli' } }, revision: { id: `rev-cli-${number}`, number, configuration: { gateway: { mode: 'local' }, ...configuration } } }));
+    return path;
+  };
+  const cli = async (...argv: string[]) => {
+    const out = sink();
+    const err = sink();
+    const code = await runCli([...argv, '--config', config, '--ledger', ledger], out.stream, err.stream);
+    return { code, out: out.text(), err: err.text() };
+  };
+
+  before(async () => {
+    host = await startTestHost({ name: 'ccli' });
+    writeFileSync(config, installationYaml({ stable: hostInfo(host), gone: { ...hostInfo(host), address: '10.213.254.2' } }));
+  });
+  after(() => host?.down());
+
+  test('deploy prints each step with its time and records the active revision', async () => {
+    const result = await cli('deploy', '--revision', revisionFile(1));
+    assert.equal(result.code, EXIT.ok, result.err);
+    for (const step of ['ensure namespace', 'prepare revision', 'commit active revision (ledger compare-and-set)', 'activate (unit, current, restart, readiness)']) {
+      assert.match(result.out, new RegExp(`${step.replace(/[()]/g, '\\$&')} \\.\\.\\. ok \\(\\d+(\\.\\d+)? m?s\\)`));
+    }
+  });
+
+  test('a second deploy cuts over and retires the previous revision; --json prints one result', async () => {
+    const result = await cli('deploy', '--revision', revisionFile(2), '--json');
+    assert.equal(result.code, EXIT.ok, result.err);
+    const lines = result.out.trim().split('\n');
+    assert.equal(lines.length, 1);
+    const json = JSON.parse(lines[0]!) as { ok: boolean; result: { active: string; retired: string } };
+    assert.equal(json.ok, true);
+    assert.equal(json.result.active, 'rev-cli-2');
+    assert.equal(json.result.retired, 'rev-cli-1');
+  });
+
+  test('status shows the Agent, its port, current and served revision, unit state and readiness', async () => {
+    const result = await cli('status', '--namespace', 'stable');
+    assert.equal(result.code, EXIT.ok, result.err);
+    assert.match(result.out, /Agent agent-cli {2}account openclaw-[0-9a-f]{12} \(\d+:\d+\) {2}port 18800/);
+    assert.match(result.out, /: active, enabled; ready: yes/);
+    assert.match(result.out, /current rev-cli-2; served rev-cli-2 since /);
+    assert.match(result.out, /revisions: 2:rev-cli-2/);
+  });
+
+  test('an ownership conflict exits 3 and names the host, operation and marker path', async () => {
+    const result = await cli('deploy', '--revision', revisionFile(3), '--namespace-id', 'ns-cli', '--agent-id', 'agent-cli', '--service-principal-id', 'sp-other');
+    assert.equal(result.code, EXIT.permanent);
+    assert.match(result.err, /permanent ownership error/);
+    assert.match(result.err, /host=stable/);
+    assert.match(result.err, /operation=prepare-revision/);
+    assert.match(result.err, /path=\/var\/lib\/openclaw-enterprise\//);
+  });
+
+  test('an unreachable host exits 75 (retryable) naming the host', async () => {
+    const result = await cli('preflight');
+    assert.equal(result.code, EXIT.retryable);
+    assert.match(result.err, /retryable transport error/);
+    assert.match(result.err, /host=gone/);
+  });
+
+  test('stop, retire and delete-namespace', async () => {
+    assert.equal((await cli('stop', '--revision', revisionFile(2))).code, EXIT.ok);
+    assert.equal((await cli('retire', '--revision', revisionFile(2))).code, EXIT.ok);
+    const deleted = await cli('delete-namespace', '--revision', revisionFile(2), '--json');
+    assert.equal(deleted.code, EXIT.ok, deleted.err);
+    const status = await cli('status', '--namespace', 'stable', '--json');
+    assert.deepEqual((JSON.parse(status.out) as { result: { hosts: { stable: { namespaces: unknown[] } } } }).result.hosts.stable.namespaces, []);
+  });
+});
