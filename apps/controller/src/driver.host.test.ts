@@ -8,8 +8,9 @@ import { SshComputeDriver } from './driver.js';
 import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf } from './testing/hosts.js';
 import type { AgentRevision, LifecycleDriver } from './types.js';
 import { ComputeError } from '@occ-ssh/protocol';
+import { TRANSPORTS } from './config/index.js';
 
-describe('SshComputeDriver on a real host', () => {
+for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host over ${transport}`, () => {
   let host: TestHost;
   let driver: SshComputeDriver;
   const log = memoryLogger();
@@ -40,8 +41,8 @@ describe('SshComputeDriver on a real host', () => {
   const inventory = async () => (await driver.inventory('stable')).namespaces.flatMap((ns) => ns.agents);
 
   before(async () => {
-    host = await startTestHost({ name: 'cdrv' });
-    driver = new SshComputeDriver({ configuration: configFor({ stable: host }), logger: log.logger, selectedLifecycleDrivers: ['iam-test'], readinessTimeoutMs: 20_000 });
+    host = await startTestHost({ name: `cdrv-${transport.slice(0, 4)}` });
+    driver = new SshComputeDriver({ configuration: configFor({ stable: host }, { transport }), logger: log.logger, selectedLifecycleDrivers: ['iam-test'], readinessTimeoutMs: 20_000 });
     driver.setLifecycleDrivers([iam]);
   });
   after(async () => {

@@ -227,7 +227,8 @@ export class SshComputeDriver {
     const log = this.logger.child({ host: host.name, operation, ...fields });
     const started = Date.now();
     try {
-      const outcome = await this.limiter.run(host.name, () =>
+      // Keyed by the connection, not the Namespace: several Namespaces may share one host.
+      const outcome = await this.limiter.run(`${host.user}@${host.address}:${host.port}`, () =>
         runOperation(this.executor, this.helper, DRIVER_VERSION, { operation, args, host, runtime: runtimeSettingsFor(this.config, namespaceName), ...(signal ? { signal } : {}) }, this.operationTimeoutMs),
       );
       log.info({ durationMs: Date.now() - started, timings: outcome.timings, requestId: outcome.requestId }, 'operation succeeded');

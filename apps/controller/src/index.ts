@@ -4,6 +4,10 @@ export { loadInstallationConfiguration, hostFor, runtimeSettingsFor, type SshCom
 export { sshGatewayConfigurationDocument, MANAGED_PASSWORD_REF, type RenderedDocument } from './admission/document.js';
 export { validateHarnessAuth, admitRevision, SUPPORTED_HARNESS } from './admission/harness.js';
 export { SystemSshCommandExecutor } from './transport/system-ssh.js';
+export { OpenSshMuxExecutor } from './transport/openssh-mux.js';
+export { Ssh2PoolExecutor } from './transport/ssh2-pool.js';
+export { createExecutor } from './transport/select.js';
+export { hostKeyAccepted } from './transport/known-hosts.js';
 export { sshArgv, type SshClientSettings } from './transport/ssh-args.js';
 export type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './transport/executor.js';
 export { createLogger, REDACTED_PATHS, type Logger } from './logging.js';

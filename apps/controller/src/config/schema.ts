@@ -3,7 +3,7 @@ import { namespaceName, portRange, runtimeUser, safePath, safePathProblem } from
 import { z } from 'zod';
 import { hostAddressProblem } from './address.js';
 
-/** How the controller reaches hosts: `system-ssh` today; the others reserve names for connection reuse. */
+/** How the controller reaches hosts: the system ssh client, OpenSSH multiplexing, or an ssh2 connection pool. */
 export const TRANSPORTS = ['system-ssh', 'openssh-mux', 'ssh2'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 

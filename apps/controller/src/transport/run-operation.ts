@@ -77,7 +77,7 @@ function interpret(exec: ExecuteResult, operation: OperationName, requestId: str
   if (exec.timedOut) throw new ComputeError('timeout', `${where} exceeded the ${timeoutMs / 1000}-second operation bound`, details);
   const line = exec.stdoutTruncated ? undefined : findResultLine(exec.stdout);
   if (!line) {
-    if (exec.transportFailed) throw new ComputeError('transport', `${where}: ssh could not connect or authenticate (exit ${String(exec.exitCode)}); check the address, key and known_hosts entry`, details);
+    if (exec.transportFailed) throw new ComputeError('transport', `${where}: ssh ended (exit ${String(exec.exitCode)}) without a result: a connection, authentication or host-key failure, or the session was cut; check the address, key and known_hosts entry`, details);
     throw new ComputeError('protocol', `${where}: the helper ended without a result line (exit ${String(exec.exitCode ?? exec.signal)})`, details);
   }
   if (line.protocolVersion !== PROTOCOL_VERSION || line.helperVersion !== version) {
