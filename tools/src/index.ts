@@ -1,0 +1,1 @@
+export * from './testhost/index.js';

@@ -1,0 +1,61 @@
+// Per-host cgroup folders, so each container sees only its own units' processes.
+import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
+import path from 'node:path';
+import { cgroupRoots, currentMounts } from './mountinfo.js';
+import { hostObjects } from './paths.js';
+import { sleepSync } from './process-identity.js';
+
+export function hostCgroupDirs(name: string): string[] {
+  return cgroupRoots(currentMounts()).map((root) => path.join(root, hostObjects(name).cgroup));
+}
+
+/** The folders that hold one cgroup per host, e.g. /sys/fs/cgroup/unified/occ-testhosts. */
+export function cgroupParents(): string[] {
+  return cgroupRoots(currentMounts()).map((root) => path.join(root, path.dirname(hostObjects('x').cgroup)));
+}
+
+export function createHostCgroups(name: string): string[] {
+  const dirs = hostCgroupDirs(name);
+  if (dirs.length === 0) throw new Error('no systemd or cgroup2 hierarchy is mounted on this machine');
+  for (const dir of dirs) mkdirSync(dir, { recursive: true });
+  return dirs;
+}
+
+/** cgroupfs folders go with rmdir only, children first; EBUSY means a process is still leaving. */
+function removeTree(dir: string, keepTop: boolean): void {
+  let children: string[];
+  try {
+    children = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  for (const child of children) removeTree(path.join(dir, child), false);
+  if (keepTop) return;
+  try {
+    rmdirSync(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+}
+
+function removeWithRetry(dir: string, keepTop: boolean): string | undefined {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      removeTree(dir, keepTop);
+      return undefined;
+    } catch (e) {
+      if (attempt >= 40) return `${dir}: ${(e as Error).message}`;
+      sleepSync(50);
+    }
+  }
+}
+
+export function removeHostCgroups(name: string): string[] {
+  return hostCgroupDirs(name).flatMap((dir) => removeWithRetry(dir, false) ?? []);
+}
+
+/** Before a reboot relaunch: the host's own folder stays, what the previous boot made inside goes. */
+export function emptyHostCgroups(name: string): string[] {
+  return hostCgroupDirs(name).flatMap((dir) => removeWithRetry(dir, true) ?? []);
+}

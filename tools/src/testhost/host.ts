@@ -1,0 +1,110 @@
+// The TestHost handle tests use: strict ssh exec, journal access, reboot and idempotent down.
+import { bootHost, type BootOptions } from './boot.js';
+import { emptyHostCgroups, hostCgroupDirs } from './cgroups.js';
+import { log } from './command.js';
+import { writeHostRecord, type HostRecord } from './host-record.js';
+import { retrack, untrack } from './live-hosts.js';
+import { reapplyAddresses } from './network.js';
+import { isRunning, launchNspawn, stopNspawn, waitExit } from './nspawn.js';
+import { HOST_PATHS } from './paths.js';
+import { waitForSsh } from './ready.js';
+import { sshExec, sshRun, type ExecOptions, type ExecResult, type SshTarget } from './ssh.js';
+import { downHost } from './teardown.js';
+
+export interface TestHost extends AsyncDisposable {
+  readonly name: string;
+  readonly address: string;
+  readonly port: number;
+  readonly user: 'root';
+  readonly identityFile: string;
+  readonly knownHostsFile: string;
+  readonly nodePath: string;
+  readonly openclawPath: string;
+  readonly fixtureGatewayPath: string;
+  /** Runs argv on the host over strict ssh (BatchMode, StrictHostKeyChecking=yes, IdentitiesOnly, explicit known_hosts); each argv element is quoted for the remote shell. */
+  exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
+  /** Same, but throws (with stderr in the message) on a nonzero exit. */
+  run(argv: readonly string[], opts?: ExecOptions): Promise<string>;
+  /** journalctl -u <unit> --no-pager -o cat */
+  journal(unit: string): Promise<string>;
+  down(): Promise<void>;
+  /** Reboots the host in place (same overlay, address, key) and waits for sshd. */
+  reboot(): Promise<void>;
+}
+
+class BootedHost implements TestHost {
+  readonly user = 'root' as const;
+  readonly nodePath = HOST_PATHS.nodePath;
+  readonly openclawPath = HOST_PATHS.openclawPath;
+  readonly fixtureGatewayPath = HOST_PATHS.fixtureGatewayPath;
+  private stopping: Promise<void> | undefined;
+
+  constructor(private rec: HostRecord, private readonly target: SshTarget) {}
+
+  get name() { return this.rec.name; }
+  get address() { return this.target.address; }
+  get port() { return this.target.port; }
+  get identityFile() { return this.target.identityFile; }
+  get knownHostsFile() { return this.target.knownHostsFile; }
+
+  async exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
+    this.assertUp();
+    return sshExec(this.target, argv, opts);
+  }
+
+  async run(argv: readonly string[], opts?: ExecOptions): Promise<string> {
+    this.assertUp();
+    return sshRun(this.target, argv, opts);
+  }
+
+  journal(unit: string): Promise<string> {
+    return this.run(['journalctl', '-u', unit, '--no-pager', '-o', 'cat']);
+  }
+
+  down(): Promise<void> {
+    this.stopping ??= (async () => {
+      const started = Date.now();
+      await downHost(this.rec);
+      untrack(this.rec.name);
+      log(`${this.rec.name} down in ${Date.now() - started} ms`);
+    })();
+    return this.stopping;
+  }
+
+  /**
+   * A real reboot from inside: systemd shuts everything down and nspawn exits (status 133), then
+   * the same root, network namespace and cgroup are booted again, as a machine's firmware would.
+   */
+  async reboot(): Promise<void> {
+    this.assertUp();
+    const old = this.rec.nspawn;
+    await sshExec(this.target, ['systemctl', 'reboot'], { timeoutMs: 15_000 });
+    if (old && !(await waitExit(old, 60_000))) await stopNspawn(this.rec.name, old);
+    const leftovers = emptyHostCgroups(this.rec.name);
+    if (leftovers.length) throw new Error(`cannot reuse cgroups of ${this.rec.name}: ${leftovers.join('; ')}`);
+    await reapplyAddresses(this.rec.name, this.rec.index ?? 0);
+    this.rec = { ...this.rec, nspawn: launchNspawn(this.rec.name, hostCgroupDirs(this.rec.name)) };
+    writeHostRecord(this.rec);
+    retrack(this.rec);
+    await waitForSsh(this.target, () => isRunning(this.rec.name, this.rec.nspawn));
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.down();
+  }
+
+  private assertUp(): void {
+    if (this.stopping) throw new Error(`test host ${this.rec.name} is down`);
+  }
+}
+
+/** Boots a host (building or unpacking the rootfs first if needed); it is torn down with the process at the latest. */
+export async function startTestHost(opts: { name?: string; variant?: 'base' | 'python' } = {}): Promise<TestHost> {
+  const { rec, target } = await bootHost(opts);
+  return new BootedHost(rec, target);
+}
+
+/** For the CLI: boots a host that stays up after this process exits. */
+export async function startPersistentHost(opts: Omit<BootOptions, 'persistent'>): Promise<{ rec: HostRecord; target: SshTarget }> {
+  return bootHost({ ...opts, persistent: true });
+}

@@ -1,0 +1,115 @@
+// Three real hosts at once: systemd, accounts, flock over strict ssh, then nothing left behind.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { startTestHost, type TestHost } from './index.js';
+import { readHostRecord } from './host-record.js';
+import { leftoversOf } from './leftovers.js';
+import { sshExec } from './ssh.js';
+
+describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
+  let hosts: TestHost[] = [];
+
+  before(async () => {
+    hosts = await Promise.all([startTestHost(), startTestHost(), startTestHost()]);
+  });
+  after(async () => {
+    await Promise.all(hosts.map((h) => h.down()));
+  });
+
+  it('get distinct names, addresses and host keys', async () => {
+    assert.equal(new Set(hosts.map((h) => h.name)).size, 3);
+    assert.equal(new Set(hosts.map((h) => h.address)).size, 3);
+    for (const h of hosts) assert.match(h.address, /^10\.213\.\d+\.2$/);
+    const keys = await Promise.all(hosts.map((h) => h.run(['cat', '/etc/ssh/ssh_host_ed25519_key.pub'])));
+    assert.equal(new Set(keys.map((k) => k.split(' ')[1])).size, 3);
+    const ids = await Promise.all(hosts.map((h) => h.run(['cat', '/etc/machine-id'])));
+    assert.equal(new Set(ids).size, 3);
+  });
+
+  it('run systemd as init, fully started', async () => {
+    for (const h of hosts) {
+      const r = await h.exec(['systemctl', 'is-system-running', '--wait'], { timeoutMs: 60_000 });
+      assert.equal(r.stdout.trim(), 'running', `${h.name}: ${r.stdout}${r.stderr}`);
+      assert.equal((await h.run(['hostname'])).trim(), h.name);
+      assert.equal((await h.run(['readlink', '/proc/1/exe'])).trim(), '/usr/lib/systemd/systemd');
+      assert.match(await h.run([h.nodePath, '-p', 'process.version']), /^v24\./);
+    }
+  });
+
+  it('each live in a cgroup subtree of their own', async () => {
+    // Without this, every container's systemd would manage one shared cgroup tree.
+    const roots = hosts.map((h) => {
+      const nspawn = readHostRecord(h.name)?.nspawn;
+      assert.ok(nspawn, `${h.name} has a recorded nspawn`);
+      const init = readFileSync(`/proc/${nspawn.pid}/task/${nspawn.pid}/children`, 'utf8').trim().split(' ')[0];
+      assert.match(readFileSync(`/proc/${nspawn.pid}/cgroup`, 'utf8'), new RegExp(`^0::/occ-testhosts/${h.name}/supervisor$`, 'm'));
+      const initCgroup = readFileSync(`/proc/${init}/cgroup`, 'utf8');
+      assert.match(initCgroup, new RegExp(`^0::/occ-testhosts/${h.name}/payload/`, 'm'));
+      return initCgroup;
+    });
+    assert.equal(new Set(roots).size, 3);
+  });
+
+  it('manage accounts and locks over strict ssh', async () => {
+    await Promise.all(hosts.map(async (h) => {
+      await h.run(['useradd', '--system', '--home-dir', '/var/lib/occ agent', '--create-home', '--shell', '/usr/sbin/nologin', 'occagent']);
+      const entry = (await h.run(['getent', 'passwd', 'occagent'])).trim().split(':');
+      assert.equal(entry[0], 'occagent');
+      assert.equal(entry[5], '/var/lib/occ agent', 'argv with a space survives the remote shell');
+      assert.ok(Number(entry[2]) < 1000, 'a system uid');
+      assert.equal((await h.exec(['getent', 'passwd', 'nobody-here'])).code, 2);
+      // A lock held by one process makes a non-blocking second attempt fail with 1, then frees up.
+      const script = 'flock /run/occ.lock sleep 2 & sleep 0.5; flock --nonblock /run/occ.lock true; echo "busy=$?"; wait; flock --nonblock /run/occ.lock true; echo "free=$?"';
+      assert.equal((await h.run(['sh', '-c', script])).trim(), 'busy=1\nfree=0');
+      await h.run(['userdel', '--remove', 'occagent']);
+      assert.equal((await h.exec(['getent', 'passwd', 'occagent'])).code, 2);
+    }));
+  });
+
+  it('pass stdin through and report exit codes and stderr', async () => {
+    const h = hosts[0]!;
+    assert.equal(await h.run(['sha256sum'], { input: 'abc' }), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  -\n');
+    const r = await h.exec(['sh', '-c', 'echo oops >&2; exit 7']);
+    assert.deepEqual([r.code, r.stderr.trim()], [7, 'oops']);
+    await assert.rejects(h.run(['false']), /exited 1/);
+    const slow = await h.exec(['sleep', '30'], { timeoutMs: 1000 });
+    assert.equal(slow.code, null);
+  });
+
+  it('refuse ssh when known_hosts does not match', async () => {
+    const [a, b] = [hosts[0]!, hosts[1]!];
+    const bKey = (await b.run(['cat', '/etc/ssh/ssh_host_ed25519_key.pub'])).split(' ').slice(0, 2).join(' ');
+    const dir = tmpdir();
+    const wrong = path.join(dir, `occ-wrong-kh-${process.pid}`);
+    await writeFile(wrong, `${a.address} ${bKey}\n`);
+    const empty = path.join(dir, `occ-empty-kh-${process.pid}`);
+    await writeFile(empty, '');
+    for (const knownHostsFile of [wrong, empty]) {
+      const r = await sshExec({ address: a.address, port: 22, user: 'root', identityFile: a.identityFile, knownHostsFile }, ['true']);
+      assert.equal(r.code, 255, r.stderr);
+      assert.match(r.stderr, /Host key verification failed|REMOTE HOST IDENTIFICATION HAS CHANGED/);
+    }
+    assert.equal((await a.exec(['true'])).code, 0, 'the right known_hosts still works');
+  });
+
+  it('have no route out and no resolver', async () => {
+    const h = hosts[2]!;
+    assert.equal((await h.run(['ip', 'route'])).trim().split('\n').length, 1);
+    assert.doesNotMatch(await h.run(['cat', '/etc/resolv.conf']), /nameserver/);
+    const r = await h.exec(['curl', '-sS', '--max-time', '3', 'http://198.51.100.1/']);
+    assert.notEqual(r.code, 0);
+  });
+
+  it('leave no mount, veth, netns, cgroup, process or slot behind', async () => {
+    const names = hosts.map((h) => ({ name: h.name, index: Number(h.address.split('.')[2]) }));
+    for (const { name, index } of names) assert.ok(leftoversOf(name, index).length > 0, 'sanity: a running host is visible');
+    await Promise.all(hosts.map((h) => h.down()));
+    await hosts[0]!.down();
+    await assert.rejects(hosts[0]!.exec(['true']), /is down/);
+    for (const { name, index } of names) assert.deepEqual(leftoversOf(name, index), [], name);
+  });
+});

@@ -1,0 +1,110 @@
+// Removes what crashed runs left behind: only hosts, slots and kernel objects whose owner is gone.
+import { readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { claimIsStale, readClaim, releaseClaim, removeStaleClaim, tryClaim } from './claims.js';
+import { cgroupParents, removeHostCgroups } from './cgroups.js';
+import { runSync } from './command.js';
+import { readHostRecord, type HostRecord, type SlotRecord } from './host-record.js';
+import { currentMounts } from './mountinfo.js';
+import { deleteNetworkSync } from './network.js';
+import { stopNspawn } from './nspawn.js';
+import { layout, HOST_NAME_PATTERN, workDir } from './paths.js';
+import { isAlive, refOf, selfRef, type ProcessRef } from './process-identity.js';
+import { releaseResourcesSync } from './teardown.js';
+
+const list = (dir: string) => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
+
+/** Tears down one dead host; a breaker claim keeps two reapers from doing it at once. */
+export async function reapHost(name: string, me: ProcessRef = selfRef()): Promise<boolean> {
+  const dir = layout.hostDir(name);
+  if (!claimIsStale(dir)) return false;
+  const breaker = `${dir}.break`;
+  if (!tryClaim(breaker, { owner: me })) {
+    if (claimIsStale(breaker)) releaseClaim(breaker);
+    return false;
+  }
+  try {
+    if (!claimIsStale(dir)) return false;
+    const rec: HostRecord = readHostRecord(name) ?? { owner: { pid: 0, start: 0 }, name, variant: 'base' };
+    await stopNspawn(name, rec.nspawn);
+    // Releases the claim too, unless the overlay is stuck mounted: then the state stays for a later try.
+    const problems = releaseResourcesSync(rec);
+    if (problems.length) process.stderr.write(`[testhost] reap ${name}: ${problems.join('; ')}\n`);
+    return problems.length === 0;
+  } finally {
+    releaseClaim(breaker);
+  }
+}
+
+const slotRecords = () => list(layout.slots())
+  .filter((s) => /^\d+$/.test(s))
+  .map((s) => ({ slot: s, rec: readClaim(path.join(layout.slots(), s)) as SlotRecord | undefined }));
+
+/** Slots are machine-wide; each work dir reaps only its own and leaves another's leftovers to it. */
+const isOurs = (rec: SlotRecord | undefined) => rec !== undefined && (rec.workDir === undefined || rec.workDir === workDir());
+
+/** Names that are not ours to touch: live here, or claimed (live or not) from another work dir. */
+function protectedNames(): Set<string> {
+  const here = list(layout.hosts()).filter((n) => HOST_NAME_PATTERN.test(n) && !claimIsStale(layout.hostDir(n)));
+  const elsewhere = slotRecords()
+    .filter(({ rec }) => rec?.name !== undefined && (isAlive(rec.owner) || !isOurs(rec)))
+    .map(({ rec }) => rec?.name ?? '');
+  return new Set([...here, ...elsewhere]);
+}
+
+/** Kernel objects named like ours whose host no longer exists (e.g. the record was deleted by hand). */
+function reapOrphans(removed: string[]): void {
+  const live = protectedNames();
+  for (const m of currentMounts()) {
+    const rel = path.relative(layout.hosts(), m.mountPoint).split(path.sep);
+    if (m.fsType === 'overlay' && rel.length === 2 && rel[1] === 'root' && rel[0] && !live.has(rel[0])) {
+      if (runSync('umount', [m.mountPoint]).code === 0) removed.push(`mount ${m.mountPoint}`);
+    }
+  }
+  for (const ns of list('/run/netns')) {
+    const name = /^occth-(.+)$/.exec(ns)?.[1];
+    if (name && !live.has(name) && deleteNetworkSync(name).length === 0) removed.push(`netns ${ns}`);
+  }
+  // A veth outlives its netns only while something still holds that netns; ours carry a 10.213.x.1 address.
+  for (const link of list('/sys/class/net')) {
+    const name = /^ve-(.+)$/.exec(link)?.[1];
+    if (!name || live.has(name) || !/ inet 10\.213\.\d+\.1\//.test(runSync('ip', ['-o', '-4', 'addr', 'show', 'dev', link]).stdout)) continue;
+    if (runSync('ip', ['link', 'del', link]).code === 0) removed.push(`veth ${link}`);
+  }
+  for (const root of cgroupParents()) {
+    for (const name of list(root)) {
+      if (HOST_NAME_PATTERN.test(name) && !live.has(name) && removeHostCgroups(name).length === 0) removed.push(`cgroup ${path.join(root, name)}`);
+    }
+  }
+}
+
+/** Claim and tombstone directories are named .<tag>-<pid>-<random>; those of dead pids are debris. */
+function reapDebris(dir: string, removed: string[]): void {
+  for (const e of list(dir)) {
+    const m = /^\.(claim|released)-(\d+)-/.exec(e);
+    if (m?.[2] && !isAlive(refOf(Number(m[2])))) {
+      rmSync(path.join(dir, e), { recursive: true, force: true });
+      removed.push(`debris ${path.join(dir, e)}`);
+    }
+  }
+}
+
+export async function reapTestHosts(): Promise<{ removed: string[] }> {
+  const me = selfRef();
+  const removed: string[] = [];
+  for (const name of list(layout.hosts())) {
+    if (HOST_NAME_PATTERN.test(name) && (await reapHost(name, me))) removed.push(`host ${name}`);
+  }
+  for (const { slot, rec } of slotRecords()) {
+    if (isOurs(rec) && removeStaleClaim(path.join(layout.slots(), slot), me)) removed.push(`slot ${slot}`);
+  }
+  reapOrphans(removed);
+  for (const dir of [layout.hosts(), layout.slots(), layout.locks()]) reapDebris(dir, removed);
+  return { removed };
+}

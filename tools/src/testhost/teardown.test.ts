@@ -1,0 +1,67 @@
+// Hosts are taken apart when their process exits or is interrupted, and reap clears those of killed ones.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { readHostRecord } from './host-record.js';
+import { reapTestHosts } from './index.js';
+import { leftoversOf } from './leftovers.js';
+import { isAlive, sleep } from './process-identity.js';
+
+interface Held {
+  child: ChildProcess;
+  name: string;
+  index: number;
+}
+
+const HOLDER = fileURLToPath(new URL('./hold-host.ts', import.meta.url));
+
+/** Starts a separate process holding one host and waits for its report line. */
+function holdHost(mode: 'wait' | 'exit'): Promise<Held> {
+  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => {
+      const { name, address } = JSON.parse(line) as { name: string; address: string };
+      resolve({ child, name, index: Number(address.split('.')[2]) });
+    });
+    child.once('exit', (code) => reject(new Error(`holder exited early with ${code}`)));
+  });
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => {
+  if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+  else child.once('exit', (code) => resolve(code));
+});
+
+describe('teardown outside the happy path', { timeout: 10 * 60_000 }, () => {
+  it('runs on SIGTERM, SIGINT and plain exit, for hosts started by separate processes at once', async () => {
+    const held = await Promise.all([holdHost('wait'), holdHost('wait'), holdHost('exit')]);
+    assert.equal(new Set(held.map((h) => h.index)).size, 3, 'distinct slots across processes');
+    const [term, int, plain] = held as [Held, Held, Held];
+    term.child.kill('SIGTERM');
+    int.child.kill('SIGINT');
+    assert.deepEqual(await Promise.all([exited(term.child), exited(int.child), exited(plain.child)]), [143, 130, 0]);
+    for (const h of held) assert.deepEqual(leftoversOf(h.name, h.index), [], h.name);
+  });
+
+  it('reap clears the hosts of a killed process, and only those', async () => {
+    const [killed, survivor] = await Promise.all([holdHost('wait'), holdHost('wait')]);
+    const nspawn = readHostRecord(killed.name)?.nspawn;
+    killed.child.kill('SIGKILL');
+    await exited(killed.child);
+    await sleep(200);
+    assert.ok(isAlive(nspawn), 'the container outlives its killed owner');
+    assert.ok(leftoversOf(killed.name, killed.index).length > 0);
+    const { removed } = await reapTestHosts();
+    assert.ok(removed.includes(`host ${killed.name}`), removed.join(', '));
+    assert.deepEqual(leftoversOf(killed.name, killed.index), []);
+    assert.ok(!isAlive(nspawn));
+    assert.ok(!removed.includes(`host ${survivor.name}`), 'a host whose owner lives is left alone');
+    assert.ok(leftoversOf(survivor.name, survivor.index).length > 0);
+    survivor.child.kill('SIGTERM');
+    assert.equal(await exited(survivor.child), 143);
+    assert.deepEqual(leftoversOf(survivor.name, survivor.index), []);
+  });
+});

@@ -1,0 +1,44 @@
+// Takes a host apart: container, overlay mount, network, cgroups, slot and state directory.
+import { rmSync } from 'node:fs';
+import { readClaim, releaseClaim } from './claims.js';
+import { runSync } from './command.js';
+import { removeHostCgroups } from './cgroups.js';
+import { hostFiles, slotDir, type HostRecord, type SlotRecord } from './host-record.js';
+import { isMounted } from './mountinfo.js';
+import { deleteNetworkSync } from './network.js';
+import { stopNspawn } from './nspawn.js';
+import { sleepSync } from './process-identity.js';
+
+function unmountSync(dir: string): string[] {
+  for (let attempt = 0; isMounted(dir); attempt++) {
+    // Right after the container exits its last processes may still hold the mount for a moment.
+    const r = runSync('umount', attempt < 20 ? [dir] : ['-l', dir]);
+    if (r.code === 0) continue;
+    if (attempt > 20) return [`umount ${dir}: ${r.stderr.trim()}`];
+    sleepSync(100);
+  }
+  return [];
+}
+
+/** Everything after the container has stopped; idempotent, and sync so an exit handler can run it. */
+export function releaseResourcesSync(rec: HostRecord): string[] {
+  const f = hostFiles(rec.name);
+  const problems = [...unmountSync(f.root), ...deleteNetworkSync(rec.name), ...removeHostCgroups(rec.name)];
+  if (isMounted(f.root)) return [...problems, `${f.root} is still mounted; state kept`];
+  if (rec.index !== undefined) {
+    const slot = readClaim(slotDir(rec.index)) as SlotRecord | undefined;
+    if (slot?.name === rec.name) releaseClaim(slotDir(rec.index));
+  }
+  for (const sub of [f.upper, f.work, f.root]) rmSync(sub, { recursive: true, force: true });
+  releaseClaim(f.dir);
+  return problems;
+}
+
+function report(name: string, problems: string[]): void {
+  if (problems.length > 0) throw new Error(`teardown of ${name} left something behind:\n${problems.join('\n')}`);
+}
+
+export async function downHost(rec: HostRecord): Promise<void> {
+  await stopNspawn(rec.name, rec.nspawn);
+  report(rec.name, releaseResourcesSync(rec));
+}
