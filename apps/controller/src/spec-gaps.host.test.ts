@@ -74,7 +74,7 @@ describe('SshComputeDriver spec gaps on a real host', () => {
     assert.deepEqual([missing.code, missing.failure, missing.details.host], ['host-requirement', 'permanent', 'broken']);
     assert.match(missing.message, /host "broken" .*is missing: openclaw \(\/opt\/missing\/gateway\.cjs is missing or not readable\)/);
     const nonode = await rejection(probe('nonode'));
-    assert.equal(nonode.details.host, 'nonode');
+    assert.deepEqual([nonode.code, nonode.failure, nonode.details.host, nonode.details.key], ['host-requirement', 'permanent', 'nonode', 'drivers.compute.configuration.runtime.nodePath']);
     assert.match(nonode.message, /host "nonode"/);
     await probe('stable');
     const noKnownHosts = await rejection(new SshComputeDriver({ configuration: configFor({ stable: host }, { knownHostsFile: '/nonexistent/known_hosts' }), logger: memoryLogger().logger }).preflight());

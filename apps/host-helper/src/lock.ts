@@ -13,7 +13,7 @@ export interface HeldLock {
 
 /**
  * `flock -w 30 <lock> cat`: cat runs only once the lock is held, and echoes our probe byte to
- * say so. Its stdin is a pipe from this helper, so however the helper dies, cat reads EOF,
+ * say so. Its stdin is connected only to this helper, so however the helper dies, cat reads EOF,
  * exits, and the kernel drops the lock: there is never a stale lock to reclaim.
  */
 export function acquireLock(lockPath: string): Promise<HeldLock> {

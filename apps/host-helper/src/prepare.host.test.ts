@@ -19,12 +19,12 @@ describe('prepare-revision on a real host', () => {
   test('probe reports every required tool, takes no lock and creates nothing', async () => {
     const result = await ok(host, 'probe', {});
     assert.deepEqual(result.checks.filter((c) => !c.ok), []);
-    assert.deepEqual(result.checks.map((c) => c.name), ['systemctl', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'openclaw']);
+    assert.deepEqual(result.checks.map((c) => c.name), ['systemctl', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'node-version', 'openclaw']);
     assert.match(result.nodeVersion, /^v24\./);
     assert.equal(await exists(host, ROOT), false);
   });
 
-  test('probe names a missing OpenClaw entry and a non-executable node', async () => {
+  test('probe names a missing OpenClaw entry', async () => {
     const result = await ok(host, 'probe', {}, { runtime: { openclawPath: '/opt/missing/openclaw.mjs', nodePath: host.nodePath } });
     assert.deepEqual(result.checks.filter((c) => !c.ok).map((c) => c.name), ['openclaw']);
   });

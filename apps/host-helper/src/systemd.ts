@@ -12,6 +12,8 @@ export async function stopAndDisable(unit: string): Promise<void> {
   await runCommand('systemctl', ['disable', '--now', '--quiet', unit], SYSTEMCTL_TIMEOUT_MS).then(async (result) => {
     if (result.code !== 0 && (await isKnown(unit))) await mustRun('systemctl', ['stop', unit], SYSTEMCTL_TIMEOUT_MS);
   });
+  // A gateway that needed SIGKILL leaves the unit `failed`; a deliberate stop should read as inactive.
+  await runCommand('systemctl', ['reset-failed', unit]);
 }
 
 async function isKnown(unit: string): Promise<boolean> {

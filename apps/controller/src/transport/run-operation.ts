@@ -77,6 +77,10 @@ function interpret(exec: ExecuteResult, operation: OperationName, requestId: str
   if (exec.timedOut) throw new ComputeError('timeout', `${where} exceeded the ${timeoutMs / 1000}-second operation bound`, details);
   const line = exec.stdoutTruncated ? undefined : findResultLine(exec.stdout);
   if (!line) {
+    // The shell's "cannot execute" / "not found": the configured node is missing on the host.
+    if (!exec.transportFailed && (exec.exitCode === 126 || exec.exitCode === 127)) {
+      throw new ComputeError('host-requirement', `${where}: the configured nodePath cannot be run on the host (exit ${exec.exitCode})`, { ...details, key: 'drivers.compute.configuration.runtime.nodePath' });
+    }
     if (exec.transportFailed) throw new ComputeError('transport', `${where}: ssh ended (exit ${String(exec.exitCode)}) without a result: a connection, authentication or host-key failure, or the session was cut; check the address, key and known_hosts entry`, details);
     throw new ComputeError('protocol', `${where}: the helper ended without a result line (exit ${String(exec.exitCode ?? exec.signal)})`, details);
   }

@@ -30,6 +30,12 @@ function fileCheck(name: string, path: string, mode: number, what: string) {
   }
 }
 
+/** OpenClaw's gateway needs Node.js 24; the helper itself runs on 20+, so this is a host requirement. */
+function nodeVersionCheck() {
+  const major = Number(process.versions.node.split('.')[0]);
+  return major >= 24 ? { name: 'node-version', ok: true, detail: process.version } : { name: 'node-version', ok: false, detail: `Node.js ${process.version} is older than 24` };
+}
+
 export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
   const systemctl = await runCommand('systemctl', ['--version']).catch(() => undefined);
   const checks = [
@@ -41,6 +47,7 @@ export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
       return found ? { name: tool, ok: true, detail: found } : { name: tool, ok: false, detail: `${tool} is not on PATH` };
     }),
     fileCheck('node', ctx.runtime.nodePath, constants.X_OK, 'executable'),
+    nodeVersionCheck(),
     fileCheck('openclaw', ctx.runtime.openclawPath, constants.R_OK, 'readable'),
   ];
   return { checks, nodeVersion: process.version, hostname: hostname() };
