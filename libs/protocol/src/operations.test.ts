@@ -33,6 +33,7 @@ const EXAMPLES: { [O in OperationName]: OperationArgs<O> } = {
   'verify-revision': { owner, revision },
   'stop-revision': { owner, revision },
   'retire-revision': { owner, revision },
+  inventory: {},
 };
 
 const RUNTIME: RuntimeSettings = {
