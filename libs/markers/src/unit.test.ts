@@ -54,6 +54,36 @@ KillSignal=SIGTERM
 TimeoutStopSec=30
 NoNewPrivileges=true
 PrivateTmp=true
+ProtectSystem=strict
+ReadWritePaths=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home /var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state
+ReadOnlyPaths=/run
+ProtectHome=yes
+TemporaryFileSystem=/dev/shm:ro
+UMask=0077
+PrivateDevices=yes
+DevicePolicy=closed
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectKernelLogs=yes
+ProtectControlGroups=yes
+ProtectClock=yes
+ProtectHostname=yes
+ProtectProc=invisible
+ProcSubset=pid
+PrivateUsers=yes
+PrivateIPC=yes
+RestrictNamespaces=yes
+RestrictRealtime=yes
+LockPersonality=yes
+RemoveIPC=yes
+KeyringMode=private
+CapabilityBoundingSet=
+AmbientCapabilities=
+RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK
+SystemCallArchitectures=native
+SystemCallFilter=@system-service
+SystemCallFilter=~@privileged @resources
+SystemCallErrorNumber=EPERM
 
 [Install]
 WantedBy=multi-user.target
@@ -87,6 +117,36 @@ KillSignal=SIGTERM
 TimeoutStopSec=30
 NoNewPrivileges=true
 PrivateTmp=true
+ProtectSystem=strict
+ReadWritePaths=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home /var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state
+ReadOnlyPaths=/run
+ProtectHome=yes
+TemporaryFileSystem=/dev/shm:ro
+UMask=0077
+PrivateDevices=yes
+DevicePolicy=closed
+ProtectKernelTunables=yes
+ProtectKernelModules=yes
+ProtectKernelLogs=yes
+ProtectControlGroups=yes
+ProtectClock=yes
+ProtectHostname=yes
+ProtectProc=invisible
+ProcSubset=pid
+PrivateUsers=yes
+PrivateIPC=yes
+RestrictNamespaces=yes
+RestrictRealtime=yes
+LockPersonality=yes
+RemoveIPC=yes
+KeyringMode=private
+CapabilityBoundingSet=
+AmbientCapabilities=
+RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK
+SystemCallArchitectures=native
+SystemCallFilter=@system-service
+SystemCallFilter=~@privileged @resources
+SystemCallErrorNumber=EPERM
 
 [Install]
 WantedBy=multi-user.target
@@ -126,6 +186,24 @@ describe('renderUnit goldens', () => {
     assert.ok(a.indexOf('A_REF') < a.indexOf('B_REF'));
   });
 
+  it('sandboxes only inside [Service], keeps the seed directives, and leaves out what breaks the gateway', () => {
+    for (const text of [PASSWORD_UNIT, TRUSTED_PROXY_UNIT]) {
+      const service = text.slice(text.indexOf('[Service]\n'), text.indexOf('[Install]\n'));
+      for (const line of ['NoNewPrivileges=true', 'PrivateTmp=true', 'Restart=always', 'RestartSec=2', 'KillSignal=SIGTERM', 'TimeoutStopSec=30', 'ProtectSystem=strict', 'CapabilityBoundingSet=', 'SystemCallFilter=@system-service']) {
+        assert.match(service, new RegExp(`^${line}$`, 'm'), line);
+      }
+      assert.doesNotMatch(text, /^(MemoryDenyWriteExecute|RestrictSUIDSGID|PrivateNetwork|IPAddressDeny|IPAddressAllow|AmbientCapabilities=.+|CapabilityBoundingSet=.+)/m);
+      assert.equal(text.match(/^ReadWritePaths=/gm)?.length, 1);
+    }
+  });
+
+  it('ReadWritePaths names exactly the rendered Agent\'s own home and state', () => {
+    const other = agentLayout(ROOT, UNIT_DIR, NS, 'agent-other');
+    const text = renderUnit(input({ agentId: 'agent-other', layout: other }));
+    assert.match(text, new RegExp(`^ReadWritePaths=${other.home} ${other.state}$`, 'm'));
+    assert.doesNotMatch(text, /fcfbd503951a/);
+  });
+
   it('starts with its own ownership header', () => {
     assert.ok(hasOwnershipHeader(PASSWORD_UNIT, NS, AGENT));
     assert.ok(renderUnit(input()).startsWith(`${unitOwnershipHeader(NS, AGENT)}\n`));
@@ -156,6 +234,17 @@ describe('renderUnit refusals', () => {
     for (const root of ['/var/lib/open claw', '/var/lib/%h', '/var/lib/$ROOT', '/var/lib/"oc"', '/var/lib/oc\nX=1']) {
       assert.throws(() => renderUnit(input({ layout: agentLayout(root, UNIT_DIR, NS, AGENT) })), UnitRenderError, JSON.stringify(root));
     }
+  });
+
+  it('refuses paths the sandbox hides from the gateway (ProtectHome, PrivateTmp, /dev/shm)', () => {
+    for (const dir of ['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm']) {
+      assert.throws(() => renderUnit(input({ nodePath: `${dir}/deploy/node` })), /sandbox hides/, dir);
+      assert.throws(() => renderUnit(input({ openclawPath: `${dir}/openclaw.mjs` })), /sandbox hides/, dir);
+      assert.throws(() => renderUnit(input({ layout: agentLayout(`${dir}/openclaw-enterprise`, UNIT_DIR, NS, AGENT) })), /sandbox hides/, dir);
+    }
+    // Only whole path segments count.
+    assert.doesNotThrow(() => renderUnit(input({ nodePath: '/homebrew/bin/node', openclawPath: '/rootfs/openclaw.mjs', layout: agentLayout('/tmpdata/oc', UNIT_DIR, NS, AGENT) })));
+    assert.doesNotThrow(() => renderUnit(input({ layout: agentLayout('/run/openclaw', UNIT_DIR, NS, AGENT) })));
   });
 
   it('refuses a bad account name', () => {

@@ -36,7 +36,7 @@ export function renderUnit(input: UnitInput): string {
   const { layout } = input;
   const paths = { nodePath: input.nodePath, openclawPath: input.openclawPath, 'Agent directory': layout.dir };
   for (const [what, value] of Object.entries(paths)) {
-    const problem = safePathProblem(value);
+    const problem = safePathProblem(value) ?? sandboxHiddenProblem(value);
     if (problem) throw new UnitRenderError(`${what} cannot be rendered into a unit: ${problem}`);
   }
   // Security: only a per-Agent account name (prefix, hyphen, 12 hex) may run a gateway; never root.
@@ -77,11 +77,78 @@ export function renderUnit(input: UnitInput): string {
     'TimeoutStopSec=30',
     'NoNewPrivileges=true',
     'PrivateTmp=true',
+    ...sandboxLines(layout),
     '',
     '[Install]',
     'WantedBy=multi-user.target',
     '',
   ].join('\n');
+}
+
+/**
+ * Directories the sandbox replaces or hides from the gateway (ProtectHome=yes, PrivateTmp=true,
+ * TemporaryFileSystem=/dev/shm): a program or Agent directory under one of them could never start.
+ */
+const SANDBOX_HIDDEN = ['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm'] as const;
+
+function sandboxHiddenProblem(path: string): string | undefined {
+  const hidden = SANDBOX_HIDDEN.find((dir) => path === dir || path.startsWith(`${dir}/`));
+  return hidden && `it is under ${hidden}, which the unit's sandbox hides from the gateway`;
+}
+
+/**
+ * Security: systemd sandboxing of the gateway (see docs/hardening.md for the measured exposure of each
+ * group). Only the Agent's own home/ and state/ stay writable (plus the unit's private /tmp and
+ * /var/tmp from PrivateTmp=true); no capabilities, no new namespaces, a system-service syscall filter.
+ * Left out on purpose, each proven against the real OpenClaw gateway:
+ * - MemoryDenyWriteExecute=: V8's JIT needs writable and executable memory.
+ * - RestrictSUIDSGID=: systemd enforces it by failing every openat2() with ENOSYS, and the gateway
+ *   takes its state lock with openat2(RESOLVE_BENEATH) and exits without a fallback.
+ * - PrivateNetwork=, IPAddressDeny=: the gateway must reach its model providers.
+ * AF_NETLINK stays allowed: without it Node's os.networkInterfaces() throws, which OpenClaw calls
+ * unguarded (device pairing, port inspection) and needs for mDNS.
+ * ReadOnlyPaths=/run: under systemd 252, ProtectSystem=strict together with ProtectKernelTunables=,
+ * ProtectControlGroups=, ProtectProc= or ProcSubset= was observed to leave /run and the world-writable
+ * /run/lock writable; this keeps them read-only whatever the systemd build does.
+ */
+function sandboxLines(layout: AgentLayout): string[] {
+  return [
+    // Filesystem: everything read-only except the Agent's own home/ and state/.
+    'ProtectSystem=strict',
+    `ReadWritePaths=${layout.home} ${layout.state}`,
+    'ReadOnlyPaths=/run',
+    'ProtectHome=yes',
+    'TemporaryFileSystem=/dev/shm:ro',
+    'UMask=0077',
+    // Kernel, devices, /proc.
+    'PrivateDevices=yes',
+    'DevicePolicy=closed',
+    'ProtectKernelTunables=yes',
+    'ProtectKernelModules=yes',
+    'ProtectKernelLogs=yes',
+    'ProtectControlGroups=yes',
+    'ProtectClock=yes',
+    'ProtectHostname=yes',
+    'ProtectProc=invisible',
+    'ProcSubset=pid',
+    // Users, IPC, namespaces, personality.
+    'PrivateUsers=yes',
+    'PrivateIPC=yes',
+    'RestrictNamespaces=yes',
+    'RestrictRealtime=yes',
+    'LockPersonality=yes',
+    'RemoveIPC=yes',
+    'KeyringMode=private',
+    // Capabilities and socket families.
+    'CapabilityBoundingSet=',
+    'AmbientCapabilities=',
+    'RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK',
+    // System calls: a blocked call fails with EPERM instead of killing the gateway.
+    'SystemCallArchitectures=native',
+    'SystemCallFilter=@system-service',
+    'SystemCallFilter=~@privileged @resources',
+    'SystemCallErrorNumber=EPERM',
+  ];
 }
 
 /** Security: a quoted Environment= assignment with systemd's escapes; specifiers doubled. */
