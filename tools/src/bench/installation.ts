@@ -1,0 +1,174 @@
+// Installations, drivers and OCC resources for benchmark hosts: a real SshComputeDriver per
+// transport, with a logger that keeps each `operation succeeded` line's timings.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import {
+  loadInstallationConfiguration,
+  REDACTED_PATHS,
+  SshComputeDriver,
+  type AgentBinding,
+  type AgentRevision,
+  type CommandExecutor,
+  type SshComputeConfiguration,
+} from '@occ-ssh/controller';
+import pino from 'pino';
+
+export const TRANSPORTS = ['system-ssh', 'openssh-mux', 'ssh2'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
+export const RUNTIME_ROOT = '/var/lib/openclaw-enterprise';
+export const UNIT_DIRECTORY = '/etc/systemd/system';
+export const RUNTIME_USER = 'openclaw';
+
+/** The connection facts of a booted test host (a TestHost satisfies it). */
+export interface BenchHost {
+  name: string;
+  address: string;
+  port: number;
+  identityFile: string;
+  knownHostsFile: string;
+  nodePath: string;
+  fixtureGatewayPath: string;
+}
+
+export interface InstallationOptions {
+  transport: Transport;
+  /** Gateway ports; the scale run needs more than the default hundred. */
+  portRange?: { start: number; end: number };
+  maxConcurrentOperationsPerHost?: number;
+  /** One known_hosts file for every host (each test host has its own; a fleet needs them merged). */
+  knownHostsFile?: string;
+}
+
+/** One Installation mapping each Namespace name to its host, with the fixture gateway as OpenClaw. */
+export function installationYaml(hosts: Record<string, BenchHost>, options: InstallationOptions): string {
+  const first = Object.values(hosts)[0];
+  if (!first) throw new Error('an Installation needs at least one host');
+  const range = options.portRange ?? { start: 18800, end: 18899 };
+  return [
+    'drivers:',
+    '  compute:',
+    '    id: compute-ssh',
+    '    configuration:',
+    `      transport: ${options.transport}`,
+    ...(options.maxConcurrentOperationsPerHost === undefined ? [] : [`      maxConcurrentOperationsPerHost: ${options.maxConcurrentOperationsPerHost}`]),
+    '      ssh:',
+    `        identityFile: ${first.identityFile}`,
+    `        knownHostsFile: ${options.knownHostsFile ?? first.knownHostsFile}`,
+    '        connectTimeoutSeconds: 10',
+    '      hosts:',
+    ...Object.entries(hosts).flatMap(([name, host]) => [`        ${name}:`, `          address: ${host.address}`, `          port: ${host.port}`, '          user: root']),
+    '      runtime:',
+    `        nodePath: ${first.nodePath}`,
+    `        openclawPath: ${first.fixtureGatewayPath}`,
+    `        user: ${RUNTIME_USER}`,
+    `        root: ${RUNTIME_ROOT}`,
+    `        systemdUnitDirectory: ${UNIT_DIRECTORY}`,
+    '      network:',
+    '        gatewayPortRange:',
+    `          start: ${range.start}`,
+    `          end: ${range.end}`,
+    '',
+  ].join('\n');
+}
+
+/** Writes one known_hosts file with every host's entry, for an Installation that spans them. */
+export function mergedKnownHosts(hosts: readonly BenchHost[], path: string): string {
+  writeFileSync(path, hosts.map((host) => readFileSync(host.knownHostsFile, 'utf8').trim()).join('\n') + '\n', { mode: 0o600 });
+  return path;
+}
+
+export function configurationFor(hosts: Record<string, BenchHost>, options: InstallationOptions): SshComputeConfiguration {
+  return loadInstallationConfiguration({ text: installationYaml(hosts, options) });
+}
+
+/** What the driver logs after each helper call (`operation succeeded` / `operation failed`). */
+export interface OperationEvent {
+  msg: string;
+  operation: string;
+  host: string;
+  agent?: string;
+  revision?: string;
+  durationMs: number;
+  timings?: { totalMs: number; lockWaitMs?: number; lockHoldMs?: number };
+  code?: string;
+  reason?: string;
+}
+
+/** A driver with its log lines kept as structured events. */
+export class ObservedDriver {
+  readonly driver: SshComputeDriver;
+  readonly events: OperationEvent[] = [];
+
+  constructor(
+    readonly configuration: SshComputeConfiguration,
+    options: { executor?: CommandExecutor; readinessTimeoutMs?: number } = {},
+  ) {
+    const events = this.events;
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n')) {
+          if (!line.trim()) continue;
+          const entry = JSON.parse(line) as Partial<OperationEvent>;
+          if (typeof entry.operation === 'string' && typeof entry.durationMs === 'number') events.push(entry as OperationEvent);
+        }
+        done();
+      },
+    });
+    const logger = pino({ name: 'compute-ssh', level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, stream);
+    this.driver = new SshComputeDriver({
+      configuration,
+      logger,
+      readinessTimeoutMs: options.readinessTimeoutMs ?? 30_000,
+      ...(options.executor ? { executor: options.executor } : {}),
+    });
+  }
+
+  get transport(): Transport {
+    return this.configuration.transport;
+  }
+
+  /** The newest event for an operation (optionally of one revision), failing loudly if the driver logged a failure. */
+  last(operation: string, revisionId?: string): OperationEvent {
+    for (let i = this.events.length - 1; i >= 0; i -= 1) {
+      const event = this.events[i]!;
+      if (event.operation !== operation || (revisionId !== undefined && event.revision !== revisionId)) continue;
+      if (event.msg !== 'operation succeeded') throw new Error(`${operation} failed: ${event.code ?? ''} ${event.reason ?? ''}`);
+      return event;
+    }
+    throw new Error(`no ${operation} event logged`);
+  }
+
+  close(): Promise<void> {
+    return this.driver.close();
+  }
+}
+
+/** A Namespace, Agent and ServicePrincipal triple; the Namespace name selects the host. */
+export function bindingFor(namespaceName: string, agentTag: string): AgentBinding {
+  const namespaceId = `ns-bench-${namespaceName}`;
+  return {
+    namespace: { id: namespaceId, name: namespaceName },
+    agent: { id: `agent-${agentTag}`, namespaceId, servicePrincipal: { id: `sp-${agentTag}` } },
+  };
+}
+
+/** A revision whose fixture gateway becomes ready `readyAfterMs` after it starts. */
+export function revisionFor(binding: AgentBinding, number: number, readyAfterMs: number): AgentRevision {
+  return {
+    id: `rev-${binding.agent.id}-${number}`,
+    number,
+    namespaceId: binding.namespace.id,
+    agentId: binding.agent.id,
+    harness: 'openclaw/embedded',
+    harnessAuth: { method: 'runtime' },
+    configuration: { gateway: { mode: 'local', bind: 'loopback' }, fixtureGateway: { readyAfterMs } },
+  };
+}
+
+/** Milliseconds an async action takes, by the monotonic clock. */
+export async function timed<T>(action: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await action();
+  return { ms: performance.now() - started, value };
+}

@@ -1,0 +1,44 @@
+// A CommandExecutor that passes every call to a real one and keeps what was sent and answered.
+import type { CommandExecutor, ExecuteRequest, ExecuteResult } from '@occ-ssh/controller';
+import { findResultLine, type ResultLine } from '@occ-ssh/protocol';
+
+export interface RecordedCall {
+  operation: string;
+  /** The helper artifact written to the remote command's stdin. */
+  stdinBytes: number;
+  /** The whole remote command string (`<node> - <argument>`). */
+  commandBytes: number;
+  /** The base64 operation argument alone. */
+  argumentBytes: number;
+  line: ResultLine | undefined;
+}
+
+export class RecordingExecutor implements CommandExecutor {
+  readonly calls: RecordedCall[] = [];
+
+  constructor(private readonly inner: CommandExecutor) {}
+
+  async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    const argument = request.remoteCommand.slice(request.remoteCommand.lastIndexOf(' ') + 1);
+    const envelope = JSON.parse(Buffer.from(argument, 'base64').toString('utf8')) as { operation: string };
+    const result = await this.inner.execute(request);
+    this.calls.push({
+      operation: envelope.operation,
+      stdinBytes: request.stdin.length,
+      commandBytes: Buffer.byteLength(request.remoteCommand),
+      argumentBytes: argument.length,
+      line: findResultLine(result.stdout),
+    });
+    return result;
+  }
+
+  close(): Promise<void> {
+    return this.inner.close?.() ?? Promise.resolve();
+  }
+
+  /** The newest result line of an operation. */
+  lastLine(operation: string): ResultLine | undefined {
+    for (let i = this.calls.length - 1; i >= 0; i -= 1) if (this.calls[i]!.operation === operation) return this.calls[i]!.line;
+    return undefined;
+  }
+}

@@ -1,0 +1,210 @@
+// The figures against their targets, as rows (kept in the JSON) and as a printed table.
+import type { FigureRow, BenchResults } from './results.js';
+import { ratio } from './stats.js';
+
+const TARGETS = {
+  a: 1.15,
+  b: 2,
+  cMs: 150,
+  d: 5,
+  eBytes: 64 * 1024,
+  f: 1.2,
+  fLockMs: 100,
+  g: 1.5,
+} as const;
+
+const OP_LABEL: Record<string, string> = { probe: 'probe', 'verify-revision': 'verify-revision', 'prepare-revision': 'prepare-revision (idempotent)' };
+
+export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
+  const rows: FigureRow[] = [];
+  for (const t of results.latency?.transports ?? []) {
+    for (const [op, value] of Object.entries(t.operations)) {
+      const r = ratio(value.ms.median, t.baselineMs.median);
+      const a = t.transport === 'system-ssh';
+      const limit = a ? TARGETS.a : TARGETS.b;
+      rows.push({
+        figure: a ? 'a' : 'b',
+        name: `${OP_LABEL[op] ?? op} via ${t.transport}`,
+        measured: value.ms.median,
+        baseline: t.baselineMs.median,
+        unit: 'ms',
+        ratio: r,
+        target: `≤ ${limit}x ssh ${a ? 'new connection' : 'reused connection'} node -e 0`,
+        limit: t.baselineMs.median * limit,
+        met: Number.isFinite(r) ? r <= limit : null,
+        detail: `helper's own time ${value.helperTotalMs.median} ms; n=${value.ms.n}`,
+      });
+    }
+  }
+  for (const t of results.activation?.transports ?? []) {
+    const b = t.breakdownMedianMs;
+    rows.push({
+      figure: 'c',
+      name: `activation overhead via ${t.transport}`,
+      measured: t.overheadMs.median,
+      baseline: t.gatewayStartToReadyMs.median,
+      unit: 'ms',
+      ratio: null,
+      target: `≤ ${TARGETS.cMs} ms over the gateway's own start-to-ready`,
+      limit: TARGETS.cMs,
+      met: t.overheadMs.median <= TARGETS.cMs,
+      detail: `activation ${t.activationMs.median} ms = before restart ${b.beforeRestartMs} (outside the helper ${b.outsideHelperMs}) + restart ${b.restartMs} + gateway ${b.gatewayStartToReadyMs} + poll lag ${b.pollLagMs} + after ready ${b.afterReadyMs}; n=${t.activationMs.n}`,
+    });
+  }
+  if (results.ansible) {
+    const fastest = results.ansible.ansible.reduce((best, a) => (a.runMs.median < best.runMs.median ? a : best));
+    for (const d of results.ansible.driver) {
+      const speedup = results.ansible.speedup[d.transport];
+      rows.push({
+        figure: 'd',
+        name: `full deploy cycle via ${d.transport} vs Ansible`,
+        measured: d.cycleMs.median,
+        baseline: fastest.runMs.median,
+        unit: 'ms',
+        ratio: speedup,
+        target: `≥ ${TARGETS.d}x faster than Ansible`,
+        limit: fastest.runMs.median / TARGETS.d,
+        met: Number.isFinite(speedup) ? speedup >= TARGETS.d : null,
+        detail: `Ansible ${fastest.configuration.name} (pipelining ${fastest.configuration.pipelining}, ControlPersist ${fastest.configuration.controlPersist}); ${results.ansible.speedupExcludingAnsibleStartup[d.transport]}x without Ansible's own ${results.ansible.emptyPlaybookMs.median} ms start-up`,
+      });
+    }
+  }
+  if (results.bytes) {
+    const b = results.bytes;
+    rows.push({
+      figure: 'e',
+      name: 'helper artifact sent per operation',
+      measured: b.artifactBytes,
+      baseline: b.limitBytes,
+      unit: 'bytes',
+      ratio: ratio(b.artifactBytes, b.limitBytes),
+      target: '≤ 64 KiB',
+      limit: b.limitBytes,
+      met: b.artifactBytes <= b.limitBytes,
+      detail: `brotli loader around a ${b.bundleBytes}-byte bundle`,
+    });
+    const largest = b.perOperation.reduce((max, op) => (op.totalBytes > max.totalBytes ? op : max), b.perOperation[0]!);
+    if (largest) {
+      rows.push({
+        figure: 'e',
+        name: `largest send: ${largest.operation}`,
+        measured: largest.totalBytes,
+        baseline: null,
+        unit: 'bytes',
+        ratio: null,
+        target: '(informational)',
+        limit: null,
+        met: null,
+        detail: `artifact ${largest.artifactBytes} + argument ${largest.argumentBytes} + node path`,
+      });
+    }
+  }
+  if (results.scale) {
+    const s = results.scale;
+    for (const [name, op] of [['prepare', s.prepare], ['activate', s.activate]] as const) {
+      rows.push({
+        figure: 'f',
+        name: `${name}: last ten of ${s.agents} Agents vs first ten`,
+        measured: op.lastTenMs.median,
+        baseline: op.firstTenMs.median,
+        unit: 'ms',
+        ratio: op.lastOverFirst,
+        target: `≤ ${TARGETS.f}x`,
+        limit: op.firstTenMs.median * TARGETS.f,
+        met: Number.isFinite(op.lastOverFirst) ? op.lastOverFirst <= TARGETS.f : null,
+        detail: `via ${s.transport}`,
+      });
+    }
+    rows.push({
+      figure: 'f',
+      name: 'prepare lock hold p99',
+      measured: s.prepare.lockHoldMs.p99,
+      baseline: null,
+      unit: 'ms',
+      ratio: null,
+      target: `< ${TARGETS.fLockMs} ms`,
+      limit: TARGETS.fLockMs,
+      met: s.prepare.lockHoldMs.p99 < TARGETS.fLockMs,
+      detail: `p50 ${s.prepare.lockHoldMs.median} ms; activate lock hold p50 ${s.activate.lockHoldMs.median} / p99 ${s.activate.lockHoldMs.p99} ms`,
+    });
+  }
+  for (const t of results.fleet?.transports ?? []) {
+    rows.push({
+      figure: 'g',
+      name: `${results.fleet!.hosts} hosts in parallel via ${t.transport}`,
+      measured: t.allHostsMs.median,
+      baseline: t.oneHostMs.median,
+      unit: 'ms',
+      ratio: t.ratio,
+      target: `≤ ${TARGETS.g}x one host`,
+      limit: t.oneHostMs.median * TARGETS.g,
+      met: Number.isFinite(t.ratio) ? t.ratio <= TARGETS.g : null,
+      detail: `prepare + activate; n=${t.allHostsMs.n}`,
+    });
+  }
+  for (const t of results.resources?.transports ?? []) {
+    const level = t.levels.find((l) => l.inFlight === 8) ?? t.levels[0];
+    const top = t.levels.at(-1);
+    if (!level || !top) continue;
+    rows.push({
+      figure: 'h',
+      name: `controller CPU per operation via ${t.transport}`,
+      measured: level.cpuPerOperationMs,
+      baseline: null,
+      unit: 'ms',
+      ratio: null,
+      target: '(informational)',
+      limit: null,
+      met: null,
+      detail: `${level.inFlight} in flight: node ${level.selfCpuPerOperationMs} + ssh ${level.sshCpuPerOperationMs} ms; ${top.inFlight} in flight: ${top.cpuPerOperationMs} ms`,
+    });
+    rows.push({
+      figure: 'h',
+      name: `controller memory per in-flight operation via ${t.transport}`,
+      measured: top.extraRssPerInFlightMiB,
+      baseline: null,
+      unit: 'MiB',
+      ratio: null,
+      target: '(informational)',
+      limit: null,
+      met: null,
+      detail: `${top.inFlight} in flight: +${top.extraRssMiB} MiB RSS (peak +${top.peakExtraRssMiB}), heap +${top.extraHeapMiB} MiB`,
+    });
+  }
+  return rows;
+}
+
+function formatValue(value: number | null, unit: FigureRow['unit']): string {
+  if (value === null || !Number.isFinite(value)) return '-';
+  if (unit === 'bytes') return `${value} B`;
+  if (unit === 'MiB') return `${value} MiB`;
+  if (unit === 'ratio') return `${value}x`;
+  return `${Math.round(value)} ms`;
+}
+
+export function tableCells(row: FigureRow): string[] {
+  return [
+    row.figure,
+    row.name,
+    formatValue(row.measured, row.unit),
+    formatValue(row.baseline, row.unit),
+    row.ratio === null || !Number.isFinite(row.ratio) ? '-' : `${row.ratio}x`,
+    row.target,
+    row.met === null ? '' : row.met ? 'met' : 'NOT met',
+  ];
+}
+
+const HEADER = ['fig', 'measurement', 'measured', 'baseline', 'ratio', 'target', 'result'];
+
+export function textTable(rows: readonly FigureRow[]): string {
+  const cells = [HEADER, ...rows.map(tableCells)];
+  const widths = HEADER.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
+
+export function markdownTable(rows: readonly FigureRow[]): string {
+  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  const lines = [`| ${HEADER.join(' | ')} |`, `| ${HEADER.map(() => '---').join(' | ')} |`];
+  for (const row of rows) lines.push(`| ${tableCells(row).map(escape).join(' | ')} |`);
+  return lines.join('\n');
+}

@@ -1,0 +1,111 @@
+// The benchmark's own ssh clients: the bare baselines (a new connection, or an OpenSSH
+// ControlMaster set up here) with exactly the driver's strict client argv, and a quick shell on a
+// host for reading measurements.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { sshArgv, type HostTarget } from '@occ-ssh/controller';
+import type { BenchHost } from './installation.js';
+
+export interface SshSettings {
+  identityFile: string;
+  knownHostsFile: string;
+  connectTimeoutSeconds: number;
+}
+
+export function settingsOf(host: BenchHost): SshSettings {
+  return { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 10 };
+}
+
+export function targetOf(host: BenchHost, name = host.name): HostTarget {
+  return { name, address: host.address, port: host.port, user: 'root' };
+}
+
+/** The environment the driver gives ssh: no agent socket, no inherited config variables. */
+const SSH_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C' };
+
+export interface SshOutcome {
+  ms: number;
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runSsh(argv: readonly string[], input: string | Buffer = ''): Promise<SshOutcome> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn('ssh', argv, { stdio: ['pipe', 'pipe', 'pipe'], env: SSH_ENV });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    child.stdin.on('error', () => undefined);
+    child.on('error', () => undefined);
+    child.on('close', (code) =>
+      resolve({ ms: performance.now() - started, code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
+    );
+    child.stdin.end(input);
+  });
+}
+
+async function mustSsh(argv: readonly string[], input?: string | Buffer): Promise<SshOutcome> {
+  const outcome = await runSsh(argv, input);
+  if (outcome.code !== 0) throw new Error(`ssh ${argv.at(-1) ?? ''} exited ${String(outcome.code)}: ${outcome.stderr.trim().slice(0, 500)}`);
+  return outcome;
+}
+
+/** The bare baseline over a new connection: the driver's argv with `<node> -e 0` as the command. */
+export function bareNodeArgv(host: BenchHost): string[] {
+  return sshArgv(settingsOf(host), targetOf(host), `${host.nodePath} -e 0`);
+}
+
+const masters = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of masters) child.kill('SIGTERM');
+});
+
+/**
+ * An OpenSSH master connection started by this process (a child, never daemonised) and the
+ * client argv that reuses it; stopped by its own pid.
+ */
+export class ControlMaster {
+  private constructor(
+    private readonly host: BenchHost,
+    private readonly controlPath: string,
+    private readonly child: ChildProcess,
+  ) {}
+
+  static async start(host: BenchHost, controlPath: string): Promise<ControlMaster> {
+    const argv = sshArgv(settingsOf(host), targetOf(host), 'unused', ['-M', '-N', '-o', `ControlPath=${controlPath}`, '-o', 'ControlPersist=no']).slice(0, -1);
+    const child = spawn('ssh', argv, { stdio: ['ignore', 'ignore', 'pipe'], env: SSH_ENV });
+    child.on('error', () => undefined);
+    masters.add(child);
+    child.on('exit', () => masters.delete(child));
+    const master = new ControlMaster(host, controlPath, child);
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null) throw new Error(`ssh master to ${host.address} exited ${child.exitCode}`);
+      const check = await runSsh(['-o', `ControlPath=${controlPath}`, '-O', 'check', '--', host.address]);
+      if (check.code === 0) return master;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    master.stop();
+    throw new Error(`ssh master to ${host.address} did not come up`);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** The driver's strict argv, reusing this master and never starting one. */
+  argv(remoteCommand: string): string[] {
+    return sshArgv(settingsOf(this.host), targetOf(this.host), remoteCommand, ['-o', 'ControlMaster=no', '-o', `ControlPath=${this.controlPath}`]);
+  }
+
+  /** Runs a shell command on the host over the master; throws on a nonzero exit. */
+  async sh(command: string, input?: string | Buffer): Promise<string> {
+    return (await mustSsh(this.argv(command), input)).stdout;
+  }
+
+  stop(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+  }
+}

@@ -1,0 +1,40 @@
+// How long each operation takes on this host right now, so a kill instant can be drawn
+// uniformly within it: the median of the latest measured runs (a table measured on a loaded
+// 2-core machine stands in until the first measurement).
+import type { MutatingOperation } from './expectations.js';
+
+export const DEFAULT_DURATION_MS: Record<MutatingOperation, number> = {
+  'ensure-namespace': 1900,
+  'prepare-revision': 2000,
+  'activate-revision': 5000,
+  'stop-revision': 2800,
+  'retire-revision': 1500,
+  'delete-namespace': 3800,
+};
+
+const WINDOW = 7;
+
+export class DurationModel {
+  private readonly seen = new Map<string, number[]>();
+
+  constructor(private readonly defaults: Record<string, number> = DEFAULT_DURATION_MS) {}
+
+  observe(operation: string, ms: number): void {
+    const list = this.seen.get(operation) ?? [];
+    list.push(ms);
+    if (list.length > WINDOW) list.shift();
+    this.seen.set(operation, list);
+  }
+
+  /** The (lower) median of the latest runs, or the default before any was seen. */
+  estimate(operation: string): number {
+    const list = this.seen.get(operation);
+    if (!list || list.length === 0) return this.defaults[operation] ?? 3000;
+    const sorted = [...list].sort((a, b) => a - b);
+    return sorted[Math.floor((sorted.length - 1) / 2)]!;
+  }
+
+  snapshot(): Record<string, number> {
+    return Object.fromEntries([...new Set([...Object.keys(this.defaults), ...this.seen.keys()])].map((op) => [op, Math.round(this.estimate(op))]));
+  }
+}

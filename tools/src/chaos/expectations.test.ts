@@ -1,0 +1,95 @@
+// Convergence expectations on fabricated listings: the intended state of each mutating
+// operation is recognised, and each way of falling short is named.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { agentHash, nsHash, sha256Hex } from '@occ-ssh/markers';
+import type { AgentOwner } from '@occ-ssh/protocol';
+import { convergenceProblems, portOf, type MutatingArgs } from './expectations.js';
+import { fakeListing, healthyHost, type FakeAgent } from './fake-host.js';
+
+const owner: AgentOwner = { namespace: { id: 'ns-a', name: 'stable' }, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-agent-1' } };
+const target = (id: string, number: number) => ({ owner, revision: { id, number } });
+const doc = (n: number) => `{"a":${n}}\n`;
+const agent = (change: Partial<FakeAgent> = {}): FakeAgent => ({ namespaceId: 'ns-a', agentId: 'agent-1', uid: 999, port: 18800, revisions: [{ id: 'rev-1', number: 1, document: doc(1) }], ...change });
+const prepare = (id: string, number: number): MutatingArgs => ({
+  operation: 'prepare-revision',
+  args: { owner, revision: { id, number }, harness: 'openclaw/embedded', configuration: { document: doc(number), hash: sha256Hex(doc(number)), auth: 'password' } },
+});
+const activate = (id: string, number: number): MutatingArgs => ({
+  operation: 'activate-revision',
+  args: { ...target(id, number), configurationHash: sha256Hex(doc(number)), launchEnvironment: {}, readinessTimeoutMs: 30_000 },
+});
+const serving = (id = 'rev-1', number = 1) => agent({ revisions: [{ id, number, document: doc(number) }], current: id, served: true, unit: { activeState: 'active', unitFileState: 'enabled' } });
+
+describe('convergenceProblems', () => {
+  it('ensure-namespace: the marker and agents/ exist', () => {
+    const op: MutatingArgs = { operation: 'ensure-namespace', args: { namespace: { id: 'ns-a', name: 'stable' } } };
+    assert.deepEqual(convergenceProblems(op, fakeListing([]), fakeListing([agent()])), []);
+    assert.deepEqual(convergenceProblems(op, fakeListing([]), fakeListing([])), ['Namespace marker is missing', 'agents/ directory is missing']);
+  });
+
+  it('prepare-revision: account, Agent, snapshot; current and served untouched', () => {
+    assert.deepEqual(convergenceProblems(prepare('rev-1', 1), fakeListing([]), fakeListing([agent()])), []);
+    assert.deepEqual(convergenceProblems(prepare('rev-1', 1), fakeListing([]), fakeListing([])), ['Agent marker is missing']);
+    const wrongBytes = fakeListing([agent({ revisions: [{ id: 'rev-1', number: 1, document: doc(7) }] })]);
+    assert.ok(convergenceProblems(prepare('rev-1', 1), fakeListing([]), wrongBytes).includes('revision marker records another revision'));
+    // Preparing revision 2 while 1 serves: 1 must keep serving.
+    const before = fakeListing([serving()]);
+    const ok = fakeListing([serving()]);
+    ok.entries.push(...fakeListing([agent({ revisions: [{ id: 'rev-2', number: 2, document: doc(2) }] })]).entries.filter((e) => e.path.includes('/revisions/')));
+    assert.deepEqual(convergenceProblems(prepare('rev-2', 2), before, ok), []);
+    const cutOver = fakeListing([agent({ revisions: [{ id: 'rev-1', number: 1, document: doc(1) }, { id: 'rev-2', number: 2, document: doc(2) }], current: 'rev-2', served: true, unit: { activeState: 'active', unitFileState: 'enabled' } })]);
+    const problems = convergenceProblems(prepare('rev-2', 2), before, cutOver);
+    assert.ok(problems.includes('prepare changed current') && problems.includes('prepare changed served.json'), problems.join('; '));
+  });
+
+  it('activate-revision: current, served.json, an active enabled unit and /readyz', () => {
+    assert.deepEqual(convergenceProblems(activate('rev-1', 1), fakeListing([agent()]), fakeListing([serving()])), []);
+    const notServed = fakeListing([agent({ current: 'rev-1', unit: { activeState: 'active', unitFileState: 'enabled' } })]);
+    assert.deepEqual(convergenceProblems(activate('rev-1', 1), fakeListing([agent()]), notServed), ['served.json does not name rev-1', '/readyz on port 18800 did not answer 200']);
+    const down = fakeListing([serving()]);
+    down.units[0]!.activeState = 'failed';
+    down.ready = {};
+    assert.deepEqual(convergenceProblems(activate('rev-1', 1), fakeListing([agent()]), down), ['unit is failed, not active', '/readyz on port 18800 did not answer 200']);
+  });
+
+  it('stop-revision: no current, no served.json, unit stopped and disabled, snapshot kept', () => {
+    const stopped = fakeListing([agent({ unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);
+    assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([serving()]), stopped), []);
+    const still = fakeListing([serving()]);
+    assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([serving()]), still), ['current is still present', 'served.json is still present', 'unit is still active/enabled']);
+    const gone = fakeListing([agent({ revisions: [], unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);
+    assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([serving()]), gone), ['stop removed the snapshot']);
+  });
+
+  it('stop-revision of a revision that is not current changes nothing', () => {
+    const twoRevisions = agent({ revisions: [{ id: 'rev-1', number: 1, document: doc(1) }, { id: 'rev-2', number: 2, document: doc(2) }], current: 'rev-2', served: true, unit: { activeState: 'active', unitFileState: 'enabled' } });
+    assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([twoRevisions]), fakeListing([twoRevisions])), []);
+  });
+
+  it('retire-revision: only that snapshot goes; when current, the gateway stops first', () => {
+    const before = fakeListing([agent({ revisions: [{ id: 'rev-1', number: 1, document: doc(1) }, { id: 'rev-2', number: 2, document: doc(2) }], current: 'rev-1', served: true, unit: { activeState: 'active', unitFileState: 'enabled' } })]);
+    const after = fakeListing([agent({ revisions: [{ id: 'rev-2', number: 2, document: doc(2) }], unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);
+    assert.deepEqual(convergenceProblems({ operation: 'retire-revision', args: target('rev-1', 1) }, before, after), []);
+    const tooMuch = fakeListing([agent({ revisions: [], unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);
+    assert.ok(convergenceProblems({ operation: 'retire-revision', args: target('rev-1', 1) }, before, tooMuch).some((p) => p.startsWith('another revision')));
+    assert.ok(convergenceProblems({ operation: 'retire-revision', args: target('rev-1', 1) }, before, before).includes('the retired revision directory is still present'));
+  });
+
+  it('delete-namespace: tree, accounts and units gone', () => {
+    const op: MutatingArgs = { operation: 'delete-namespace', args: { namespace: { id: 'ns-a', name: 'stable' } } };
+    assert.deepEqual(convergenceProblems(op, healthyHost(), fakeListing([])), []);
+    const half = fakeListing([]);
+    half.entries.push({ path: `namespaces/.deleting-${nsHash('ns-a')}`, type: 'dir', uid: 0, gid: 0, mode: 0o711, size: 0 });
+    half.users.push(healthyHost().users[0]!);
+    const problems = convergenceProblems(op, healthyHost(), half);
+    assert.ok(problems.some((p) => p.startsWith('an unfinished removal')), problems.join('; '));
+    assert.ok(problems.some((p) => p.endsWith('still exists')), problems.join('; '));
+  });
+
+  it('portOf reads the Agent marker', () => {
+    assert.equal(portOf(healthyHost(), owner), 18800);
+    assert.equal(portOf(fakeListing([]), owner), undefined);
+    assert.equal(agentHash('agent-1').length, 12);
+  });
+});

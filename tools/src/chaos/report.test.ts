@@ -1,0 +1,145 @@
+// Judging a campaign: summaries count what they should, every target is checked, and a section
+// that ran without results, a violation, or a sighting fails the run. Also the command line.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_SEED, FULL, parseOptions, QUICK, SECTIONS, UsageError } from './options.js';
+import { judge, summarizeBadInput, summarizeTrials, type SectionResults } from './report.js';
+import type { TrialRecord } from './trial.js';
+
+const OPS = ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace'] as const;
+
+function record(operation: (typeof OPS)[number], change: Partial<TrialRecord> = {}): TrialRecord {
+  return {
+    operation,
+    subject: 'ns-x',
+    fault: 'ssh-client-sigkill',
+    atMs: 10,
+    measuredMs: 100,
+    completedFirst: false,
+    firstMs: 10,
+    effect: 'intermediate',
+    helperWaitMs: 300,
+    violations: [],
+    pendingAfterFault: [],
+    retry: { ok: true, ms: 50 },
+    problems: [],
+    ...change,
+  };
+}
+
+const cleanKill = () => ({ ...summarizeTrials(Array.from({ length: QUICK.killTrials }, (_, i) => record(OPS[i % OPS.length]!)), (r) => r.operation), durationMs: 1, calibrationMs: [] });
+
+describe('summarizeTrials', () => {
+  it('counts trials, violations, non-convergence and effects per operation', () => {
+    const summary = summarizeTrials(
+      [
+        record('prepare-revision'),
+        record('prepare-revision', { violations: [{ rule: 'temp-file', path: '/x', message: 'left' }], effect: 'none' }),
+        record('activate-revision', { problems: ['served.json does not name rev-1'], completedFirst: true, effect: 'complete', helperWaitMs: 900 }),
+      ],
+      (r) => r.operation,
+    );
+    assert.equal(summary.trials, 3);
+    assert.equal(summary.violations, 1);
+    assert.equal(summary.violationItems, 1);
+    assert.equal(summary.nonConverged, 1);
+    assert.equal(summary.completedFirst, 1);
+    assert.deepEqual(summary.effects, { none: 1, complete: 1, intermediate: 1 });
+    assert.deepEqual(summary.by['prepare-revision'], { trials: 2, violations: 1, nonConverged: 0, intermediate: 1, completedFirst: 0 });
+    assert.equal(summary.failures.length, 2);
+    assert.deepEqual(summary.helperWaitMs, { median: 300, max: 900 });
+  });
+});
+
+describe('summarizeBadInput', () => {
+  it('counts per group and per tree comparison', () => {
+    const summary = summarizeBadInput([
+      { group: 'installation', name: 'a', refused: true, classified: true, unchanged: true, batch: 0, code: 'configuration' },
+      { group: 'driver', name: 'b', refused: true, classified: true, unchanged: true, batch: 1, code: 'admission' },
+      { group: 'driver', name: 'c', refused: true, classified: false, unchanged: false, batch: 2, code: 'internal' },
+    ]);
+    assert.equal(summary.cases, 3);
+    assert.equal(summary.refused, 3);
+    assert.equal(summary.classified, 2);
+    assert.equal(summary.unchanged, 2);
+    assert.equal(summary.batches, 3);
+    assert.equal(summary.changedBatches, 1);
+    assert.deepEqual(summary.failures.map((f) => f.name), ['c']);
+  });
+});
+
+describe('judge', () => {
+  it('a clean kill section meets every kill target', () => {
+    const targets = judge({ kill: cleanKill() }, QUICK, ['kill']);
+    assert.equal(targets.length, 4);
+    assert.ok(targets.every((t) => t.met), JSON.stringify(targets));
+  });
+
+  it('one violation or one non-converged trial misses the target', () => {
+    const kill = cleanKill();
+    kill.violations = 1;
+    kill.nonConverged = 1;
+    const missed = judge({ kill }, QUICK, ['kill']).filter((t) => !t.met).map((t) => t.name);
+    assert.deepEqual(missed, ['zero invariant violations', '100% convergence']);
+  });
+
+  it('too few trials, or an operation never cut, misses the target', () => {
+    const kill = { ...summarizeTrials([record('prepare-revision')], (r) => r.operation), durationMs: 1, calibrationMs: [] };
+    const missed = judge({ kill }, QUICK, ['kill']).filter((t) => !t.met).map((t) => t.name);
+    assert.deepEqual(missed, [`at least ${QUICK.killTrials} SIGKILL trials`, 'every mutating operation was cut']);
+  });
+
+  it('a section that ran but produced nothing fails; one that did not run is not judged', () => {
+    const targets = judge({}, QUICK, ['races']);
+    assert.deepEqual(targets.map((t) => [t.section, t.met]), [['races', false]]);
+    assert.deepEqual(judge({ kill: cleanKill() }, QUICK, ['kill']).map((t) => t.section), ['kill', 'kill', 'kill', 'kill']);
+  });
+
+  it('secrets: a sighting fails, design sightings in operation arguments do not', () => {
+    const secrets = (sightings: number): SectionResults['secrets'] => ({
+      sightings,
+      designSightings: 12,
+      found: [],
+      corpora: [{ name: 'controller logs', bytes: 100 }],
+      argvSamples: { host: 5, local: 5 },
+      problems: [],
+      durationMs: 1,
+    });
+    assert.ok(judge({ secrets: secrets(0) }, QUICK, ['secrets']).every((t) => t.met));
+    assert.equal(judge({ secrets: secrets(1) }, QUICK, ['secrets']).filter((t) => !t.met).length, 1);
+  });
+
+  it('bad input below 200 cases, or one changed tree, fails', () => {
+    const base = summarizeBadInput(Array.from({ length: 199 }, (_, i) => ({ group: 'installation' as const, name: `${i}`, refused: true, classified: true, unchanged: true, batch: 0 })));
+    assert.deepEqual(judge({ badInput: { ...base, durationMs: 1 } }, QUICK, ['bad-input']).filter((t) => !t.met).map((t) => t.name), ['at least 200 malformed cases']);
+  });
+});
+
+describe('parseOptions', () => {
+  it('defaults to the full campaign with the default seed and every section', () => {
+    const options = parseOptions([], '/tmp/latest.json');
+    assert.deepEqual({ mode: options.mode, seed: options.seed, sections: options.sections, out: options.out }, { mode: 'full', seed: DEFAULT_SEED, sections: [...SECTIONS], out: '/tmp/latest.json' });
+    assert.equal(options.sizes, FULL);
+  });
+
+  it('--quick, --seed, --only and --out', () => {
+    const options = parseOptions(['--quick', '--seed', '7', '--only', 'kill,secrets', '--out', '/tmp/x.json'], '/tmp/latest.json');
+    assert.equal(options.mode, 'quick');
+    assert.equal(options.sizes, QUICK);
+    assert.equal(options.seed, 7);
+    assert.deepEqual(options.sections, ['kill', 'secrets']);
+    assert.equal(options.out, '/tmp/x.json');
+  });
+
+  it('refuses bad seeds, unknown sections and unknown flags', () => {
+    for (const argv of [['--seed', '-1'], ['--seed', 'abc'], ['--seed', '4294967296'], ['--only', 'kill,nope'], ['--only', ''], ['--fast'], ['extra']]) {
+      assert.throws(() => parseOptions(argv, '/tmp/x'), UsageError, argv.join(' '));
+    }
+  });
+
+  it('the full campaign keeps the promised sizes', () => {
+    assert.ok(FULL.killTrials >= 500);
+    assert.ok(FULL.allocations >= 1000);
+    assert.ok(QUICK.killTrials >= 40 && QUICK.allocations >= 60);
+  });
+});

@@ -1,0 +1,245 @@
+// The campaign's results: per-section counts, the targets they are judged against, and the
+// summary printed at the end. Summaries and judgement are pure.
+import type { BadCaseResult } from './bad-input.js';
+import type { HostileResult } from './hostile.js';
+import type { Options, Section, Sizes } from './options.js';
+import type { RaceResult } from './races.js';
+import type { SecretsResult } from './secrets.js';
+import type { TrialRecord } from './trial.js';
+
+const MAX_LISTED = 25;
+
+export interface TrialSummary {
+  trials: number;
+  /** Trials with at least one invariant violation (after the fault or after the retry). */
+  violations: number;
+  violationItems: number;
+  /** Trials whose retry did not reach the intended state. */
+  nonConverged: number;
+  /** The fault came too late to cut the call (its result line arrived). */
+  completedFirst: number;
+  /** What the fault left on the host before the retry. */
+  effects: Record<TrialRecord['effect'], number>;
+  by: Record<string, { trials: number; violations: number; nonConverged: number; intermediate: number; completedFirst: number }>;
+  /** How long helpers went on after the fault before the checker saw them gone (heartbeat detection). */
+  helperWaitMs: { median: number; max: number };
+  failures: TrialRecord[];
+}
+
+export function summarizeTrials(records: readonly TrialRecord[], key: (record: TrialRecord) => string): TrialSummary {
+  const by: TrialSummary['by'] = {};
+  const effects = { none: 0, complete: 0, intermediate: 0 };
+  for (const record of records) {
+    const entry = (by[key(record)] ??= { trials: 0, violations: 0, nonConverged: 0, intermediate: 0, completedFirst: 0 });
+    entry.trials += 1;
+    if (record.violations.length > 0) entry.violations += 1;
+    if (record.problems.length > 0) entry.nonConverged += 1;
+    if (record.effect === 'intermediate') entry.intermediate += 1;
+    if (record.completedFirst) entry.completedFirst += 1;
+    effects[record.effect] += 1;
+  }
+  const waits = records.map((record) => record.helperWaitMs).sort((a, b) => a - b);
+  const failing = records.filter((record) => record.violations.length > 0 || record.problems.length > 0);
+  return {
+    trials: records.length,
+    violations: records.filter((record) => record.violations.length > 0).length,
+    violationItems: records.reduce((sum, record) => sum + record.violations.length, 0),
+    nonConverged: records.filter((record) => record.problems.length > 0).length,
+    completedFirst: records.filter((record) => record.completedFirst).length,
+    effects,
+    by,
+    helperWaitMs: { median: waits[Math.floor(waits.length / 2)] ?? 0, max: waits[waits.length - 1] ?? 0 },
+    failures: failing.slice(0, MAX_LISTED),
+  };
+}
+
+export interface BadInputSummary {
+  cases: number;
+  refused: number;
+  /** Refused with a permanent ComputeError (documents: naming the key path; helper: `configuration`). */
+  classified: number;
+  unchanged: number;
+  /** Host tree comparisons, and how many of them found a change. */
+  batches: number;
+  changedBatches: number;
+  /** Each host tree comparison: which cases it bracketed and whether the tree was unchanged. */
+  perBatch: { group: string; batch: number; cases: number; unchanged: boolean }[];
+  byGroup: Record<string, { cases: number; refused: number; classified: number; unchanged: number }>;
+  codes: Record<string, number>;
+  failures: BadCaseResult[];
+}
+
+export function summarizeBadInput(results: readonly BadCaseResult[]): BadInputSummary {
+  const byGroup: BadInputSummary['byGroup'] = {};
+  const codes: Record<string, number> = {};
+  const batches = new Map<string, { group: string; batch: number; cases: number; unchanged: boolean }>();
+  for (const result of results) {
+    const entry = (byGroup[result.group] ??= { cases: 0, refused: 0, classified: 0, unchanged: 0 });
+    entry.cases += 1;
+    if (result.refused) entry.refused += 1;
+    if (result.classified) entry.classified += 1;
+    if (result.unchanged) entry.unchanged += 1;
+    const code = `${result.group}: ${result.code ?? 'none'}`;
+    codes[code] = (codes[code] ?? 0) + 1;
+    const key = `${result.group}#${result.batch}`;
+    const batch = batches.get(key) ?? { group: result.group, batch: result.batch, cases: 0, unchanged: true };
+    batch.cases += 1;
+    batch.unchanged &&= result.unchanged;
+    batches.set(key, batch);
+  }
+  return {
+    cases: results.length,
+    refused: results.filter((result) => result.refused).length,
+    classified: results.filter((result) => result.classified).length,
+    unchanged: results.filter((result) => result.unchanged).length,
+    batches: batches.size,
+    changedBatches: [...batches.values()].filter((batch) => !batch.unchanged).length,
+    perBatch: [...batches.values()],
+    byGroup,
+    codes,
+    failures: results.filter((result) => !result.refused || !result.classified || !result.unchanged).slice(0, MAX_LISTED),
+  };
+}
+
+export interface SectionResults {
+  kill?: TrialSummary & { durationMs: number; calibrationMs: Record<string, number>[] };
+  faults?: TrialSummary & { durationMs: number };
+  races?: RaceResult & { durationMs: number };
+  badInput?: BadInputSummary & { durationMs: number };
+  hostile?: { cases: number; refused: number; unchanged: number; targetsUnchanged: number; notFollowed: number; results: HostileResult[]; durationMs: number };
+  secrets?: Omit<SecretsResult, 'sightings'> & { sightings: number; designSightings: number; found: SecretsResult['sightings']; durationMs: number };
+}
+
+/** The same six counts for every section (absent where a count does not apply). */
+export interface Counts {
+  trials: number;
+  violations?: number;
+  nonConverged?: number;
+  refused?: number;
+  unchanged?: number;
+  sightings?: number;
+}
+
+export function countsOf(sections: SectionResults): Record<string, Counts> {
+  const counts: Record<string, Counts> = {};
+  if (sections.kill) counts['kill'] = { trials: sections.kill.trials, violations: sections.kill.violations, nonConverged: sections.kill.nonConverged };
+  if (sections.faults) counts['faults'] = { trials: sections.faults.trials, violations: sections.faults.violations, nonConverged: sections.faults.nonConverged };
+  if (sections.races) {
+    const r = sections.races;
+    counts['races'] = { trials: r.allocations + r.prepareVsDelete.rounds, violations: r.violations.length + r.duplicatePorts + r.duplicateAccounts, nonConverged: r.missingAgents + r.prepareVsDelete.inconsistent + r.batches.filter((b) => !b.deletedClean).length };
+  }
+  if (sections.badInput) counts['badInput'] = { trials: sections.badInput.cases, refused: sections.badInput.classified, unchanged: sections.badInput.unchanged };
+  if (sections.hostile) {
+    const h = sections.hostile;
+    counts['hostile'] = { trials: h.cases, refused: h.refused, unchanged: h.unchanged + h.notFollowed, violations: h.cases - h.targetsUnchanged };
+  }
+  if (sections.secrets) counts['secrets'] = { trials: sections.secrets.corpora.length, sightings: sections.secrets.sightings };
+  return counts;
+}
+
+export interface Target {
+  section: Section;
+  name: string;
+  met: boolean;
+  detail: string;
+}
+
+export interface Results {
+  mode: Options['mode'];
+  seed: number;
+  command: string;
+  startedAt: string;
+  durationMs: number;
+  sizes: Sizes;
+  sectionsRun: Section[];
+  machine: { cpus: number; loadAverage: number[] };
+  errors: string[];
+  /** trials, violations, nonConverged, refused, unchanged and sightings of each section. */
+  counts: Record<string, Counts>;
+  sections: SectionResults;
+  targets: Target[];
+  ok: boolean;
+}
+
+/** Every target of every section that ran; a section that ran and produced nothing fails. */
+export function judge(sections: SectionResults, sizes: Sizes, run: readonly Section[]): Target[] {
+  const targets: Target[] = [];
+  const want = (section: Section, name: string, met: boolean, detail: string) => targets.push({ section, name, met, detail });
+  const missing = (section: Section) => want(section, 'section completed', false, 'the section did not produce results (see errors)');
+
+  if (run.includes('kill')) {
+    const kill = sections.kill;
+    if (!kill) missing('kill');
+    else {
+      want('kill', `at least ${sizes.killTrials} SIGKILL trials`, kill.trials >= sizes.killTrials, `${kill.trials} trials`);
+      const ops = ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace'];
+      want('kill', 'every mutating operation was cut', ops.every((op) => (kill.by[op]?.trials ?? 0) > 0), ops.map((op) => `${op} ${kill.by[op]?.trials ?? 0}`).join(', '));
+      want('kill', 'zero invariant violations', kill.violations === 0, `${kill.violations} trials with violations`);
+      want('kill', '100% convergence', kill.nonConverged === 0, `${kill.trials - kill.nonConverged}/${kill.trials} converged`);
+    }
+  }
+  if (run.includes('faults')) {
+    const faults = sections.faults;
+    if (!faults) missing('faults');
+    else {
+      const planned = sizes.helperKills + sizes.sshdRestarts + sizes.reboots + sizes.unready;
+      want('faults', `all ${planned} host-side faults ran`, faults.trials === planned, `${faults.trials} trials: ${Object.entries(faults.by).map(([kind, entry]) => `${kind} ${entry.trials}`).join(', ')}`);
+      want('faults', 'zero invariant violations', faults.violations === 0, `${faults.violations} trials with violations`);
+      want('faults', '100% convergence', faults.nonConverged === 0, `${faults.trials - faults.nonConverged}/${faults.trials} converged`);
+    }
+  }
+  if (run.includes('races')) {
+    const races = sections.races;
+    if (!races) missing('races');
+    else {
+      want('races', `at least ${sizes.allocations} concurrent port allocations`, races.allocations >= sizes.allocations, `${races.allocations} allocations, ${races.failedPrepares.length} failed prepares`);
+      want('races', 'no port given twice, every account distinct', races.duplicatePorts === 0 && races.duplicateAccounts === 0, `${races.duplicatePorts} duplicate ports, ${races.duplicateAccounts} duplicate accounts`);
+      want('races', 'every prepared Agent complete, every deletion clean', races.missingAgents === 0 && races.failedPrepares.length === 0 && races.batches.every((batch) => batch.deletedClean), `${races.missingAgents} missing Agents, ${races.batches.filter((batch) => !batch.deletedClean).length} unclean deletions`);
+      want('races', 'prepare racing delete ends consistent', races.prepareVsDelete.rounds === sizes.prepareDeleteRounds && races.prepareVsDelete.inconsistent === 0, `${races.prepareVsDelete.rounds} rounds: ${races.prepareVsDelete.deleted} deleted, ${races.prepareVsDelete.prepared} prepared, ${races.prepareVsDelete.inconsistent} inconsistent`);
+      want('races', 'zero invariant violations', races.violations.length === 0, `${races.violations.length} violations`);
+    }
+  }
+  if (run.includes('bad-input')) {
+    const bad = sections.badInput;
+    if (!bad) missing('bad-input');
+    else {
+      want('bad-input', 'at least 200 malformed cases', bad.cases >= 200, `${bad.cases} cases: ${Object.entries(bad.byGroup).map(([group, entry]) => `${group} ${entry.cases}`).join(', ')}`);
+      want('bad-input', '100% refused with a permanent, classified error', bad.refused === bad.cases && bad.classified === bad.cases, `${bad.refused} refused, ${bad.classified} classified of ${bad.cases}`);
+      want('bad-input', '100% host unchanged', bad.unchanged === bad.cases && bad.changedBatches === 0, `${bad.unchanged}/${bad.cases} unchanged over ${bad.batches} comparisons`);
+    }
+  }
+  if (run.includes('hostile')) {
+    const hostile = sections.hostile;
+    if (!hostile) missing('hostile');
+    else {
+      const refusing = hostile.results.filter((result) => result.kind === 'refused');
+      want('hostile', '100% refused with ownership, nothing adopted or written', refusing.length > 0 && refusing.every((result) => result.refused && result.unchanged && result.problems.length === 0), `${hostile.refused}/${refusing.length} refused, ${hostile.unchanged}/${refusing.length} unchanged`);
+      want('hostile', 'links planted by an Agent are never followed', hostile.results.every((result) => result.targetsUnchanged) && hostile.results.filter((result) => result.kind === 'not-followed').every((result) => result.problems.length === 0), `${hostile.targetsUnchanged}/${hostile.cases} link targets unchanged`);
+    }
+  }
+  if (run.includes('secrets')) {
+    const secrets = sections.secrets;
+    if (!secrets) missing('secrets');
+    else {
+      want('secrets', 'zero sightings outside the documented argv design', secrets.sightings === 0, `${secrets.sightings} sightings; ${secrets.designSightings} inside base64 operation arguments on argv (design)`);
+      want('secrets', 'every corpus collected and every check ran', secrets.problems.length === 0 && secrets.corpora.every((corpus) => corpus.bytes > 0 || corpus.name === 'gateway journal'), secrets.problems.join('; ') || `${secrets.corpora.length} corpora`);
+    }
+  }
+  return targets;
+}
+
+/** The lines printed at the end of a run. */
+export function summaryLines(results: Results): string[] {
+  const s = results.sections;
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  const lines = [`chaos ${results.mode} campaign, seed ${results.seed}: ${results.ok ? 'all targets met' : 'TARGETS MISSED'} in ${seconds(results.durationMs)}`];
+  if (s.kill) lines.push(`  a. ssh client SIGKILL: ${s.kill.trials} trials (${s.kill.effects.intermediate} cut mid-operation, ${s.kill.completedFirst} completed first), ${s.kill.violations} violations, ${s.kill.nonConverged} not converged [${seconds(s.kill.durationMs)}]`);
+  if (s.faults) lines.push(`  b. host faults: ${s.faults.trials} trials (${Object.entries(s.faults.by).map(([k, v]) => `${k} ${v.trials}`).join(', ')}), ${s.faults.violations} violations, ${s.faults.nonConverged} not converged [${seconds(s.faults.durationMs)}]`);
+  if (s.races) lines.push(`  c. races: ${s.races.allocations} allocations, ${s.races.duplicatePorts} duplicate ports, ${s.races.duplicateAccounts} duplicate accounts; prepare vs delete ${s.races.prepareVsDelete.rounds} rounds, ${s.races.prepareVsDelete.inconsistent} inconsistent; ${s.races.violations.length} violations [${seconds(s.races.durationMs)}]`);
+  if (s.badInput) lines.push(`  d. bad input: ${s.badInput.cases} cases, ${s.badInput.refused} refused, ${s.badInput.classified} classified, ${s.badInput.unchanged} unchanged (${s.badInput.batches} tree comparisons) [${seconds(s.badInput.durationMs)}]`);
+  if (s.hostile) lines.push(`  e. hostile host state: ${s.hostile.cases} cases, ${s.hostile.refused} refused, ${s.hostile.unchanged} unchanged, ${s.hostile.notFollowed} planted-link cases not followed [${seconds(s.hostile.durationMs)}]`);
+  if (s.secrets) lines.push(`  f. secrets: ${s.secrets.sightings} sightings, ${s.secrets.designSightings} in base64 operation arguments on argv (design) [${seconds(s.secrets.durationMs)}]`);
+  for (const target of results.targets.filter((t) => !t.met)) lines.push(`  MISSED ${target.section}: ${target.name} (${target.detail})`);
+  for (const error of results.errors) lines.push(`  ERROR ${error}`);
+  return lines;
+}

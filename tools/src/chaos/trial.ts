@@ -1,0 +1,121 @@
+// One interruption trial: run an operation with a fault, wait until the host is quiet, check the
+// invariants, retry the same operation without a fault, and check that it converged.
+import type { OperationName } from '@occ-ssh/protocol';
+import { encodeArgument } from '@occ-ssh/protocol';
+import { helperOf, listingOf, runSteps } from './collector.js';
+import { convergenceProblems, type MutatingArgs } from './expectations.js';
+import { checkInvariants, type InvariantSettings, type Violation } from './invariants.js';
+import type { Listing } from './listing.js';
+import { envelopeFor, RUNTIME_USER, type CallOutcome } from './ops.js';
+import type { HostLink } from './ssh.js';
+
+export const SETTINGS: InvariantSettings = { user: RUNTIME_USER, portRange: { start: 18800, end: 18899 } };
+
+export interface TrialRecord {
+  operation: OperationName;
+  subject: string;
+  fault: string;
+  /** Kill delay (client kills) or fault instant, in ms after the operation was sent. */
+  atMs: number;
+  measuredMs: number;
+  /** The interrupted call still printed its result line (the fault came too late to cut it). */
+  completedFirst: boolean;
+  /** How long the interrupted call ran, as the local client saw it. */
+  firstMs: number;
+  /**
+   * What the fault left: `none` (host as before), `complete` (as after the retry) or
+   * `intermediate` (neither: the operation was cut between its steps).
+   */
+  effect: 'none' | 'complete' | 'intermediate';
+  firstError?: string;
+  /** How long the checker waited for the helper to notice and stop. */
+  helperWaitMs: number;
+  violations: Violation[];
+  pendingAfterFault: string[];
+  retry: { ok: boolean; ms: number; error?: string };
+  problems: string[];
+  /** For a failed trial: the paths under the subject's Namespace after the fault. */
+  state?: string[];
+}
+
+export interface TrialOptions {
+  link: HostLink;
+  step: MutatingArgs;
+  before: Listing;
+  fault: string;
+  atMs: number;
+  measuredMs: number;
+  /** Runs the operation with its fault and returns the interrupted call's outcome. */
+  interrupted: () => Promise<CallOutcome>;
+  /** Extra convergence problems to add (e.g. a unit that did not come back enabled after a reboot). */
+  afterFault?: (listing: Listing) => string[];
+  /** The retry must fail with this code instead of succeeding (an activation that can never be ready). */
+  retryFailsWith?: string;
+}
+
+/** The host state that matters, without what legitimately changes on every start (gateway logs, served time, mtimes). */
+export function signature(listing: Listing): string {
+  const entries = listing.entries
+    .filter((entry) => !/(^|\/)(home|state)\/./.test(entry.path))
+    .map((entry) => {
+      const text = entry.path.endsWith('served.json') && entry.text ? entry.text.replace(/"servedAt": "[^"]*"/, '') : entry.text;
+      return `${entry.path}|${entry.type}|${entry.uid}:${entry.gid}:${entry.mode}|${entry.target ?? ''}|${entry.sha256 ?? ''}|${text ?? ''}`;
+    });
+  const units = listing.units.map((unit) => `${unit.name}|${unit.head}|${unit.unitFileState}|${unit.activeState === 'active' ? 'up' : 'down'}`);
+  const users = listing.users.map((user) => `${user.name}:${user.uid}:${user.gid}`);
+  const groups = listing.groups.map((group) => `${group.name}:${group.gid}`);
+  return JSON.stringify([entries, units, users, groups]);
+}
+
+function subjectOf(step: MutatingArgs): string {
+  const args = step.args as { namespace?: { id: string }; owner?: { namespace: { id: string }; agent: { id: string } }; revision?: { id: string } };
+  if (args.owner) return `${args.owner.namespace.id}/${args.owner.agent.id}${args.revision ? `/${args.revision.id}` : ''}`;
+  return args.namespace?.id ?? '?';
+}
+
+export async function runTrial(options: TrialOptions): Promise<{ record: TrialRecord; after: Listing }> {
+  const { link, step, before } = options;
+  const first = await options.interrupted();
+  // One round trip: wait for quiet and list (the state the fault left), retry, list again.
+  const argument = encodeArgument(envelopeFor(link, step.operation, step.args as never));
+  const [faultedStep, retryStep, afterStep] = await runSteps(link, [{ collect: {} }, { helper: argument }, { collect: {} }]);
+  const faulted = listingOf(faultedStep);
+  const retry = helperOf(retryStep);
+  const after = listingOf(afterStep);
+  const afterFault = checkInvariants(faulted, SETTINGS);
+  const extra = options.afterFault?.(faulted) ?? [];
+  const afterRetry = checkInvariants(after, SETTINGS);
+
+  const problems = [...extra];
+  const retryOk = retry.line?.ok === true;
+  const retryError = retry.line && !retry.line.ok ? `${retry.line.error.code}: ${retry.line.error.message}` : retry.line ? undefined : `no result line (ssh exit ${String(retry.code)})`;
+  if (options.retryFailsWith) {
+    if (retryOk || (retry.line && !retry.line.ok && retry.line.error.code !== options.retryFailsWith)) problems.push(`retry was expected to fail with ${options.retryFailsWith}, got ${retryError ?? 'success'}`);
+  } else {
+    if (!retryOk) problems.push(`retry failed: ${retryError ?? '?'}`);
+    else {
+      if (step.operation === 'prepare-revision' && (retry.line!.ok && (retry.line!.result as { ready?: boolean }).ready !== true)) problems.push('retry of prepare did not answer ready');
+      problems.push(...convergenceProblems(step, before, after));
+    }
+    for (const item of afterRetry.pending) problems.push(`still pending after the retry: ${item}`);
+  }
+  const violations = [...afterFault.violations, ...afterRetry.violations.map((v) => ({ ...v, message: `after the retry: ${v.message}` }))];
+  const record: TrialRecord = {
+    operation: step.operation,
+    subject: subjectOf(step),
+    fault: options.fault,
+    atMs: Math.round(options.atMs),
+    measuredMs: Math.round(options.measuredMs),
+    completedFirst: first.line !== undefined,
+    firstMs: first.ms,
+    effect: signature(faulted) === signature(before) ? 'none' : signature(faulted) === signature(after) ? 'complete' : 'intermediate',
+    ...(first.line && !first.line.ok ? { firstError: `${first.line.error.code}: ${first.line.error.message}` } : {}),
+    helperWaitMs: faulted.quiet.waitedMs,
+    violations,
+    pendingAfterFault: afterFault.pending,
+    retry: { ok: retryOk, ms: retry.ms, ...(retryError ? { error: retryError } : {}) },
+    problems,
+  };
+  if (violations.length > 0 || problems.length > 0) record.state = faulted.entries.map((entry) => `${entry.path} ${entry.type}${entry.target ? ` -> ${entry.target}` : ''}`).filter((line) => !/\/(home|state)\//.test(line)).slice(0, 200);
+  return { record, after };
+}
