@@ -42,6 +42,7 @@ describe('ERROR_CODES and FAILURE_OF', () => {
         timeout: 'retryable',
         cancelled: 'retryable',
         hook: 'retryable',
+        conflict: 'retryable',
         protocol: 'retryable',
         internal: 'retryable',
       },

@@ -46,11 +46,12 @@ const RUNTIME: RuntimeSettings = {
 };
 
 describe('operation table', () => {
-  it('lists exactly the eight wire operations', () => {
+  it('lists exactly the eight wire operations of the contract plus the read-only inventory', () => {
     assert.deepEqual([...OPERATION_NAMES].sort(), [
       'activate-revision',
       'delete-namespace',
       'ensure-namespace',
+      'inventory',
       'prepare-revision',
       'probe',
       'retire-revision',
@@ -60,9 +61,9 @@ describe('operation table', () => {
     assert.deepEqual(Object.keys(EXAMPLES).sort(), [...OPERATION_NAMES].sort());
   });
 
-  it('only probe and verify-revision are read-only', () => {
+  it('only probe, verify-revision and inventory are read-only', () => {
     const readOnly = OPERATION_NAMES.filter((name) => !OPERATIONS[name].mutates).sort();
-    assert.deepEqual(readOnly, ['probe', 'verify-revision']);
+    assert.deepEqual(readOnly, ['inventory', 'probe', 'verify-revision']);
   });
 });
 
