@@ -168,7 +168,7 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
       target: '(informational)',
       limit: null,
       met: null,
-      detail: `${top.inFlight} in flight: +${top.extraRssMiB} MiB RSS (peak +${top.peakExtraRssMiB}), heap +${top.extraHeapMiB} MiB`,
+      detail: `${top.inFlight} in flight: +${top.extraRssMiB} MiB RSS (peak +${top.peakExtraRssMiB}); idle between calls: ${t.idle.sshProcesses} ssh master(s), ${t.idle.sshRssMiB} MiB`,
     });
   }
   return rows;

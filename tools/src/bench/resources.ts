@@ -17,7 +17,7 @@ export interface ConcurrencyFootprint {
   cpuPerOperationMs: number;
   selfCpuPerOperationMs: number;
   sshCpuPerOperationMs: number;
-  /** Median extra RSS (this process + ssh processes) over idle while the batch ran. */
+  /** Median extra RSS (this process + ssh processes) over idle while all `inFlight` calls were in flight. */
   extraRssMiB: number;
   extraRssPerInFlightMiB: number;
   peakExtraRssMiB: number;
@@ -51,13 +51,19 @@ export async function measureResources(ctx: BenchContext, hosts: readonly BenchH
     const { driver } = observed;
     // The fleet run left revision numbers behind; verify-revision only needs the Agent's port.
     const revisions = bindings.map((binding) => revisionFor(binding, 1, ctx.plan.readyAfterMs));
+    let active = 0;
     const batch = async (inFlight: number, operations: number) => {
       let next = 0;
       const worker = async () => {
         while (next < operations) {
           const index = next % revisions.length;
           next += 1;
-          await driver.getGatewayEndpoint(revisions[index]!);
+          active += 1;
+          try {
+            await driver.getGatewayEndpoint(revisions[index]!);
+          } finally {
+            active -= 1;
+          }
         }
       };
       await Promise.all(Array.from({ length: inFlight }, worker));
@@ -80,18 +86,23 @@ export async function measureResources(ctx: BenchContext, hosts: readonly BenchH
         const after = controllerFootprint(ctx.scratch);
         const self = after.selfCpuMs - before.selfCpuMs;
         const total = cpuTotal(after) - cpuTotal(before);
-        // Memory: a shorter batch at the same concurrency, sampled every 25 ms.
+        // Memory: the batch again, sampled every 25 ms with the number of calls in flight at that moment.
         const base = controllerFootprint(ctx.scratch);
         const rss: number[] = [];
+        const full: number[] = [];
+        const perCall: number[] = [];
         const heap: number[] = [];
         const timer = setInterval(() => {
           const now = controllerFootprint(ctx.scratch);
-          rss.push(rssTotal(now) - rssTotal(base));
+          const extraBytes = rssTotal(now) - rssTotal(base);
+          rss.push(extraBytes);
           heap.push(now.heapUsedBytes - base.heapUsedBytes);
+          if (active === inFlight) full.push(extraBytes);
+          if (active > 0) perCall.push(extraBytes / active);
         }, 25);
-        await batch(inFlight, Math.max(8, inFlight));
+        await batch(inFlight, operations);
         clearInterval(timer);
-        const extra = median(rss) / MiB;
+        const extra = (full.length ? median(full) : median(rss)) / MiB;
         levelResults.push({
           inFlight,
           operations,
@@ -100,7 +111,7 @@ export async function measureResources(ctx: BenchContext, hosts: readonly BenchH
           selfCpuPerOperationMs: round(self / operations),
           sshCpuPerOperationMs: round((total - self) / operations),
           extraRssMiB: round(extra),
-          extraRssPerInFlightMiB: round(extra / inFlight, 2),
+          extraRssPerInFlightMiB: round((full.length ? extra / inFlight : median(perCall) / MiB), 2),
           peakExtraRssMiB: round(Math.max(...rss) / MiB),
           extraHeapMiB: round(median(heap) / MiB),
         });

@@ -259,7 +259,7 @@ export async function runBadInput(link: HostLink, rng: Rng, plan: BadInputPlan, 
   for (const result of results) result.unchanged = configsUnchanged;
   progress(`bad input: ${results.length} Installation documents`);
 
-  // 2. Revisions and placeholders through a real driver, with a running Agent on the host.
+  // 2. Revisions and placeholders through a real driver, with the Agent's revision staged on the host.
   const binding: AgentBinding = { namespace: { id: 'ns-badin', name: NAMESPACE }, agent: { id: 'agent-badin', namespaceId: 'ns-badin', servicePrincipal: { id: 'sp-badin' } } };
   const good: AgentRevision = { id: 'rev-badin-1', number: 1, namespaceId: binding.namespace.id, agentId: binding.agent.id, harness: 'openclaw/embedded', harnessAuth: { method: 'runtime' }, configuration: { gateway: { mode: 'local', bind: 'loopback' } } };
   const drivers: SshComputeDriver[] = [];
@@ -273,7 +273,6 @@ export async function runBadInput(link: HostLink, rng: Rng, plan: BadInputPlan, 
     if (!(await driver.ensureNamespace(binding.namespace)).namespaceReady) throw new Error('bad input: setup ensureNamespace failed');
     driver.bindAgent(binding);
     await driver.prepareRevision(good);
-    await driver.activateRevision(good);
     const env: DriverEnv = { driver, binding, good, withHooks: make };
     await inBatches(link, plan.batchSize, driverCases(), async (item) => ({ group: 'driver', name: item.name, ...(await refusal(() => item.run(env))) }), results, () => (batch += 1));
     progress(`bad input: ${results.filter((r) => r.group === 'driver').length} driver cases`);

@@ -12,11 +12,11 @@ import { runHostile, type HostileResult } from './hostile.js';
 import { killLane } from './kill-trials.js';
 import { helperArtifact } from './ops.js';
 import { parseOptions, USAGE, UsageError, type Options, type Section } from './options.js';
-import { runRaces } from './races.js';
+import { newRaceResult, runAllocations, runPrepareVsDelete } from './races.js';
 import { countsOf, judge, summarizeBadInput, summarizeTrials, summaryLines, type Results } from './report.js';
 import { Rng } from './rng.js';
 import { runSecrets } from './secrets.js';
-import type { Corpus, Sighting } from './sightings.js';
+import { groupSightings, type Corpus, type Sighting } from './sightings.js';
 import { HostLink } from './ssh.js';
 import type { TrialRecord } from './trial.js';
 
@@ -65,125 +65,102 @@ async function campaign(options: Options): Promise<Results> {
   };
   const tag = `cx${process.pid % 10_000}`;
   let scanSecrets: ((corpora: Corpus[]) => Sighting[]) | undefined;
-  const lanes: Promise<void>[] = [];
+  const racePlan = { allocations: sizes.allocations, controllers: sizes.controllers, roundsPerBatch: sizes.roundsPerBatch, prepareDeleteRounds: sizes.prepareDeleteRounds };
+  const failedTrial = (record: TrialRecord) =>
+    record.violations.length + record.problems.length > 0 ? ` FAILED: ${[...record.violations.map((v) => v.message), ...record.problems].join('; ')}` : '';
 
-  if (has('kill')) {
-    const records: TrialRecord[][] = [];
-    const calibration: Record<string, number>[] = [];
-    const killStarted = Date.now();
+  // Each section, run on the host of its lane.
+  const killRecords: TrialRecord[][] = [];
+  const calibration: Record<string, number>[] = [];
+  const killStarted = Date.now();
+  let killed = 0;
+  let killEnded = killStarted;
+  const killSection = (lane: number) => async (link: HostLink) => {
     const perLane = Math.ceil(sizes.killTrials / sizes.killLanes);
-    let done = 0;
-    lanes.push(
-      Promise.all(
-        Array.from({ length: sizes.killLanes }, (_, lane) =>
-          guarded('kill', () =>
-            withHost(`${tag}k${lane}`, async (link) => {
-              const result = await killLane(link, rng.fork(`kill-${lane}`), perLane, `k${lane}`, (record) => {
-                done += 1;
-                const bad = record.violations.length + record.problems.length > 0 ? ` FAILED: ${[...record.violations.map((v) => v.message), ...record.problems].join('; ')}` : '';
-                if (bad || done % 10 === 0) progress(`kill ${done}/${sizes.killTrials}: ${record.operation} cut at ${record.atMs}/${record.measuredMs} ms (${record.effect})${bad}`);
-              });
-              records[lane] = result.records;
-              calibration[lane] = result.durations;
-            }),
-          ),
-        ),
-      ).then(() => {
-        const all = records.flat().filter(Boolean);
-        if (all.length > 0) results.sections.kill = { ...summarizeTrials(all, (record) => record.operation), durationMs: Date.now() - killStarted, calibrationMs: calibration.filter(Boolean) };
-      }),
-    );
-  }
+    const result = await killLane(link, rng.fork(`kill-${lane}`), perLane, `k${lane}`, Math.round((lane * 9) / sizes.killLanes), (record) => {
+      killed += 1;
+      const bad = failedTrial(record);
+      if (bad || killed % 10 === 0) progress(`kill ${killed}/${sizes.killTrials}: ${record.operation} cut at ${record.atMs}/${record.measuredMs} ms (${record.effect})${bad}`);
+    });
+    killRecords[lane] = result.records;
+    calibration[lane] = result.durations;
+    killEnded = Math.max(killEnded, Date.now());
+  };
+  const sections: Record<Exclude<Section, 'kill'>, (link: HostLink) => Promise<void>> = {
+    faults: async (link) => {
+      const t0 = Date.now();
+      const plan = { helperKills: sizes.helperKills, sshdRestarts: sizes.sshdRestarts, reboots: sizes.reboots, unready: sizes.unready };
+      const { records } = await faultLane(link, rng.fork('faults'), plan, (record) => progress(`faults: ${record.fault} at ${record.atMs}/${record.measuredMs} ms (${record.effect})${failedTrial(record)}`));
+      results.sections.faults = { ...summarizeTrials(records, (record) => record.fault), durationMs: Date.now() - t0 };
+    },
+    hostile: async (link) => {
+      const t0 = Date.now();
+      const found: HostileResult[] = await runHostile(link, progress, { coreOnly: sizes.hostileCoreOnly });
+      const refusing = found.filter((result) => result.kind === 'refused');
+      results.sections.hostile = {
+        cases: found.length,
+        refused: refusing.filter((result) => result.refused).length,
+        unchanged: refusing.filter((result) => result.unchanged).length,
+        targetsUnchanged: found.filter((result) => result.targetsUnchanged).length,
+        notFollowed: found.filter((result) => result.kind === 'not-followed' && result.problems.length === 0).length,
+        results: found,
+        durationMs: Date.now() - t0,
+      };
+    },
+    races: async (link) => {
+      const t0 = Date.now();
+      const race = (results.sections.races ??= { ...newRaceResult(), durationMs: 0 });
+      await runAllocations(link, rng.fork('races'), racePlan, race, progress);
+      race.durationMs += Date.now() - t0;
+    },
+    'bad-input': async (link) => {
+      const t0 = Date.now();
+      const found = await runBadInput(link, rng.fork('bad-input'), { randomConfigs: sizes.randomConfigs, randomArguments: sizes.randomArguments, batchSize: sizes.badInputBatch }, progress);
+      results.sections.badInput = { ...summarizeBadInput(found), durationMs: Date.now() - t0 };
+    },
+    secrets: async (link) => {
+      const t0 = Date.now();
+      const { result, scan } = await runSecrets(link, rng.fork('secrets'), progress);
+      scanSecrets = scan;
+      const { sightings, ...rest } = result;
+      results.sections.secrets = { ...rest, sightings: sightings.filter((s) => !s.design).length, designSightings: sightings.filter((s) => s.design).length, found: groupSightings(sightings), durationMs: Date.now() - t0 };
+    },
+  };
 
-  if (has('faults')) {
-    lanes.push(
-      guarded('faults', () =>
-        withHost(`${tag}f`, async (link) => {
-          const t0 = Date.now();
-          const plan = { helperKills: sizes.helperKills, sshdRestarts: sizes.sshdRestarts, reboots: sizes.reboots, unready: sizes.unready };
-          const { records } = await faultLane(link, rng.fork('faults'), plan, (record) => {
-            const bad = record.violations.length + record.problems.length > 0 ? ` FAILED: ${[...record.violations.map((v) => v.message), ...record.problems].join('; ')}` : '';
-            progress(`faults: ${record.fault} at ${record.atMs}/${record.measuredMs} ms (${record.effect})${bad}`);
-          });
-          results.sections.faults = { ...summarizeTrials(records, (record) => record.fault), durationMs: Date.now() - t0 };
-        }),
-      ),
-    );
-  }
-
-  if (has('hostile')) {
-    const found: HostileResult[][] = [];
+  // Prepare racing delete-namespace: the second part of section c, on the lane the sizes choose.
+  const prepareVsDelete = async (link: HostLink) => {
     const t0 = Date.now();
-    lanes.push(
-      Promise.all(
-        Array.from({ length: sizes.hostileLanes }, (_, share) =>
-          guarded('hostile', () =>
-            withHost(`${tag}h${share}`, async (link) => {
-              found[share] = await runHostile(link, progress, { coreOnly: sizes.hostileCoreOnly, share, of: sizes.hostileLanes });
-            }),
-          ),
-        ),
-      ).then(() => {
-        const all = found.flat().filter(Boolean);
-        if (all.length === 0) return;
-        const refusing = all.filter((result) => result.kind === 'refused');
-        results.sections.hostile = {
-          cases: all.length,
-          refused: refusing.filter((result) => result.refused).length,
-          unchanged: refusing.filter((result) => result.unchanged).length,
-          targetsUnchanged: all.filter((result) => result.targetsUnchanged).length,
-          notFollowed: all.filter((result) => result.kind === 'not-followed' && result.problems.length === 0).length,
-          results: all,
-          durationMs: Date.now() - t0,
-        };
-      }),
-    );
-  }
+    const race = (results.sections.races ??= { ...newRaceResult(), durationMs: 0 });
+    await runPrepareVsDelete(link, rng.fork('prepare-vs-delete'), racePlan, race, progress);
+    race.durationMs += Date.now() - t0;
+  };
 
-  if (has('races')) {
-    lanes.push(
-      guarded('races', () =>
-        withHost(`${tag}r`, async (link) => {
-          const t0 = Date.now();
-          const plan = { allocations: sizes.allocations, controllers: sizes.controllers, roundsPerBatch: sizes.roundsPerBatch, prepareDeleteRounds: sizes.prepareDeleteRounds };
-          results.sections.races = { ...(await runRaces(link, rng.fork('races'), plan, progress)), durationMs: Date.now() - t0 };
+  // Lanes run in parallel, one test host each; sections of a lane run one after the other.
+  const plan: { host: string; run: [Section, (link: HostLink) => Promise<void>][] }[] = [
+    ...Array.from({ length: sizes.killLanes }, (_, lane) => ({ host: `k${lane}`, run: [['kill', killSection(lane)]] as [Section, (link: HostLink) => Promise<void>][] })),
+    { host: 'f', run: [['faults', sections.faults], ['secrets', sections.secrets], ...(sizes.prepareDeleteLane === 'faults' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])] },
+    { host: 'h', run: [['hostile', sections.hostile], ['bad-input', sections['bad-input']]] },
+    { host: 'r', run: [['races', sections.races], ...(sizes.prepareDeleteLane === 'races' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])] },
+  ];
+  const lanes = plan
+    .map((lane) => ({ ...lane, run: lane.run.filter(([section]) => has(section)) }))
+    .filter((lane) => lane.run.length > 0)
+    .map((lane) =>
+      guarded(lane.run[0]![0], () =>
+        withHost(`${tag}${lane.host}`, async (link) => {
+          for (const [section, run] of lane.run) await guarded(section, () => run(link));
         }),
       ),
     );
-  }
-
-  if (has('bad-input')) {
-    lanes.push(
-      guarded('bad-input', () =>
-        withHost(`${tag}b`, async (link) => {
-          const t0 = Date.now();
-          const found = await runBadInput(link, rng.fork('bad-input'), { randomConfigs: sizes.randomConfigs, randomArguments: sizes.randomArguments, batchSize: sizes.badInputBatch }, progress);
-          results.sections.badInput = { ...summarizeBadInput(found), durationMs: Date.now() - t0 };
-        }),
-      ),
-    );
-  }
-
-  if (has('secrets')) {
-    lanes.push(
-      guarded('secrets', () =>
-        withHost(`${tag}s`, async (link) => {
-          const t0 = Date.now();
-          const { result, scan } = await runSecrets(link, rng.fork('secrets'), progress);
-          scanSecrets = scan;
-          const { sightings, ...rest } = result;
-          results.sections.secrets = { ...rest, sightings: sightings.filter((s) => !s.design).length, designSightings: sightings.filter((s) => s.design).length, found: sightings, durationMs: Date.now() - t0 };
-        }),
-      ),
-    );
-  }
-
   await Promise.all(lanes);
+  const allKills = killRecords.flat().filter(Boolean);
+  if (allKills.length > 0) results.sections.kill = { ...summarizeTrials(allKills, (record) => record.operation), durationMs: killEnded - killStarted, calibrationMs: calibration.filter(Boolean) };
   // The campaign's own records (every error message and state listing it kept) must not carry the secrets either.
   if (scanSecrets && results.sections.secrets) {
     const own = scanSecrets([{ name: 'campaign results file', text: JSON.stringify(results) }]);
-    results.sections.secrets.found.push(...own);
+    results.sections.secrets.found.push(...groupSightings(own));
     results.sections.secrets.sightings += own.filter((s) => !s.design).length;
+    results.sections.secrets.designSightings += own.filter((s) => s.design).length;
     results.sections.secrets.corpora.push({ name: 'campaign results file', bytes: JSON.stringify(results).length });
   }
   results.durationMs = Date.now() - started;

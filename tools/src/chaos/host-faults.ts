@@ -2,10 +2,10 @@
 // restarted, the host rebooted, and activations of a revision that never becomes ready
 // (served.json must never name it). After each: invariants, then a retry that must converge.
 import { unitName } from '@occ-ssh/markers';
-import type { OperationArgs } from '@occ-ssh/protocol';
-import { collect } from './collector.js';
+import { encodeArgument, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
+import { helperOf, listingOf, runSteps } from './collector.js';
 import type { Listing } from './listing.js';
-import { activateArgs, call, ok, ownerOf, prepareArgs, sleep, targetArgs, type CallOutcome } from './ops.js';
+import { activateArgs, call, envelopeFor, ok, ownerOf, prepareArgs, sleep, targetArgs, type CallOutcome } from './ops.js';
 import type { Rng } from './rng.js';
 import type { HostLink } from './ssh.js';
 import { runTrial, type TrialRecord } from './trial.js';
@@ -40,7 +40,7 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
   const calibration = await call(link, 'activate-revision', activateArgs(active));
   if (!calibration.line?.ok) throw new Error('fault lane: calibration activation failed');
   const activateMs = calibration.ms;
-  let before: Listing = await collect(link);
+  let before: Listing;
 
   const kinds: FaultKind[] = rng.shuffle([
     ...Array<FaultKind>(plan.helperKills).fill('helper-sigkill'),
@@ -50,11 +50,17 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
   // Reboots last, so a slow reboot cannot starve the other kinds of the lane.
   kinds.push(...Array<FaultKind>(plan.reboots).fill('reboot'));
 
+  let retirePrevious: OperationArgs<'retire-revision'> | undefined;
   for (const kind of kinds) {
     number += 1;
     const candidate = prepareArgs(owner, number, kind === 'never-ready' ? { neverReady: true } : { readyAfterMs: rng.int(200, 1200) });
-    await ok(link, 'prepare-revision', candidate, { mux: true });
-    before = await collect(link);
+    // One round trip: retire the revision the last trial left behind, stage the candidate, list.
+    const setup: [OperationName, unknown][] = [...(retirePrevious ? [['retire-revision', retirePrevious] as [OperationName, unknown]] : []), ['prepare-revision', candidate]];
+    const steps = await runSteps(link, [...setup.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(link, operation, args as never)) })), { collect: {} }]);
+    for (const [index, [operation]] of setup.entries()) {
+      if (!helperOf(steps[index]).line?.ok) throw new Error(`fault lane: ${operation} failed before a trial`);
+    }
+    before = listingOf(steps[steps.length - 1]);
     const args: OperationArgs<'activate-revision'> = activateArgs(candidate, kind === 'never-ready' ? UNREADY_TIMEOUT_MS : 30_000);
     const measuredMs = kind === 'never-ready' ? activateMs + UNREADY_TIMEOUT_MS : activateMs;
     const atMs = rng.uniform(0, measuredMs);
@@ -100,9 +106,9 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
       record.problems.push(...servedNames(after, candidate.revision.id), ...(hasServed(after) ? ['served.json exists after an activation that never became ready'] : []));
       const back = await call(link, 'activate-revision', activateArgs(active), { mux: true });
       if (!back.line?.ok) record.problems.push(`re-activating the ready revision failed: ${back.line && !back.line.ok ? back.line.error.message : 'no result line'}`);
-      await ok(link, 'retire-revision', targetArgs(candidate), { mux: true });
+      retirePrevious = targetArgs(candidate);
     } else {
-      await ok(link, 'retire-revision', targetArgs(active), { mux: true });
+      retirePrevious = targetArgs(active);
       active = candidate;
     }
     records.push(record);

@@ -117,7 +117,6 @@ const CASES: HostileCase[] = [
   },
   {
     name: 'Agent marker that is not JSON',
-    core: true,
     setup: async (ctx) => {
       await staged(ctx);
       await ctx.plant(ctx.layout.marker, '{"kind": "agent", ');
@@ -144,7 +143,6 @@ const CASES: HostileCase[] = [
   },
   {
     name: 'revision marker of another Agent copied in',
-    core: true,
     setup: async (ctx) => {
       await staged(ctx);
       const marker = revisionLayout(ctx.layout.dir, ctx.p1.revision.id).marker;
@@ -172,7 +170,6 @@ const CASES: HostileCase[] = [
   },
   {
     name: 'account marker of another Agent under this account name',
-    core: true,
     setup: async (ctx) => {
       await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { mux: true });
       await ctx.plant(`${ROOT}/accounts/${ctx.account}.json`, markerText({ kind: 'account', version: 1, driver: 'compute-ssh', namespaceId: ctx.owner.namespace.id, agentId: foreign(ctx).agent.id, servicePrincipalId: ctx.owner.servicePrincipal.id, account: ctx.account, state: 'active', uid: 4242, gid: 4242 }));
@@ -323,9 +320,7 @@ function targetsScript(watch: readonly [string, 'full' | 'meta'][]): string {
 async function scrub(ctx: Ctx): Promise<void> {
   const nsDir = `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}`;
   await ctx.link.exec(['sh', '-c', [
-    `systemctl disable --now ${ctx.layout.unitName} >/dev/null 2>&1`,
-    `rm -f ${ctx.layout.unitFile}`,
-    'systemctl daemon-reload',
+    `if [ -e ${ctx.layout.unitFile} ]; then systemctl disable --now ${ctx.layout.unitName} >/dev/null 2>&1; rm -f ${ctx.layout.unitFile}; systemctl daemon-reload; fi`,
     `userdel ${ctx.account} >/dev/null 2>&1`,
     `groupdel ${ctx.account} >/dev/null 2>&1`,
     `rm -f ${ROOT}/accounts/${ctx.account}.json`,

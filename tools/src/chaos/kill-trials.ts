@@ -1,10 +1,11 @@
 // Section a: SIGKILL of the local ssh client at a uniformly random instant during every mutating
 // operation, in Agent lifecycles that walk through all six of them; then invariants and a retry.
-import { collect } from './collector.js';
+import { encodeArgument } from '@occ-ssh/protocol';
+import { helperOf, listingOf, runSteps } from './collector.js';
 import { DurationModel } from './durations.js';
 import type { MutatingArgs } from './expectations.js';
 import type { Listing } from './listing.js';
-import { activateArgs, call, ownerOf, prepareArgs, targetArgs } from './ops.js';
+import { activateArgs, call, envelopeFor, ownerOf, prepareArgs, targetArgs } from './ops.js';
 import type { Rng } from './rng.js';
 import type { HostLink } from './ssh.js';
 import { runTrial, type TrialRecord } from './trial.js';
@@ -66,15 +67,30 @@ async function handshakeMs(link: HostLink): Promise<number> {
   return [...fresh].sort((a, b) => a - b)[1]!;
 }
 
-export async function killLane(link: HostLink, rng: Rng, trials: number, lane: string, progress: (record: TrialRecord) => void): Promise<LaneResult> {
+/**
+ * Runs `trials` kill trials through consecutive lifecycles. Lane `offset` starts its first
+ * lifecycle that many steps in (the steps before it run unfaulted), so that short lanes together
+ * still cut every operation.
+ */
+export async function killLane(link: HostLink, rng: Rng, trials: number, lane: string, offset: number, progress: (record: TrialRecord) => void): Promise<LaneResult> {
   const durations = new DurationModel();
   await calibrate(link, rng, lane, durations);
   const handshake = await handshakeMs(link);
   const records: TrialRecord[] = [];
-  let before: Listing = await collect(link);
+  let before: Listing | undefined;
   for (let cycle = 0; records.length < trials; cycle += 1) {
     const steps = lifecycle(`${lane}c${cycle}`, rng);
+    const skip = cycle === 0 ? offset % steps.length : 0;
+    if (before === undefined) {
+      const setup = steps.slice(0, skip);
+      const results = await runSteps(link, [...setup.map((step) => ({ helper: encodeArgument(envelopeFor(link, step.operation, step.args as never)) })), { collect: {} }]);
+      for (const [index, step] of setup.entries()) {
+        if (!helperOf(results[index]).line?.ok) throw new Error(`kill lane ${lane}: setup ${step.operation} failed`);
+      }
+      before = listingOf(results[results.length - 1]);
+    }
     for (const [index, step] of steps.entries()) {
+      if (index < skip) continue;
       if (records.length >= trials) {
         // Leave no half-lived Agent behind: finish the lifecycle's deletion without a fault.
         const last = steps[steps.length - 1]!;

@@ -21,13 +21,13 @@ export interface Sizes {
   badInputBatch: number;
   /** Only the hostile cases marked core (one of every kind), or all of them. */
   hostileCoreOnly: boolean;
-  /** Hostile cases are spread over this many hosts. */
-  hostileLanes: number;
+  /** Which lane's host runs the prepare-versus-delete rounds: after the allocations, or after faults and secrets. */
+  prepareDeleteLane: 'races' | 'faults';
 }
 
 export const QUICK: Sizes = {
   killTrials: 40,
-  killLanes: 5,
+  killLanes: 4,
   helperKills: 1,
   sshdRestarts: 1,
   reboots: 1,
@@ -35,12 +35,12 @@ export const QUICK: Sizes = {
   allocations: 60,
   controllers: 6,
   roundsPerBatch: 10,
-  prepareDeleteRounds: 3,
+  prepareDeleteRounds: 2,
   randomConfigs: 40,
   randomArguments: 6,
   badInputBatch: 40,
   hostileCoreOnly: true,
-  hostileLanes: 2,
+  prepareDeleteLane: 'races',
 };
 
 export const FULL: Sizes = {
@@ -58,7 +58,7 @@ export const FULL: Sizes = {
   randomArguments: 40,
   badInputBatch: 1,
   hostileCoreOnly: false,
-  hostileLanes: 2,
+  prepareDeleteLane: 'faults',
 };
 
 export const DEFAULT_SEED = 20_240_601;

@@ -76,10 +76,8 @@ async function retrying<T>(result: RaceResult, attempt: () => Promise<T>, failed
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
 
-export async function runRaces(link: HostLink, rng: Rng, plan: RacePlan, progress: (line: string) => void): Promise<RaceResult> {
-  const names = Array.from({ length: plan.controllers }, (_, i) => `race${i}`);
-  const drivers: SshComputeDriver[] = names.map(() => controller(link.host, names));
-  const result: RaceResult = {
+export function newRaceResult(): RaceResult {
+  return {
     allocations: 0,
     failedPrepares: [],
     duplicatePorts: 0,
@@ -91,8 +89,22 @@ export async function runRaces(link: HostLink, rng: Rng, plan: RacePlan, progres
     failures: [],
     retried: {},
   };
-  const deleting = (driver: SshComputeDriver, namespace: { id: string; name: string }) =>
+}
+
+function controllersFor(link: HostLink, count: number) {
+  const names = Array.from({ length: count }, (_, i) => `race${i}`);
+  return { names, drivers: names.map(() => controller(link.host, names)) };
+}
+
+function deleter(result: RaceResult) {
+  return (driver: SshComputeDriver, namespace: { id: string; name: string }) =>
     retrying(result, () => driver.deleteNamespace(namespace), (value) => (value.namespaceDeleted || value.failure === 'permanent' ? undefined : `delete ${value.failure ?? '?'}`));
+}
+
+/** Part 1: concurrent controllers prepare different Agents; ports and accounts must all differ. */
+export async function runAllocations(link: HostLink, rng: Rng, plan: RacePlan, result: RaceResult, progress: (line: string) => void): Promise<void> {
+  const { names, drivers } = controllersFor(link, plan.controllers);
+  const deleting = deleter(result);
   try {
     for (let batch = 0; result.allocations < plan.allocations; batch += 1) {
       const rounds = Math.min(plan.roundsPerBatch, Math.ceil((plan.allocations - result.allocations) / plan.controllers));
@@ -141,8 +153,17 @@ export async function runRaces(link: HostLink, rng: Rng, plan: RacePlan, progres
       result.batches.push({ agents: agents.length, ports: new Set(ports).size, violations: verdict.violations.length + cleanVerdict.violations.length, deletedClean });
       progress(`races: batch ${batch}: ${agents.length} Agents, ${new Set(ports).size} distinct ports, ${result.allocations}/${plan.allocations} allocations`);
     }
+  } finally {
+    await Promise.all(drivers.map((driver) => driver.close()));
+  }
+}
 
-    const [preparer, deleter] = [drivers[0]!, drivers[1] ?? drivers[0]!];
+/** Part 2: a prepare races the deletion of its own Namespace; the end is consistent either way. */
+export async function runPrepareVsDelete(link: HostLink, rng: Rng, plan: RacePlan, result: RaceResult, progress: (line: string) => void): Promise<void> {
+  const { names, drivers } = controllersFor(link, 2);
+  const deleting = deleter(result);
+  const [preparer, remover] = [drivers[0]!, drivers[1]!];
+  try {
     for (let round = 0; round < plan.prepareDeleteRounds; round += 1) {
       const namespace = { id: `ns-pvd-${round}`, name: names[0]! };
       await retrying(result, () => preparer.ensureNamespace(namespace), (value) => (value.namespaceReady ? undefined : 'ensure retryable'));
@@ -157,7 +178,7 @@ export async function runRaces(link: HostLink, rng: Rng, plan: RacePlan, progres
       const [prepareDelay, deleteDelay] = [rng.int(0, 1500), rng.int(0, 1500)];
       const [prepared, deleted] = await Promise.all([
         sleep(prepareDelay).then(() => preparer.prepareRevision(revision(bound)).then(() => 'ok', (error: unknown) => `failed (${(error as { code?: string }).code ?? 'error'})`)),
-        sleep(deleteDelay).then(() => deleter.deleteNamespace(namespace)),
+        sleep(deleteDelay).then(() => remover.deleteNamespace(namespace)),
       ]);
       const listing = await collect(link);
       const verdict = checkInvariants(listing, SETTINGS);
@@ -180,11 +201,10 @@ export async function runRaces(link: HostLink, rng: Rng, plan: RacePlan, progres
       result.prepareVsDelete.outcomes[key] = (result.prepareVsDelete.outcomes[key] ?? 0) + 1;
       if (outcome === 'inconsistent') result.failures.push(`prepare vs delete round ${round} (prepare at +${prepareDelay} ms, delete at +${deleteDelay} ms): ${key}; pending ${verdict.pending.join('; ')}`);
       // Leave the host clean for the next round.
-      await deleting(deleter, namespace);
+      await deleting(remover, namespace);
     }
     progress(`races: prepare vs delete: ${JSON.stringify(result.prepareVsDelete.outcomes)}`);
   } finally {
     await Promise.all(drivers.map((driver) => driver.close()));
   }
-  return result;
 }

@@ -5,6 +5,7 @@ import type { HostileResult } from './hostile.js';
 import type { Options, Section, Sizes } from './options.js';
 import type { RaceResult } from './races.js';
 import type { SecretsResult } from './secrets.js';
+import type { SightingGroup } from './sightings.js';
 import type { TrialRecord } from './trial.js';
 
 const MAX_LISTED = 25;
@@ -107,7 +108,7 @@ export interface SectionResults {
   races?: RaceResult & { durationMs: number };
   badInput?: BadInputSummary & { durationMs: number };
   hostile?: { cases: number; refused: number; unchanged: number; targetsUnchanged: number; notFollowed: number; results: HostileResult[]; durationMs: number };
-  secrets?: Omit<SecretsResult, 'sightings'> & { sightings: number; designSightings: number; found: SecretsResult['sightings']; durationMs: number };
+  secrets?: Omit<SecretsResult, 'sightings'> & { sightings: number; designSightings: number; found: SightingGroup[]; durationMs: number };
 }
 
 /** The same six counts for every section (absent where a count does not apply). */

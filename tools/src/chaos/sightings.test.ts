@@ -1,7 +1,7 @@
 // Secret search: every encoding is found at every alignment, and only the documented transport case is excused.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { base64Cores, findSightings, type Secret } from './sightings.js';
+import { base64Cores, findSightings, groupSightings, type Secret } from './sightings.js';
 
 const doc: Secret = { name: 'document sentinel', value: 'doc-sentinel-0123456789abcdef', allowedInOperationArgument: true };
 const password: Secret = { name: 'managed password', value: 'Zm9vYmFyLWJhei1xdXV4LXNlY3JldC1wYXNzd29yZA', allowedInOperationArgument: false };
@@ -63,5 +63,16 @@ describe('findSightings', () => {
   it('reports nothing when nothing is there, and refuses secrets too short to search for', () => {
     assert.deepEqual(findSightings([doc, password], [{ name: 'logs', text: 'operation succeeded\n' }]), []);
     assert.throws(() => findSightings([{ name: 'short', value: 'abc', allowedInOperationArgument: false }], []), RangeError);
+  });
+});
+
+describe('groupSightings', () => {
+  it('counts sightings by secret, corpus, encoding and design', () => {
+    const groups = groupSightings([
+      { secret: 's', corpus: 'logs', encoding: 'raw', design: false, where: 'logs line 1' },
+      { secret: 's', corpus: 'logs', encoding: 'raw', design: false, where: 'logs line 9' },
+      { secret: 's', corpus: 'host argv', encoding: 'operation-argument', design: true, where: 'host argv line 2' },
+    ]);
+    assert.deepEqual(groups.map((g) => [g.corpus, g.count, g.first]), [['logs', 2, 'logs line 1'], ['host argv', 1, 'host argv line 2']]);
   });
 });

@@ -92,3 +92,25 @@ function dedupe(sightings: Sighting[]): Sighting[] {
     return true;
   });
 }
+
+export interface SightingGroup {
+  secret: string;
+  corpus: string;
+  encoding: string;
+  design: boolean;
+  count: number;
+  /** Where the first one was. */
+  first: string;
+}
+
+/** Sightings counted by secret, corpus, encoding and design, for the results file. */
+export function groupSightings(sightings: readonly Sighting[]): SightingGroup[] {
+  const groups = new Map<string, SightingGroup>();
+  for (const sighting of sightings) {
+    const key = `${sighting.secret}|${sighting.corpus}|${sighting.encoding}|${sighting.design}`;
+    const group = groups.get(key) ?? { secret: sighting.secret, corpus: sighting.corpus, encoding: sighting.encoding, design: sighting.design, count: 0, first: sighting.where };
+    group.count += 1;
+    groups.set(key, group);
+  }
+  return [...groups.values()];
+}

@@ -1,4 +1,5 @@
 // Brings one host up: claims a name and address slot, prepares its root and network, boots it.
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { claimIsStale, releaseClaim, tryClaim, updateClaim } from './claims.js';
 import { createHostCgroups } from './cgroups.js';
@@ -6,6 +7,7 @@ import { log } from './command.js';
 import { hostFiles, readHostRecord, slotDir, writeHostRecord, type HostRecord } from './host-record.js';
 import { mountOverlay, writeIdentity } from './host-root.js';
 import { ensureClientKey } from './keys.js';
+import { raiseInotifyLimits } from './machine-limits.js';
 import { retrack, track, untrack } from './live-hosts.js';
 import { createNetwork, linkExists, netnsExists, subnetInUse } from './network.js';
 import { isRunning, launchNspawn } from './nspawn.js';
@@ -52,10 +54,13 @@ function claimSlot(me: ProcessRef, name: string | undefined): number {
   throw new Error('all 254 test host address slots are taken; run reap or stop some hosts');
 }
 
-/** Default names follow the slot (th7 at 10.213.7.2), with a suffix if someone chose that name by hand. */
+/**
+ * Default names carry the slot (th7-… lives at 10.213.7.2) plus a random tag, so a name is not
+ * reused by the next process that gets the same slot: leftovers stay attributable to one host.
+ */
 function claimDefaultName(index: number, me: ProcessRef, variant: Variant): string {
   for (let attempt = 0; attempt < 20; attempt++) {
-    const name = attempt === 0 ? `th${index}` : `th${index}-${Math.random().toString(36).slice(2, 6)}`;
+    const name = `th${index}-${randomBytes(2).toString('hex')}`;
     if (kernelObjectsExist(name)) continue;
     if (tryClaim(layout.hostDir(name), { owner: me, name, variant, index })) {
       updateClaim(slotDir(index), { owner: me, name, workDir: workDir() });
@@ -74,6 +79,7 @@ export async function bootHost(opts: BootOptions = {}): Promise<{ rec: HostRecor
   const variant = opts.variant ?? 'base';
   const rootfs = await ensureRootfs(variant);
   const client = await ensureClientKey();
+  raiseInotifyLimits();
   const me = selfRef();
   const started = Date.now();
   if (opts.name !== undefined) await claimName(opts.name, me, variant);

@@ -104,6 +104,13 @@ export async function unitProperties(host: TestHost, unit: string, names: string
   return Object.fromEntries(out.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 }
 
+/** State and journal tail of a unit, for failure messages that explain themselves. */
+export async function describeUnit(host: TestHost, unit: string): Promise<string> {
+  const props = await unitProperties(host, unit, ['ActiveState', 'SubState', 'Result', 'ExecMainStatus', 'NRestarts', 'MainPID']).catch((e: Error) => e.message);
+  const journal = await host.journal(unit).catch((e: Error) => e.message);
+  return `${JSON.stringify(props)}\n${journal.trim().split('\n').slice(-30).join('\n')}`;
+}
+
 /** Waits until systemd reports the unit in one of the given states. */
 export async function waitForActiveState(host: TestHost, unit: string, states: string[], timeoutMs: number): Promise<string> {
   const started = Date.now();

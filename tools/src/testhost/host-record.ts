@@ -1,7 +1,7 @@
 // What is recorded on disk about a host, so teardown and reap work from any process.
 import path from 'node:path';
 import { readClaim, updateClaim } from './claims.js';
-import { addressesFor, layout } from './paths.js';
+import { layout } from './paths.js';
 import type { ProcessRef } from './process-identity.js';
 import type { Variant } from './recipe.js';
 
@@ -41,9 +41,4 @@ export function readHostRecord(name: string): HostRecord | undefined {
 
 export function writeHostRecord(rec: HostRecord): void {
   updateClaim(layout.hostDir(rec.name), { ...rec });
-}
-
-export function hostAddress(rec: HostRecord): string {
-  if (rec.index === undefined) throw new Error(`host ${rec.name} has no address yet`);
-  return addressesFor(rec.index).host;
 }

@@ -32,8 +32,9 @@ describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
 
   it('run systemd as init, fully started', async () => {
     for (const h of hosts) {
-      const r = await h.exec(['systemctl', 'is-system-running', '--wait'], { timeoutMs: 60_000 });
-      assert.equal(r.stdout.trim(), 'running', `${h.name}: ${r.stdout}${r.stderr}`);
+      const r = await h.exec(['systemctl', 'is-system-running', '--wait'], { timeoutMs: 120_000 });
+      const failed = r.stdout.trim() === 'running' ? '' : await h.run(['systemctl', '--failed', '--no-legend', '--plain']);
+      assert.equal(r.stdout.trim(), 'running', `${h.name}: ${r.stdout}${r.stderr}failed units: ${failed}`);
       assert.equal((await h.run(['hostname'])).trim(), h.name);
       assert.equal((await h.run(['readlink', '/proc/1/exe'])).trim(), '/usr/lib/systemd/systemd');
       assert.match(await h.run([h.nodePath, '-p', 'process.version']), /^v24\./);

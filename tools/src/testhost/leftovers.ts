@@ -1,12 +1,12 @@
 // Lists what a host may leave behind on the machine, so tests can prove teardown removed it all.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { hostCgroupDirs } from './cgroups.js';
-import { hostFiles, slotDir } from './host-record.js';
+import { readClaim } from './claims.js';
+import { hostFiles, slotDir, type SlotRecord } from './host-record.js';
 import { currentMounts } from './mountinfo.js';
 import { linkExists, netnsExists } from './network.js';
 import { hostObjects } from './paths.js';
 import { cmdline } from './process-identity.js';
-import { readdirSync } from 'node:fs';
 
 /** Processes whose command line mentions the host's root, e.g. its systemd-nspawn. */
 function processesOf(root: string): number[] {
@@ -26,6 +26,7 @@ export function leftoversOf(name: string, index?: number): string[] {
     ...hostCgroupDirs(name).filter((d) => existsSync(d)).map((d) => `cgroup ${d}`),
     ...processesOf(f.root).map((pid) => `process ${pid}: ${cmdline(pid).join(' ')}`),
     ...(existsSync(f.dir) ? [`dir ${f.dir}`] : []),
-    ...(index !== undefined && existsSync(slotDir(index)) ? [`slot ${index}`] : []),
+    // The slot may already serve someone else's new host; only a claim under this name is a leftover.
+    ...(index !== undefined && (readClaim(slotDir(index)) as SlotRecord | undefined)?.name === name ? [`slot ${index}`] : []),
   ];
 }

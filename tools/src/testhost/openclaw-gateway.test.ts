@@ -1,16 +1,16 @@
 // The real OpenClaw gateway, run by systemd under a private account, answers /readyz and checks its password.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { httpStatus, installGatewayUnit, openclawConfig, unitProperties, waitForActiveState, waitForStatus, type GatewayUnit } from './gateway-unit.js';
+import { describeUnit, httpStatus, installGatewayUnit, openclawConfig, unitProperties, waitForActiveState, waitForStatus, type GatewayUnit } from './gateway-unit.js';
 import { OPENCLAW_VERSION, startTestHost, type TestHost } from './index.js';
 
 const PORT = 18800;
 /**
  * Start to /readyz 200 is about 10-15 s on an idle 2-core machine. With other suites running real
- * gateways on the same two cores (load average 15-20) it was measured at 99-159 s, mostly module
- * loading before the first log line, so the budget is sized for a shared box, not a quiet one.
+ * gateways on the same two cores (load average 15-27) it was measured at 99-178 s and once over
+ * 240 s, mostly module loading before the first log line: the budget is sized for a shared box.
  */
-const READY_BUDGET_MS = 240_000;
+const READY_BUDGET_MS = 300_000;
 
 describe('real OpenClaw gateway as a systemd unit', { timeout: 15 * 60_000 }, () => {
   let host: TestHost;
@@ -34,10 +34,16 @@ describe('real OpenClaw gateway as a systemd unit', { timeout: 15 * 60_000 }, ()
     gw = await installGatewayUnit(host, {
       unit: 'occ-openclaw', account: 'occgw', port: PORT, password: 'correct horse battery staple',
       script: host.openclawPath, config: openclawConfig(PORT),
+      // As a deployed unit would: OpenClaw gives up on a 5 s internal start-up deadline when the
+      // machine is starved of CPU, and a restart is the normal recovery.
+      service: ['Restart=on-failure', 'RestartSec=2'],
     });
     await host.run(['systemctl', 'start', gw.unit]);
-    const ms = await waitForStatus(host, PORT, '/readyz', '200', READY_BUDGET_MS);
-    process.stderr.write(`# real gateway: start to /readyz 200 in ${(ms / 1000).toFixed(1)} s\n`);
+    const ms = await waitForStatus(host, PORT, '/readyz', '200', READY_BUDGET_MS).catch(async (e: Error) => {
+      throw new Error(`${e.message}\n${await describeUnit(host, gw.unit)}`);
+    });
+    const { NRestarts = '?' } = await unitProperties(host, gw.unit, ['NRestarts']);
+    process.stderr.write(`# real gateway: start to /readyz 200 in ${(ms / 1000).toFixed(1)} s (${NRestarts} restarts)\n`);
     assert.equal(await httpStatus(host, PORT, '/healthz'), '200');
     const { MainPID = '0', ActiveState } = await unitProperties(host, gw.unit, ['MainPID', 'ActiveState']);
     assert.equal(ActiveState, 'active');
@@ -63,7 +69,7 @@ describe('real OpenClaw gateway as a systemd unit', { timeout: 15 * 60_000 }, ()
     assert.ok(listeners.trim().length > 0);
     for (const line of listeners.trim().split('\n')) assert.match(line, /127\.0\.0\.1:|\[::1\]:/);
     await host.run(['systemctl', 'stop', gw.unit]);
-    assert.equal(await waitForActiveState(host, gw.unit, ['inactive', 'failed'], 30_000), 'inactive');
+    assert.equal(await waitForActiveState(host, gw.unit, ['inactive', 'failed'], 60_000), 'inactive');
     assert.notEqual(await httpStatus(host, PORT, '/readyz'), '200');
   });
 });

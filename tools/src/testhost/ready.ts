@@ -18,7 +18,8 @@ export function sshBanner(address: string, port: number, timeoutMs = 1000): Prom
   });
 }
 
-export async function waitForSsh(target: SshTarget, stillBooting: () => boolean, timeoutMs = 60_000): Promise<void> {
+/** Idle, a host answers in about a second; with dozens of busy containers on two cores, 35 s was seen. */
+export async function waitForSsh(target: SshTarget, stillBooting: () => boolean, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   while (Date.now() < deadline) {

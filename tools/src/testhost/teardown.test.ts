@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { readHostRecord } from './host-record.js';
 import { reapTestHosts } from './index.js';
 import { leftoversOf } from './leftovers.js';
@@ -16,10 +16,12 @@ interface Held {
 }
 
 const HOLDER = fileURLToPath(new URL('./hold-host.ts', import.meta.url));
+const holders: ChildProcess[] = [];
 
 /** Starts a separate process holding one host and waits for its report line. */
 function holdHost(mode: 'wait' | 'exit'): Promise<Held> {
-  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', HOLDER, mode], { stdio: ['pipe', 'pipe', 'inherit'] });
+  holders.push(child);
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', (line) => {
@@ -36,6 +38,14 @@ const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => 
 });
 
 describe('teardown outside the happy path', { timeout: 10 * 60_000 }, () => {
+  // A failed assertion must not leave a holder (and its host) running: end them all either way.
+  after(async () => {
+    await Promise.all(holders.map((child) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited(child);
+    }));
+  });
+
   it('runs on SIGTERM, SIGINT and plain exit, for hosts started by separate processes at once', async () => {
     const held = await Promise.all([holdHost('wait'), holdHost('wait'), holdHost('exit')]);
     assert.equal(new Set(held.map((h) => h.index)).size, 3, 'distinct slots across processes');
