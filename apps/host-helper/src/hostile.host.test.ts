@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountName, agentLayout } from '@occ-ssh/markers';
+import { sealOperation } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, callRaw, envelopeFor, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from './testing/remote.js';
+import { ROOT, UNIT_DIR, activateArgs, callRaw, callWire, envelopeFor, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from './testing/remote.js';
 
 describe('hostile host state on a real host', () => {
   let host: TestHost;
@@ -17,8 +18,16 @@ describe('hostile host state on a real host', () => {
   test('malformed arguments are refused as configuration failures with nothing touched', async () => {
     const before = await treeHash();
     const good = envelopeFor(host, 'ensure-namespace', { namespace: owner('m').namespace });
-    const cases = [
-      'not base64!',
+    const sealed = sealOperation(unvalidatedArgument(good));
+    const other = sealOperation(unvalidatedArgument({ ...good, requestId: 'another' }));
+    const wires = [
+      { argument: 'bm90IGJhc2U2NA', prelude: sealed.prelude },
+      { argument: Buffer.from('{not json').toString('base64'), prelude: sealed.prelude },
+      { argument: other.argument, prelude: sealed.prelude },
+      { argument: sealed.argument, prelude: '' },
+      { argument: sealed.argument, prelude: 'globalThis[Symbol.for("occ-ssh.operation")]=42;\n' },
+    ];
+    const encoded = [
       Buffer.from('{not json').toString('base64'),
       unvalidatedArgument({ ...good, protocolVersion: 99 }),
       unvalidatedArgument({ ...good, operation: 'format-disk' }),
@@ -28,10 +37,10 @@ describe('hostile host state on a real host', () => {
       unvalidatedArgument({ ...good, runtime: { ...good.runtime, root: '/var/lib/x y' } }),
       unvalidatedArgument({ ...good, configurationHash: '0'.repeat(64) }),
     ];
-    for (const argument of cases) {
-      const { line } = await callRaw(host, argument);
-      assert.equal(line?.ok, false, argument.slice(0, 40));
-      assert.equal(line.ok ? '' : line.error.code, 'configuration', argument.slice(0, 40));
+    const outcomes = [...(await Promise.all(wires.map((wire) => callWire(host, wire)))), ...(await Promise.all(encoded.map((text) => callRaw(host, text))))];
+    for (const [index, { line, stdout }] of outcomes.entries()) {
+      assert.equal(line?.ok, false, `case ${index}: ${stdout.slice(-200)}`);
+      assert.equal(line.ok ? '' : line.error.code, 'configuration', `case ${index}`);
     }
     assert.equal(await treeHash(), before);
   });

@@ -1,10 +1,13 @@
-// Entry of the host helper: `node - <base64-argument>`, with this file itself on stdin.
+// Entry of the host helper: `node - <base64-argument>`, with this file on stdin behind the
+// prelude that carries the sealed operation (see @occ-ssh/protocol sealed.ts).
 import { canonicalHash } from '@occ-ssh/markers';
 import {
   ComputeError,
   PROTOCOL_VERSION,
+  SEALED_KEY,
   decodeArgument,
   formatLine,
+  openSealed,
   toComputeError,
   type Envelope,
   type HelperTimings,
@@ -16,7 +19,16 @@ import { Session } from './session.js';
 declare const __HELPER_VERSION__: string;
 export const HELPER_VERSION = typeof __HELPER_VERSION__ === 'string' ? __HELPER_VERSION__ : 'dev';
 
-async function main(argument: string | undefined): Promise<number> {
+/** Takes the operation the stdin prelude defined, so nothing else in the process can read it later. */
+function takeSealed(): unknown {
+  const key = Symbol.for(SEALED_KEY);
+  const store = globalThis as unknown as Record<symbol, unknown>;
+  const sealed = store[key];
+  delete store[key];
+  return sealed;
+}
+
+async function main(argument: string | undefined, sealed: unknown): Promise<number> {
   const session = new Session();
   const timings: Partial<HelperTimings> = {};
   let op: Envelope | undefined;
@@ -31,7 +43,7 @@ async function main(argument: string | undefined): Promise<number> {
   });
   session.start();
   try {
-    op = decodeArgument(argument);
+    op = decodeArgument(openSealed(argument, sealed));
     if (canonicalHash(op.runtime) !== op.configurationHash) {
       throw new ComputeError('configuration', 'runtime settings do not match their configuration hash');
     }
@@ -56,7 +68,7 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
 
-main(process.argv[2]).then(
+main(process.argv[2], takeSealed()).then(
   (code) => process.exit(code),
   () => process.exit(70),
 );

@@ -264,8 +264,11 @@ require('http').createServer((q, s) => { fs.appendFileSync(log, q.method + ' ' +
     const outcome = await call(host, 'stop-revision', { owner: r, revision: rev.revision });
     assert.deepEqual(outcome.line?.ok ? outcome.line.result : outcome.line, { unitFound: true, currentRemoved: true });
     assert.ok(outcome.ms >= 29_000 && outcome.ms < 60_000, `stop took ${outcome.ms} ms`);
-    assert.deepEqual(await property(r, 'Result'), ['timeout']);
+    // stop-revision resets the failed state afterwards, so the unit's Result is clean again: the
+    // timeout shows in the manager's own journal lines for the unit.
+    assert.deepEqual(await property(r, 'Result'), ['success']);
     assert.deepEqual(await property(r, 'MainPID'), ['0']);
+    assert.match(await host.journal(layoutOf(r).unitName), /State 'stop-sigterm' timed out\. Killing\./);
     assert.equal((await host.exec(['pgrep', '-u', accountOf(r)])).code, 1, 'SIGKILL ended the gateway');
     assert.equal((await host.exec(['systemctl', 'is-enabled', layoutOf(r).unitName])).stdout.trim(), 'disabled');
     assert.match(await host.journal(layoutOf(r).unitName), /ignoring SIGTERM/);

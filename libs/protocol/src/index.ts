@@ -9,4 +9,5 @@ export * from './launch.js';
 export * from './lines.js';
 export * from './operations/index.js';
 export * from './runtime.js';
+export * from './sealed.js';
 export * from './version.js';

@@ -1,11 +1,12 @@
 // The helper's stdout: heartbeats, then one final result line that the controller trusts.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { PROTOCOL_VERSION } from './version.js';
 import { findResultLine, formatLine, type HeartbeatLine, heartbeatLine, type ResultLine, resultLine } from './lines.js';
 
 const ok: ResultLine = {
   type: 'result',
-  protocolVersion: 1,
+  protocolVersion: PROTOCOL_VERSION,
   helperVersion: '0.1.0',
   operation: 'probe',
   requestId: 'req-1',
@@ -15,7 +16,7 @@ const ok: ResultLine = {
 };
 const failed: ResultLine = {
   type: 'result',
-  protocolVersion: 1,
+  protocolVersion: PROTOCOL_VERSION,
   helperVersion: '0.1.0',
   operation: 'prepare-revision',
   requestId: 'req-2',

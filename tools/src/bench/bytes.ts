@@ -1,4 +1,5 @@
-// Figure e: what the driver sends per operation (helper artifact + argument), and the bytes each
+// Figure e: what the driver sends per operation (helper artifact, sealed operation, header
+// argument), and the bytes each
 // operation puts on the wire per transport (the host's veth counters), against a bare `node -e 0`.
 import { brotliDecompressSync } from 'node:zlib';
 import { loadHelperArtifact, SystemSshCommandExecutor } from '@occ-ssh/controller';
@@ -14,8 +15,11 @@ export const HELPER_LIMIT_BYTES = 64 * 1024;
 export interface SentBytes {
   operation: string;
   artifactBytes: number;
+  /** The encoded operation, sealed on stdin ahead of the artifact. */
+  operationBytes: number;
+  /** The header argument on the command line. */
   argumentBytes: number;
-  /** artifact + the whole remote command string */
+  /** stdin (prelude + artifact) + the whole remote command string */
   totalBytes: number;
 }
 
@@ -73,7 +77,7 @@ export async function measureBytes(ctx: BenchContext, host: BenchHost): Promise<
   }
   const perOperation = new Map<string, SentBytes>();
   for (const call of recorder.calls) {
-    perOperation.set(call.operation, { operation: call.operation, artifactBytes: call.stdinBytes, argumentBytes: call.argumentBytes, totalBytes: call.stdinBytes + call.commandBytes });
+    perOperation.set(call.operation, { operation: call.operation, artifactBytes: call.helperBytes, operationBytes: call.operationBytes, argumentBytes: call.argumentBytes, totalBytes: call.stdinBytes + call.commandBytes });
   }
 
   // What goes over the wire, per transport, for the same three operations as figures a and b.

@@ -1,14 +1,18 @@
 // A CommandExecutor that passes every call to a real one and keeps what was sent and answered.
 import type { CommandExecutor, ExecuteRequest, ExecuteResult } from '@occ-ssh/controller';
-import { findResultLine, type ResultLine } from '@occ-ssh/protocol';
+import { findResultLine, splitHelperInput, type ResultLine } from '@occ-ssh/protocol';
 
 export interface RecordedCall {
   operation: string;
-  /** The helper artifact written to the remote command's stdin. */
+  /** Everything written to the remote command's stdin: the sealed operation's prelude and the helper. */
   stdinBytes: number;
-  /** The whole remote command string (`<node> - <argument>`). */
+  /** The helper artifact alone. */
+  helperBytes: number;
+  /** The encoded operation sealed in the prelude. */
+  operationBytes: number;
+  /** The whole remote command string (`<node> - <header argument>`). */
   commandBytes: number;
-  /** The base64 operation argument alone. */
+  /** The base64 header argument alone. */
   argumentBytes: number;
   line: ResultLine | undefined;
 }
@@ -20,11 +24,15 @@ export class RecordingExecutor implements CommandExecutor {
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
     const argument = request.remoteCommand.slice(request.remoteCommand.lastIndexOf(' ') + 1);
-    const envelope = JSON.parse(Buffer.from(argument, 'base64').toString('utf8')) as { operation: string };
+    const input = splitHelperInput(request.stdin);
+    if (!input) throw new Error('the helper input does not carry a sealed operation');
+    const envelope = JSON.parse(Buffer.from(input.sealed, 'base64').toString('utf8')) as { operation: string };
     const result = await this.inner.execute(request);
     this.calls.push({
       operation: envelope.operation,
       stdinBytes: request.stdin.length,
+      helperBytes: input.helper.length,
+      operationBytes: input.sealed.length,
       commandBytes: Buffer.byteLength(request.remoteCommand),
       argumentBytes: argument.length,
       line: findResultLine(result.stdout),

@@ -95,7 +95,7 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
         target: '(informational)',
         limit: null,
         met: null,
-        detail: `artifact ${largest.artifactBytes} + argument ${largest.argumentBytes} + node path`,
+        detail: `artifact ${largest.artifactBytes} + sealed operation ${largest.operationBytes} + header argument ${largest.argumentBytes} + node path`,
       });
     }
   }

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { loadHelperArtifact, runtimeSettingsFor } from '@occ-ssh/controller';
 import { canonicalHash } from '@occ-ssh/markers';
-import { encodeArgument, makeEnvelope, type Envelope, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
+import { encodeArgument, helperInput, makeEnvelope, sealOperation, type Envelope, type OperationArgs, type OperationName, type SealedOperation } from '@occ-ssh/protocol';
 import { innerBundle } from './bytes.js';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, type BenchHost } from './installation.js';
@@ -48,9 +48,9 @@ export interface StartupResult {
 const NAMESPACE = 'bench';
 const DIR = '/root/occ-bench-startup';
 
-function argumentFor<O extends OperationName>(host: BenchHost, operation: O, args: OperationArgs<O>): string {
+function argumentFor<O extends OperationName>(host: BenchHost, operation: O, args: OperationArgs<O>): SealedOperation {
   const runtime = runtimeSettingsFor(configurationFor({ [NAMESPACE]: host }, { transport: 'system-ssh' }), NAMESPACE);
-  return encodeArgument(makeEnvelope({ operation, args, runtime, configurationHash: canonicalHash(runtime), requestId: `bench-${operation}` }) as Envelope);
+  return sealOperation(encodeArgument(makeEnvelope({ operation, args, runtime, configurationHash: canonicalHash(runtime), requestId: `bench-${operation}` }) as Envelope));
 }
 
 export async function measureStartup(ctx: BenchContext, host: BenchHost): Promise<StartupResult> {
@@ -63,17 +63,20 @@ export async function measureStartup(ctx: BenchContext, host: BenchHost): Promis
   const master = await ControlMaster.start(host, join(ctx.scratch, 'startup-master'));
   try {
     await master.sh(`mkdir -p ${DIR}`);
-    await master.sh(`cat > ${DIR}/loader.cjs`, artifact);
-    await master.sh(`cat > ${DIR}/bundle.cjs`, innerBundle(artifact));
+    // Each input is what the driver sends: the sealed operation's prelude, then the code.
+    for (const [name, sealed] of [['probe', probe], ['verify', verify]] as const) {
+      await master.sh(`cat > ${DIR}/loader-${name}.cjs`, helperInput(artifact, sealed));
+      await master.sh(`cat > ${DIR}/bundle-${name}.cjs`, helperInput(innerBundle(artifact), sealed));
+    }
     await master.sh(`cat > ${DIR}/timer.cjs`, TIMER);
     const plan = {
       samples: ctx.plan.startupSamples,
       variants: [
         { name: 'node -e 0', args: ['-e', '0'] },
-        { name: 'loader: probe', args: ['-', probe], stdin: `${DIR}/loader.cjs` },
-        { name: 'bundle: probe', args: ['-', probe], stdin: `${DIR}/bundle.cjs` },
-        { name: 'loader: verify-revision', args: ['-', verify], stdin: `${DIR}/loader.cjs` },
-        { name: 'bundle: verify-revision', args: ['-', verify], stdin: `${DIR}/bundle.cjs` },
+        { name: 'loader: probe', args: ['-', probe.argument], stdin: `${DIR}/loader-probe.cjs` },
+        { name: 'bundle: probe', args: ['-', probe.argument], stdin: `${DIR}/bundle-probe.cjs` },
+        { name: 'loader: verify-revision', args: ['-', verify.argument], stdin: `${DIR}/loader-verify.cjs` },
+        { name: 'bundle: verify-revision', args: ['-', verify.argument], stdin: `${DIR}/bundle-verify.cjs` },
       ],
     };
     await master.sh(`cat > ${DIR}/plan.json`, JSON.stringify(plan));

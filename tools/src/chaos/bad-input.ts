@@ -4,7 +4,7 @@
 // as it was (tree and passwd hashes compared before and after each batch of cases).
 import { canonicalHash, sha256Hex } from '@occ-ssh/markers';
 import { ComputeError, loadInstallationConfiguration, type AgentBinding, type AgentRevision, type LifecycleDriver, type SshComputeDriver } from '@occ-ssh/controller';
-import { decodeArgument, encodeArgument, MAX_ARGUMENT_BYTES, type Envelope } from '@occ-ssh/protocol';
+import { decodeArgument, encodeArgument, MAX_ARGUMENT_BYTES, sealOperation, type Envelope, type SealedOperation } from '@occ-ssh/protocol';
 import { fixedConfigCases, randomConfigCases } from './bad-configs.js';
 import { helperOf, runSteps, shOf, TREE_HASH, treeHash } from './collector.js';
 import { controller } from './controllers.js';
@@ -154,7 +154,8 @@ function driverCases(): DriverCase[] {
 
 interface ArgumentCase {
   name: string;
-  argument: string;
+  /** An encoded operation to seal, or an exact wire form (header argument and stdin prelude). */
+  argument: string | SealedOperation;
 }
 
 const b64 = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value), 'utf8').toString('base64');
@@ -165,8 +166,21 @@ function argumentCases(link: HostLink, rng: Rng, randomCount: number): ArgumentC
   const prepared = envelopeFor(link, 'prepare-revision', prepareArgs(owner, 1)) as Extract<Envelope, { operation: 'prepare-revision' }>;
   const encoded = encodeArgument(good);
   const cases: ArgumentCase[] = [];
-  const add = (name: string, argument: string) => cases.push({ name, argument });
+  const add = (name: string, argument: string | SealedOperation) => cases.push({ name, argument });
   const raw = (name: string, value: unknown) => add(name, b64(value));
+  // The wire itself: the argv header and the stdin prelude that must agree with it.
+  const sealed = sealOperation(encoded);
+  const header = JSON.parse(Buffer.from(sealed.argument, 'base64').toString('utf8')) as { sealed: { sha256: string; bytes: number } };
+  const headerOf = (value: unknown) => b64(value);
+  add('header argument missing', { argument: '', prelude: sealed.prelude });
+  add('header argument not base64', { argument: 'not-base64!', prelude: sealed.prelude });
+  add('header argument of another protocol version', { argument: headerOf({ ...header, protocolVersion: 1 }), prelude: sealed.prelude });
+  add('header argument with an extra key', { argument: headerOf({ ...header, operation: 'probe' }), prelude: sealed.prelude });
+  add('header digest of another operation', { argument: sealOperation(b64({ ...good, requestId: 'other' })).argument, prelude: sealed.prelude });
+  add('header length off by one', { argument: headerOf({ ...header, sealed: { ...header.sealed, bytes: header.sealed.bytes + 1 } }), prelude: sealed.prelude });
+  add('header argument above its bound', { argument: 'A'.repeat(1024), prelude: sealed.prelude });
+  add('sealed operation missing from stdin', { argument: sealed.argument, prelude: '' });
+  add('sealed operation not a string', { argument: sealed.argument, prelude: `globalThis[Symbol.for("occ-ssh.operation")]=${JSON.stringify({ text: encoded })};\n` });
   add('no argument at all', '');
   add('not base64', 'not base64!');
   add('only symbols', '@@@@');

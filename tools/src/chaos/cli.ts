@@ -20,7 +20,8 @@ import { groupSightings, type Corpus, type Sighting } from './sightings.js';
 import { HostLink } from './ssh.js';
 import type { TrialRecord } from './trial.js';
 
-const DEFAULT_OUT = fileURLToPath(new URL('../../../chaos/results/latest.json', import.meta.url));
+// The full campaign's results are published (latest.json); a quick run, as CI makes, keeps its own file.
+const DEFAULT_OUT = { full: fileURLToPath(new URL('../../../chaos/results/latest.json', import.meta.url)), quick: fileURLToPath(new URL('../../../chaos/results/quick.json', import.meta.url)) };
 
 async function withHost(name: string, run: (link: HostLink) => Promise<void>): Promise<void> {
   const host = await startTestHost({ name });
@@ -123,7 +124,7 @@ async function campaign(options: Options): Promise<Results> {
       const { result, scan } = await runSecrets(link, rng.fork('secrets'), progress);
       scanSecrets = scan;
       const { sightings, ...rest } = result;
-      results.sections.secrets = { ...rest, sightings: sightings.filter((s) => !s.design).length, designSightings: sightings.filter((s) => s.design).length, found: groupSightings(sightings), durationMs: Date.now() - t0 };
+      results.sections.secrets = { ...rest, sightings: sightings.length, found: groupSightings(sightings), durationMs: Date.now() - t0 };
     },
   };
 
@@ -159,8 +160,7 @@ async function campaign(options: Options): Promise<Results> {
   if (scanSecrets && results.sections.secrets) {
     const own = scanSecrets([{ name: 'campaign results file', text: JSON.stringify(results) }]);
     results.sections.secrets.found.push(...groupSightings(own));
-    results.sections.secrets.sightings += own.filter((s) => !s.design).length;
-    results.sections.secrets.designSightings += own.filter((s) => s.design).length;
+    results.sections.secrets.sightings += own.length;
     results.sections.secrets.corpora.push({ name: 'campaign results file', bytes: JSON.stringify(results).length });
   }
   results.durationMs = Date.now() - started;

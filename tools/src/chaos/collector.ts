@@ -1,12 +1,12 @@
 // The campaign's read-only checker and step runner on a host. One round trip runs a list of steps:
 // `collect` (wait until no helper and no other ssh session is left, test the lock, list the tree,
-// units and accounts), `helper` (the built helper with its one argument, its artifact on stdin,
+// units and accounts), `helper` (the built helper with its header argument, the sealed operation and artifact on stdin,
 // exactly as the controller runs it) and `sh` (a shell command: tree hashes, planted state).
 // The runner is `node --input-type=commonjs -e <script>`, so `pgrep -f '^<node> - '` never
 // matches it, only the helpers it or anyone else starts.
-import { findResultLine, type ResultLine } from '@occ-ssh/protocol';
+import { findResultLine, type ResultLine, type SealedOperation } from '@occ-ssh/protocol';
 import type { Listing } from './listing.js';
-import { helperArtifact, ROOT, RUNTIME_USER, UNIT_DIR } from './ops.js';
+import { helperArtifact, ROOT, RUNTIME_USER, UNIT_DIR, wireFor } from './ops.js';
 import type { HostLink } from './ssh.js';
 
 const SCRIPT = String.raw`'use strict';
@@ -167,15 +167,15 @@ async function collect(o) {
   const unitList = units();
   return { root: p.root, unitDir: p.unitDir, quiet: q, lock: l, entries, units: unitList, unitTemps, users: accounts('/etc/passwd'), groups: accounts('/etc/group'), ready: await activeReady(entries, unitList), servedReady: await servedReady(entries, unitList) };
 }
-function helper(arg, artifact) {
+function helper(wire, artifact) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const child = cp.spawn(p.nodePath, arg === '' ? ['-'] : ['-', arg], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = cp.spawn(p.nodePath, wire.argument === '' ? ['-'] : ['-', wire.argument], { stdio: ['pipe', 'pipe', 'ignore'] });
     const out = [];
     child.stdout.on('data', (c) => out.push(c));
     child.stdin.on('error', () => {});
     child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), ms: Date.now() - started }));
-    child.stdin.end(artifact);
+    child.stdin.end(Buffer.concat([Buffer.from(wire.prelude, 'utf8'), artifact]));
   });
 }
 let input = '';
@@ -204,7 +204,8 @@ export interface CollectOptions {
   waitMs?: number;
 }
 
-export type Step = { collect: CollectOptions } | { helper: string } | { sh: string };
+/** `helper`: an encoded operation (sealed here as the controller seals it) or an exact wire form. */
+export type Step = { collect: CollectOptions } | { helper: string | SealedOperation } | { sh: string };
 
 export type StepResult =
   | { listing: Listing }
@@ -217,7 +218,9 @@ function remoteCommand(link: HostLink): string {
 
 /** Runs `steps` in order on the host, in one round trip over the shared connection. */
 export async function runSteps(link: HostLink, steps: readonly Step[]): Promise<StepResult[]> {
-  const withDefaults = steps.map((step) => ('collect' in step ? { collect: { wait: true, waitSessions: true, waitMs: 200_000, ...step.collect } } : step));
+  const withDefaults = steps.map((step) =>
+    'collect' in step ? { collect: { wait: true, waitSessions: true, waitMs: 200_000, ...step.collect } } : 'helper' in step ? { helper: wireFor(step.helper) } : step,
+  );
   const needsHelper = steps.some((step) => 'helper' in step);
   const payload = JSON.stringify({ root: ROOT, unitDir: UNIT_DIR, user: RUNTIME_USER, nodePath: link.nodePath, artifact: needsHelper ? helperArtifact().toString('base64') : null, steps: withDefaults });
   const result = await link.muxCommand(remoteCommand(link), { input: payload, timeoutMs: 600_000 });

@@ -1,12 +1,18 @@
-// Helper calls exactly as the controller makes them: the built artifact on stdin, one base64
-// JSON argument, a fresh strict ssh client (which the campaign may SIGKILL at a chosen instant).
+// Helper calls exactly as the controller makes them: the operation sealed on stdin ahead of the
+// built artifact, the one base64 JSON header argument, a fresh strict ssh client (which the
+// campaign may SIGKILL at a chosen instant).
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { canonicalHash, sha256Hex } from '@occ-ssh/markers';
 import {
+  PROTOCOL_VERSION,
+  SEALED_KEY,
   encodeArgument,
   findResultLine,
+  helperInput,
   makeEnvelope,
+  sealOperation,
+  type SealedOperation,
   type AgentOwner,
   type Envelope,
   type OperationArgs,
@@ -63,10 +69,26 @@ export interface CallOptions {
   onSpawn?: (pid: number) => void;
 }
 
-/** Sends the helper with a raw argument string, validated or not. */
-export async function callRaw(link: HostLink, argument: string, options: CallOptions = {}): Promise<CallOutcome> {
-  const command = argument === '' ? `${link.nodePath} -` : `${link.nodePath} - ${argument}`;
-  const input = helperArtifact();
+/**
+ * The wire form of an encoded operation (any text, for corrupted cases): sealed by the
+ * controller's own sealOperation where it accepts the text, else by the same format by hand, so
+ * that the helper's decoder, not the sealing, is what judges it.
+ */
+export function wireFor(text: string | SealedOperation): SealedOperation {
+  if (typeof text !== 'string') return text;
+  try {
+    return sealOperation(text);
+  } catch {
+    const header = { protocolVersion: PROTOCOL_VERSION, sealed: { sha256: sha256Hex(text), bytes: text.length } };
+    return { argument: Buffer.from(JSON.stringify(header)).toString('base64'), prelude: `globalThis[Symbol.for(${JSON.stringify(SEALED_KEY)})]=${JSON.stringify(text)};\n` };
+  }
+}
+
+/** Sends the helper an encoded operation (validated or not), or an exact wire form. */
+export async function callRaw(link: HostLink, operation: string | SealedOperation, options: CallOptions = {}): Promise<CallOutcome> {
+  const wire = wireFor(operation);
+  const command = wire.argument === '' ? `${link.nodePath} -` : `${link.nodePath} - ${wire.argument}`;
+  const input = helperInput(helperArtifact(), wire);
   const result = options.mux
     ? await link.muxCommand(command, { input })
     : await link.fresh(command, { input, ...(options.killAfterMs === undefined ? {} : { killAfterMs: options.killAfterMs }), ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}) });

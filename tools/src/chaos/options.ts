@@ -80,9 +80,9 @@ export const USAGE = `usage: npm run chaos -- [--quick] [--seed N] [--only secti
   --quick     the short fixed-seed campaign CI runs (a few minutes)
   --seed N    seed of every random choice (default ${DEFAULT_SEED}); the same seed replays the same plan
   --only      run only these sections: ${SECTIONS.join(', ')} (for investigation; targets of the others are not judged)
-  --out       results file (default chaos/results/latest.json)`;
+  --out       results file (default chaos/results/latest.json, quick runs chaos/results/quick.json)`;
 
-export function parseOptions(argv: readonly string[], defaultOut: string): Options {
+export function parseOptions(argv: readonly string[], defaultOut: { full: string; quick: string }): Options {
   let values;
   try {
     ({ values } = parseArgs({
@@ -114,5 +114,5 @@ export function parseOptions(argv: readonly string[], defaultOut: string): Optio
     sections = wanted as Section[];
   }
   const mode = values.quick ? 'quick' : 'full';
-  return { mode, seed, sizes: mode === 'quick' ? QUICK : FULL, sections, out: values.out ?? defaultOut };
+  return { mode, seed, sizes: mode === 'quick' ? QUICK : FULL, sections, out: values.out ?? defaultOut[mode] };
 }

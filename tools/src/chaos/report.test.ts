@@ -95,13 +95,13 @@ describe('judge', () => {
     assert.deepEqual(judge({ kill: cleanKill() }, QUICK, ['kill']).map((t) => t.section), ['kill', 'kill', 'kill', 'kill']);
   });
 
-  it('secrets: a sighting fails, design sightings in operation arguments do not', () => {
+  it('secrets: any sighting fails', () => {
     const secrets = (sightings: number): SectionResults['secrets'] => ({
       sightings,
-      designSightings: 12,
       found: [],
       corpora: [{ name: 'controller logs', bytes: 100 }],
       argvSamples: { host: 5, local: 5 },
+      helperInvocationsSampled: { host: 3, local: 3 },
       problems: [],
       durationMs: 1,
     });
@@ -115,15 +115,18 @@ describe('judge', () => {
   });
 });
 
+const OUT = { full: '/tmp/latest.json', quick: '/tmp/quick.json' };
+
 describe('parseOptions', () => {
   it('defaults to the full campaign with the default seed and every section', () => {
-    const options = parseOptions([], '/tmp/latest.json');
+    const options = parseOptions([], OUT);
     assert.deepEqual({ mode: options.mode, seed: options.seed, sections: options.sections, out: options.out }, { mode: 'full', seed: DEFAULT_SEED, sections: [...SECTIONS], out: '/tmp/latest.json' });
     assert.equal(options.sizes, FULL);
+    assert.equal(parseOptions(['--quick'], OUT).out, '/tmp/quick.json', 'a quick run never overwrites the published results');
   });
 
   it('--quick, --seed, --only and --out', () => {
-    const options = parseOptions(['--quick', '--seed', '7', '--only', 'kill,secrets', '--out', '/tmp/x.json'], '/tmp/latest.json');
+    const options = parseOptions(['--quick', '--seed', '7', '--only', 'kill,secrets', '--out', '/tmp/x.json'], OUT);
     assert.equal(options.mode, 'quick');
     assert.equal(options.sizes, QUICK);
     assert.equal(options.seed, 7);
@@ -133,7 +136,7 @@ describe('parseOptions', () => {
 
   it('refuses bad seeds, unknown sections and unknown flags', () => {
     for (const argv of [['--seed', '-1'], ['--seed', 'abc'], ['--seed', '4294967296'], ['--only', 'kill,nope'], ['--only', ''], ['--fast'], ['extra']]) {
-      assert.throws(() => parseOptions(argv, '/tmp/x'), UsageError, argv.join(' '));
+      assert.throws(() => parseOptions(argv, OUT), UsageError, argv.join(' '));
     }
   });
 

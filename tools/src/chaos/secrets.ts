@@ -11,7 +11,7 @@ import { ComputeError, type AgentRevision, type LifecycleDriver } from '@occ-ssh
 import { controller, installationYaml, memoryLogger } from './controllers.js';
 import { ROOT, sleep, UNIT_DIR } from './ops.js';
 import type { Rng } from './rng.js';
-import { findSightings, type Corpus, type Secret, type Sighting } from './sightings.js';
+import { findSightings, helperInvocations, type Corpus, type Secret, type Sighting } from './sightings.js';
 import type { HostLink } from './ssh.js';
 
 export const CLI_PATH = fileURLToPath(new URL('../../../apps/controller/bin/occ-ssh.js', import.meta.url));
@@ -22,6 +22,8 @@ export interface SecretsResult {
   /** What was searched: corpus name and size, so an empty corpus cannot pass unnoticed. */
   corpora: { name: string; bytes: number }[];
   argvSamples: { host: number; local: number };
+  /** Lines of the argv samples that were helper invocations (`<node> - <argument>`). */
+  helperInvocationsSampled: { host: number; local: number };
   problems: string[];
 }
 
@@ -110,6 +112,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   const work = mkdtempSync(`${tmpdir()}/occ-chaos-secrets-`);
   const cliOutput: string[] = [];
   let password = '';
+  let delivered = false;
   try {
     if (!(await driver.ensureNamespace(namespace)).namespaceReady) throw new Error('secrets: ensureNamespace failed');
     driver.bindAgent(binding);
@@ -117,6 +120,8 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     await sampleArgv(link, () => driver.prepareRevision(good), argv);
     await sampleArgv(link, () => driver.activateRevision(good), argv);
     password = (await link.run(['cat', layout.passwordFile])).trim().replace(/^OPENCLAW_GATEWAY_PASSWORD=/, '');
+    // The pattern goes on grep's stdin, never on an argv the sampler could see.
+    delivered = (await link.exec(['grep', '-rlF', '-f', '-', ROOT], { input: docSentinel })).stdout.trim() !== '';
     if (password.length < 20) problems.push('could not read the managed password back from the host');
 
     // Failures: an activation that never becomes ready, a plaintext password, and a failing hook.
@@ -164,12 +169,12 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
 
   const journal = (await link.exec(['journalctl', '--no-pager', '-o', 'cat', '-u', layout.unitName])).stdout;
   const secrets: Secret[] = [
-    { name: 'document sentinel', value: docSentinel, allowedInOperationArgument: true },
-    { name: 'launch placeholder', value: placeholder, allowedInOperationArgument: true },
-    { name: 'launch placeholder of a failed activation', value: failingPlaceholder, allowedInOperationArgument: true },
-    { name: 'text a failing hook threw', value: hookSecret, allowedInOperationArgument: false },
+    { name: 'document sentinel', value: docSentinel },
+    { name: 'launch placeholder', value: placeholder },
+    { name: 'launch placeholder of a failed activation', value: failingPlaceholder },
+    { name: 'text a failing hook threw', value: hookSecret },
   ];
-  if (password) secrets.push({ name: 'managed gateway password', value: password, allowedInOperationArgument: false });
+  if (password) secrets.push({ name: 'managed gateway password', value: password });
   const corpora: Corpus[] = [
     { name: 'controller logs', text: log.text() },
     { name: 'error messages', text: errors.join('\n') },
@@ -179,14 +184,18 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     { name: 'local argv', text: argv.local.join('\n'), argv: true },
   ];
   const sightings = findSightings(secrets, corpora);
-  // The sentinel must really have travelled: it is in the argument the helper received.
-  if (!sightings.some((s) => s.design && s.secret === 'document sentinel')) problems.push('no helper invocation carrying the document was sampled on an argv');
-  progress(`secrets: ${sightings.filter((s) => !s.design).length} sightings, ${sightings.filter((s) => s.design).length} in operation arguments (design)`);
+  // The search must have had something to find: helpers were caught on both argvs while they ran,
+  // and the document with its sentinel did reach the host (through stdin).
+  const helperInvocationsSampled = { host: helperInvocations(argv.host.join('\n')), local: helperInvocations(argv.local.join('\n')) };
+  if (helperInvocationsSampled.host === 0 || helperInvocationsSampled.local === 0) problems.push(`helper invocations sampled on argv: ${helperInvocationsSampled.host} on the host, ${helperInvocationsSampled.local} locally`);
+  if (!delivered) problems.push('the document sentinel never reached the host');
+  progress(`secrets: ${sightings.length} sightings; ${helperInvocationsSampled.host} helper invocations sampled on the host argv, ${helperInvocationsSampled.local} locally`);
   return {
     result: {
       sightings,
       corpora: corpora.map((corpus) => ({ name: corpus.name, bytes: Buffer.byteLength(corpus.text) })),
       argvSamples: { host: argv.host.length, local: argv.local.length },
+      helperInvocationsSampled,
       problems,
     },
     scan: (more) => findSightings(secrets, more),

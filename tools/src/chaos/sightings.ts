@@ -1,12 +1,9 @@
 // Finds secrets in collected text: raw, hex, base64 at every byte alignment, base64url, and
-// inside decoded helper operation arguments. Pure. The one sighting the transport design allows
-// is a document sentinel or a placeholder inside the base64 operation argument on an argv.
+// inside decoded helper operation arguments on an argv. Pure. Every sighting is a violation.
 
 export interface Secret {
   name: string;
   value: string;
-  /** May appear base64-encoded inside a helper operation argument on a process argv (the spec's transport). */
-  allowedInOperationArgument: boolean;
 }
 
 export interface Corpus {
@@ -19,10 +16,8 @@ export interface Corpus {
 export interface Sighting {
   secret: string;
   corpus: string;
-  /** raw, hex, base64, base64url, or `operation-argument` (base64 inside `<node> - <argument>`). */
+  /** raw, hex, base64, base64url, or `operation-argument` (inside a decoded `<node> - <argument>`). */
   encoding: string;
-  /** The documented transport design (counted apart, not a violation). */
-  design: boolean;
   /** A short, secret-free description of where. */
   where: string;
 }
@@ -52,6 +47,11 @@ function decodedArguments(line: string): string[] {
   return found;
 }
 
+/** Helper invocations (`<node> - <argument>`) on the lines of an argv corpus. */
+export function helperInvocations(text: string): number {
+  return text.split('\n').filter((line) => decodedArguments(line).length > 0).length;
+}
+
 /** Every sighting of every secret in every corpus. */
 export function findSightings(secrets: readonly Secret[], corpora: readonly Corpus[]): Sighting[] {
   const sightings: Sighting[] = [];
@@ -68,14 +68,12 @@ export function findSightings(secrets: readonly Secret[], corpora: readonly Corp
     for (const corpus of corpora) {
       const lines = corpus.text.split('\n');
       for (const [index, line] of lines.entries()) {
-        const inArgument = corpus.argv ? decodedArguments(line).some((decoded) => decoded.includes(secret.value) || decoded.includes(JSON.stringify(secret.value).slice(1, -1))) : false;
-        const operationLine = corpus.argv === true && OPERATION_ARGUMENT.test(line);
-        OPERATION_ARGUMENT.lastIndex = 0;
+        const where = `${corpus.name} line ${index + 1}`;
         for (const [encoding, needles] of forms) {
-          if (!needles.some((needle) => line.includes(needle))) continue;
-          // base64 forms inside the operation argument are the design case when the decoded argument carries the secret.
-          const design = secret.allowedInOperationArgument && operationLine && inArgument && (encoding === 'base64' || encoding === 'base64url') && !line.includes(secret.value);
-          sightings.push({ secret: secret.name, corpus: corpus.name, encoding: design ? 'operation-argument' : encoding, design, where: `${corpus.name} line ${index + 1}${operationLine ? ' (a helper invocation)' : ''}` });
+          if (needles.some((needle) => line.includes(needle))) sightings.push({ secret: secret.name, corpus: corpus.name, encoding, where });
+        }
+        if (corpus.argv && decodedArguments(line).some((decoded) => decoded.includes(secret.value) || decoded.includes(JSON.stringify(secret.value).slice(1, -1)))) {
+          sightings.push({ secret: secret.name, corpus: corpus.name, encoding: 'operation-argument', where: `${where} (a helper invocation)` });
         }
       }
     }
@@ -97,18 +95,17 @@ export interface SightingGroup {
   secret: string;
   corpus: string;
   encoding: string;
-  design: boolean;
   count: number;
   /** Where the first one was. */
   first: string;
 }
 
-/** Sightings counted by secret, corpus, encoding and design, for the results file. */
+/** Sightings counted by secret, corpus and encoding, for the results file. */
 export function groupSightings(sightings: readonly Sighting[]): SightingGroup[] {
   const groups = new Map<string, SightingGroup>();
   for (const sighting of sightings) {
-    const key = `${sighting.secret}|${sighting.corpus}|${sighting.encoding}|${sighting.design}`;
-    const group = groups.get(key) ?? { secret: sighting.secret, corpus: sighting.corpus, encoding: sighting.encoding, design: sighting.design, count: 0, first: sighting.where };
+    const key = `${sighting.secret}|${sighting.corpus}|${sighting.encoding}`;
+    const group = groups.get(key) ?? { secret: sighting.secret, corpus: sighting.corpus, encoding: sighting.encoding, count: 0, first: sighting.where };
     group.count += 1;
     groups.set(key, group);
   }

@@ -4,6 +4,8 @@ import { Writable } from 'node:stream';
 import {
   PROTOCOL_VERSION,
   formatLine,
+  openSealed,
+  splitHelperInput,
   type Envelope,
   type ErrorCode,
   type OperationName,
@@ -47,13 +49,19 @@ export const SAMPLE_RESULTS: { readonly [O in OperationName]?: OperationResult<O
   'retire-revision': { removed: true, wasCurrent: false },
 };
 
-/** The envelope carried by `<nodePath> - <base64>`; throws if the command has another shape. */
-export function decodeRemoteCommand(remoteCommand: string): { nodePath: string; argument: string; envelope: Envelope } {
+/**
+ * The envelope sealed in the helper input and named by `<nodePath> - <base64 header>`; throws if
+ * the command or the input has another shape, or the header does not match the sealed text.
+ */
+export function decodeRemoteCommand(remoteCommand: string, stdin: Uint8Array): { nodePath: string; argument: string; sealed: string; helper: Buffer; envelope: Envelope } {
   const parts = remoteCommand.split(' ');
   if (parts.length !== 3 || parts[1] !== '-') throw new Error(`unexpected remote command shape: ${remoteCommand.slice(0, 80)}`);
   const [nodePath, , argument] = parts as [string, string, string];
-  const envelope = JSON.parse(Buffer.from(argument, 'base64').toString('utf8')) as Envelope;
-  return { nodePath, argument, envelope };
+  const input = splitHelperInput(stdin);
+  if (!input) throw new Error('the helper input does not start with the sealed operation');
+  const sealed = openSealed(argument, input.sealed);
+  const envelope = JSON.parse(Buffer.from(sealed, 'base64').toString('utf8')) as Envelope;
+  return { nodePath, argument, sealed, helper: input.helper, envelope };
 }
 
 export function heartbeat(seq: number): string {
@@ -95,6 +103,9 @@ export interface ExecutedCall {
   request: ExecuteRequest;
   nodePath: string;
   argument: string;
+  /** The encoded operation the input carried ahead of the helper. */
+  sealed: string;
+  helper: Buffer;
   envelope: Envelope;
 }
 
@@ -123,7 +134,7 @@ export class FakeExecutor implements CommandExecutor {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const decoded = decodeRemoteCommand(request.remoteCommand);
+    const decoded = decodeRemoteCommand(request.remoteCommand, request.stdin);
     this.calls.push({ request, ...decoded });
     this.events?.push(`exec:${decoded.envelope.operation}`);
     const answer = await this.responder(decoded.envelope, request);

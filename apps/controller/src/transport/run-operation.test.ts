@@ -1,5 +1,6 @@
 // runOperation: how one helper invocation's outcome is classified, with a scripted executor.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { canonicalHash } from '@occ-ssh/markers';
 import {
@@ -46,7 +47,7 @@ function assertClean(error: ComputeError, ...secrets: string[]): void {
 }
 
 describe('runOperation: success', () => {
-  it('sends `<nodePath> - <base64>` that decodes back to the envelope, with the helper on stdin', async () => {
+  it('sends `<nodePath> - <base64 header>` naming the operation sealed on stdin ahead of the helper', async () => {
     const executor = new FakeExecutor();
     const outcome = await ensure(executor, { timeoutMs: 12_345 });
     assert.equal(executor.calls.length, 1);
@@ -54,7 +55,10 @@ describe('runOperation: success', () => {
     assert.ok(call);
     assert.equal(call.request.remoteCommand, `/usr/bin/node - ${call.argument}`);
     assert.match(call.argument, /^[A-Za-z0-9+/]+={0,2}$/);
-    assert.deepEqual(JSON.parse(Buffer.from(call.argument, 'base64').toString('utf8')), {
+    const header = JSON.parse(Buffer.from(call.argument, 'base64').toString('utf8'));
+    assert.deepEqual(Object.keys(header).sort(), ['protocolVersion', 'sealed']);
+    assert.equal(header.sealed.bytes, call.sealed.length);
+    assert.deepEqual(call.envelope, {
       protocolVersion: PROTOCOL_VERSION,
       operation: 'ensure-namespace',
       args: { namespace: { id: 'ns-1', name: 'stable' } },
@@ -62,13 +66,27 @@ describe('runOperation: success', () => {
       configurationHash: canonicalHash(RUNTIME),
       requestId: outcome.requestId,
     });
-    assert.equal(call.request.stdin, FAKE_HELPER.bytes);
+    assert.deepEqual(call.helper, FAKE_HELPER.bytes);
     assert.deepEqual(call.request.host, HOST);
     assert.equal(call.request.timeoutMs, 12_345);
     assert.equal(call.request.signal, undefined);
     assert.deepEqual(outcome.result, SAMPLE_RESULTS['ensure-namespace']);
     assert.deepEqual(outcome.timings, { totalMs: 7, lockWaitMs: 1, lockHoldMs: 5 });
-    assert.equal(outcome.argumentBytes, call.argument.length);
+    assert.equal(outcome.argumentBytes, call.sealed.length);
+  });
+
+  it('keeps document contents and launch values off the ssh command line', async () => {
+    const executor = new FakeExecutor();
+    const document = JSON.stringify({ gateway: { auth: { mode: 'password' } }, marker: SECRET });
+    const configuration = { document, hash: createHash('sha256').update(document).digest('hex'), auth: 'password' as const };
+    await run(executor, 'prepare-revision', { ...TARGET, harness: 'openclaw/embedded', configuration });
+    const [call] = executor.calls;
+    assert.ok(call);
+    assert.ok(call.request.remoteCommand.length < 200, `${call.request.remoteCommand.length} bytes`);
+    assert.ok(!Buffer.from(call.argument, 'base64').toString('utf8').includes('sk-secret'));
+    // The document still reaches the helper: inside the sealed text on stdin.
+    assert.ok(Buffer.from(call.sealed, 'base64').toString('utf8').includes('sk-secret'));
+    assert.ok(call.request.stdin.includes(Buffer.from(call.sealed)));
   });
 
   it('uses a fresh request ID per call and the 180-second bound by default', async () => {

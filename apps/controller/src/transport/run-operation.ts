@@ -7,7 +7,9 @@ import {
   PROTOCOL_VERSION,
   encodeArgument,
   findResultLine,
+  helperInput,
   makeEnvelope,
+  sealOperation,
   type Envelope,
   type HelperTimings,
   type OperationArgs,
@@ -54,12 +56,14 @@ export async function runOperation<O extends OperationName>(
     requestId,
   }) as Envelope;
   // Raised before any host is contacted: a bad or oversized operation never leaves the process.
-  const argument = encodeWithDetails(envelope, details);
-  const command = remoteCommand(request.runtime.nodePath, argument);
+  const encoded = encodeWithDetails(envelope, details);
+  // Security: the operation (documents, launch values) rides on stdin; argv only names its digest.
+  const sealed = sealOperation(encoded);
+  const command = remoteCommand(request.runtime.nodePath, sealed.argument);
   if (request.signal?.aborted) throw new ComputeError('cancelled', `${request.operation} cancelled before it was sent`, details);
-  const exec = await executor.execute({ host: request.host, remoteCommand: command, stdin: helper.bytes, timeoutMs, ...(request.signal ? { signal: request.signal } : {}) });
+  const exec = await executor.execute({ host: request.host, remoteCommand: command, stdin: helperInput(helper.bytes, sealed), timeoutMs, ...(request.signal ? { signal: request.signal } : {}) });
   const result = interpret(exec, request.operation, requestId, expectedVersion, details, timeoutMs);
-  return { ...result, requestId, argumentBytes: argument.length } as OperationOutcome<O>;
+  return { ...result, requestId, argumentBytes: encoded.length } as OperationOutcome<O>;
 }
 
 function encodeWithDetails(envelope: Envelope, details: { host: string; operation: string }): string {

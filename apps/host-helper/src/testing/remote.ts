@@ -6,7 +6,10 @@ import { canonicalHash, sha256Hex } from '@occ-ssh/markers';
 import {
   encodeArgument,
   findResultLine,
+  helperInput,
   makeEnvelope,
+  sealOperation,
+  type SealedOperation,
   type AgentOwner,
   type Envelope,
   type HelperErrorBody,
@@ -68,13 +71,18 @@ export function envelopeFor<O extends OperationName>(host: RemoteHost, operation
   return makeEnvelope({ operation, args, runtime: settings, configurationHash: canonicalHash(settings), requestId: `t-${process.pid}-${++counter}` }) as Envelope;
 }
 
-/** Runs the helper with a raw base64 argument, exactly as the controller would. */
-export function callRaw(host: RemoteHost, argument: string, killAfterMs?: number): Promise<CallOutcome> {
+/** Runs the helper on an encoded (possibly malformed) operation, sealed exactly as the controller does. */
+export function callRaw(host: RemoteHost, encoded: string, killAfterMs?: number): Promise<CallOutcome> {
+  return callWire(host, sealOperation(encoded), killAfterMs);
+}
+
+/** Runs the helper with exactly this argv argument and stdin prelude (which may disagree). */
+export function callWire(host: RemoteHost, wire: SealedOperation, killAfterMs?: number): Promise<CallOutcome> {
   const started = Date.now();
   const argv = [
     '-F', 'none', '-T', '-i', host.identityFile, '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'IdentitiesOnly=yes',
     '-o', `UserKnownHostsFile=${host.knownHostsFile}`, '-o', 'LogLevel=ERROR', '-p', String(host.port), '-l', host.user, '--', host.address,
-    `${host.nodePath} - ${argument}`,
+    `${host.nodePath} - ${wire.argument}`,
   ];
   return new Promise((resolve) => {
     const child = spawn('ssh', argv, { stdio: ['pipe', 'pipe', 'ignore'] });
@@ -87,7 +95,7 @@ export function callRaw(host: RemoteHost, argument: string, killAfterMs?: number
       if (timer) clearTimeout(timer);
       resolve({ line: findResultLine(stdout), stdout, killed, ms: Date.now() - started });
     });
-    child.stdin.end(ARTIFACT);
+    child.stdin.end(helperInput(ARTIFACT, wire));
   });
 }
 
