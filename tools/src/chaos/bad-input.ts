@@ -4,7 +4,7 @@
 // as it was (tree and passwd hashes compared before and after each batch of cases).
 import { canonicalHash, sha256Hex } from '@occ-ssh/markers';
 import { ComputeError, loadInstallationConfiguration, type AgentBinding, type AgentRevision, type LifecycleDriver, type SshComputeDriver } from '@occ-ssh/controller';
-import { decodeArgument, encodeArgument, MAX_ARGUMENT_BYTES, sealOperation, type Envelope, type SealedOperation } from '@occ-ssh/protocol';
+import { decodeArgument, encodeArgument, MAX_ARGUMENT_BYTES, PROTOCOL_VERSION, sealOperation, type Envelope, type SealedOperation } from '@occ-ssh/protocol';
 import { fixedConfigCases, randomConfigCases } from './bad-configs.js';
 import { helperOf, runSteps, shOf, TREE_HASH, treeHash } from './collector.js';
 import { controller } from './controllers.js';
@@ -194,7 +194,7 @@ function argumentCases(link: HostLink, rng: Rng, randomCount: number): ArgumentC
   raw('base64 of broken JSON', '{"operation":');
   raw('base64 of NUL', '\u0000');
   for (const value of [null, [], 1, 'probe', {}]) raw(`JSON ${JSON.stringify(value)}`, value);
-  for (const protocolVersion of [0, 2, '1', null]) raw(`protocol version ${JSON.stringify(protocolVersion)}`, { ...good, protocolVersion });
+  for (const protocolVersion of [0, PROTOCOL_VERSION - 1, PROTOCOL_VERSION + 1, String(PROTOCOL_VERSION), null]) raw(`protocol version ${JSON.stringify(protocolVersion)}`, { ...good, protocolVersion });
   raw('unknown operation exec', { ...good, operation: 'exec' });
   raw('unknown operation format-disk', { ...good, operation: 'format-disk' });
   raw('an extra top-level key', { ...good, shell: 'id' });

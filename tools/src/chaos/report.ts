@@ -98,7 +98,11 @@ export function summarizeBadInput(results: readonly BadCaseResult[]): BadInputSu
     perBatch: [...batches.values()],
     byGroup,
     codes,
-    failures: results.filter((result) => !result.refused || !result.classified || !result.unchanged).slice(0, MAX_LISTED),
+    // Cases that were not refused first: they are the likely cause of a changed batch.
+    failures: [
+      ...results.filter((result) => !result.refused || !result.classified),
+      ...results.filter((result) => result.refused && result.classified && !result.unchanged),
+    ].slice(0, MAX_LISTED),
   };
 }
 
