@@ -70,6 +70,22 @@ describe('activation lifecycle on a real host', () => {
     assert.equal(await starts(), before);
   });
 
+  test('a unit written by an attempt cut before its daemon-reload is reloaded by the retry', async () => {
+    // What the cut attempt left: served.json removed (the first step of a change), the file
+    // holding what the retry renders, and systemd still running the old definition.
+    const unit = await host.run(['cat', layout.unitFile]);
+    const next = unit.replace('OCC_IAM_TOKEN=opaque-abc123', 'OCC_IAM_TOKEN=opaque-def456');
+    assert.notEqual(next, unit);
+    await host.run(['rm', layout.served]);
+    await host.run(['tee', layout.unitFile], { input: next });
+    assert.equal((await host.run(['systemctl', 'show', '--property=NeedDaemonReload', '--value', layout.unitName])).trim(), 'yes');
+    const result = await ok(host, 'activate-revision', activateArgs(rev1, { OCC_IAM_TOKEN: 'opaque-def456' }));
+    assert.equal(result.unitChanged, false);
+    assert.equal((await host.run(['systemctl', 'show', '--property=NeedDaemonReload', '--value', layout.unitName])).trim(), 'no');
+    const pid = (await host.run(['systemctl', 'show', '--property=MainPID', '--value', layout.unitName])).trim();
+    assert.ok((await host.run(['cat', `/proc/${pid}/environ`])).split('\0').includes('OCC_IAM_TOKEN=opaque-def456'));
+  });
+
   test('verify-revision reports current and served only for the running revision', async () => {
     assert.deepEqual(await ok(host, 'verify-revision', { owner: who, revision: rev1.revision }), { snapshot: true, current: true, served: true, port: 18800 });
     assert.deepEqual(await ok(host, 'verify-revision', { owner: who, revision: rev2.revision }), { snapshot: true, current: false, served: false, port: 18800 });

@@ -5,7 +5,14 @@ const SYSTEMCTL_TIMEOUT_MS = 90_000;
 
 export const daemonReload = () => mustRun('systemctl', ['daemon-reload'], SYSTEMCTL_TIMEOUT_MS);
 export const restartUnit = (unit: string) => mustRun('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS);
-export const enableUnit = (unit: string) => mustRun('systemctl', ['enable', '--quiet', unit], SYSTEMCTL_TIMEOUT_MS);
+/** Only the symlink: the caller runs the one daemon-reload (enable would run its own). */
+export const enableUnit = (unit: string) => mustRun('systemctl', ['enable', '--quiet', '--no-reload', unit], SYSTEMCTL_TIMEOUT_MS);
+
+/** systemd's own view: the unit file on disk differs from what it loaded (e.g. a reload was cut short). */
+export async function needsDaemonReload(unit: string): Promise<boolean> {
+  const result = await runCommand('systemctl', ['show', '--property=NeedDaemonReload', '--value', unit]);
+  return result.code !== 0 || result.stdout.trim() !== 'no';
+}
 
 /** Stops and disables; a unit systemd does not know is already stopped. */
 export async function stopAndDisable(unit: string): Promise<void> {

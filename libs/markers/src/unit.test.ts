@@ -15,7 +15,6 @@ function input(overrides: Partial<UnitInput> = {}): UnitInput {
   return {
     namespaceId: NS,
     agentId: AGENT,
-    revisionId: 'rev-0001',
     account: accountName('openclaw', NS, AGENT),
     nodePath: '/usr/bin/node',
     openclawPath: '/opt/openclaw/current/dist/index.js',
@@ -30,7 +29,6 @@ function input(overrides: Partial<UnitInput> = {}): UnitInput {
 const PASSWORD_UNIT = `# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.
 # X-OCC-Namespace-Id=ns-01HZX3
 # X-OCC-Agent-Id=agent-7f3a
-# X-OCC-Revision-Id=rev-0001
 
 [Unit]
 Description=OpenClaw Enterprise gateway openclaw-enterprise-gateway-fcfbd503951a
@@ -92,7 +90,6 @@ WantedBy=multi-user.target
 const TRUSTED_PROXY_UNIT = `# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.
 # X-OCC-Namespace-Id=ns-01HZX3
 # X-OCC-Agent-Id=agent-7f3a
-# X-OCC-Revision-Id=rev-0002
 
 [Unit]
 Description=OpenClaw Enterprise gateway openclaw-enterprise-gateway-fcfbd503951a
@@ -160,7 +157,6 @@ describe('renderUnit goldens', () => {
   it('trusted proxy without password, two launch placeholders: exact unit text', () => {
     const text = renderUnit(
       input({
-        revisionId: 'rev-0002',
         port: 18801,
         managedPassword: false,
         // Given out of order: the renderer sorts them.
@@ -295,7 +291,7 @@ describe('renderUnit refusals', () => {
   });
 
   it('refuses IDs that could forge header lines', () => {
-    assert.throws(() => renderUnit(input({ revisionId: 'rev-1\n[Service]' })), UnitRenderError);
+    assert.throws(() => renderUnit(input({ agentId: 'agent-1\n[Service]' })), UnitRenderError);
     assert.throws(() => renderUnit(input({ namespaceId: 'ns 1' })), UnitRenderError);
   });
 });

@@ -5,7 +5,6 @@ import type { AgentLayout } from './layout.js';
 export interface UnitInput {
   namespaceId: string;
   agentId: string;
-  revisionId: string;
   account: string;
   nodePath: string;
   openclawPath: string;
@@ -51,8 +50,10 @@ export function renderUnit(input: UnitInput): string {
     .sort()
     .map((name) => environmentLine(name, input.launchEnvironment[name] ?? ''));
   return [
+    // No revision in the unit: the same Agent's unit stays byte-identical across revisions, so an
+    // activation rewrites it and runs daemon-reload (which grows with the host's unit count) only
+    // when the port, paths, password mode or launch environment change. `current` selects the revision.
     unitOwnershipHeader(input.namespaceId, input.agentId),
-    `# X-OCC-Revision-Id=${commentValue(input.revisionId)}`,
     '',
     '[Unit]',
     `Description=OpenClaw Enterprise gateway ${layout.unitName.slice(0, -'.service'.length)}`,

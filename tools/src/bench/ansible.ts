@@ -153,7 +153,6 @@ class AnsibleSide {
     const unit = renderUnit({
       namespaceId: 'ns-ansible-bench',
       agentId: 'agent-ansible-bench',
-      revisionId,
       account: this.account,
       nodePath: this.host.nodePath,
       openclawPath: this.host.fixtureGatewayPath,

@@ -3,7 +3,9 @@
 import { join } from 'node:path';
 import type { AgentBinding } from '@occ-ssh/controller';
 import { progress, type BenchContext } from './context.js';
+import { cpus } from 'node:os';
 import { bindingFor, configurationFor, mergedKnownHosts, ObservedDriver, revisionFor, TRANSPORTS, type BenchHost, type Transport } from './installation.js';
+import { hostCpuMs } from './machine.js';
 import { median, ratio, summarize, type Summary } from './stats.js';
 
 export interface FleetTransport {
@@ -14,6 +16,16 @@ export interface FleetTransport {
   perHostInFleetMs: Summary;
   /** allHosts / oneHost medians; the figure g target is ≤ 1.5. */
   ratio: number;
+  /** CPU time the deploy cost: every process of the host(s) plus the controller process. */
+  oneHostCpuMs: Summary;
+  allHostsCpuMs: Summary;
+  /**
+   * The least wall time the parallel deploy can take on this machine, where all test hosts share
+   * its cores: all hosts' CPU time over the core count (or one host alone, if longer).
+   */
+  cpuFloorMs: number;
+  /** allHosts median over the CPU floor: how close the parallel deploy comes to the machine's limit. */
+  overFloor: number;
 }
 
 export interface FleetResult {
@@ -40,6 +52,8 @@ export async function measureFleet(ctx: BenchContext, hosts: readonly BenchHost[
     progress(`fleet: ${hosts.length} hosts over ${transport}, ${ctx.plan.fleetReps} reps`);
     const observed = new ObservedDriver(configurationFor(namespaces, { transport, knownHostsFile: mergedKnownHosts(hosts, join(ctx.scratch, 'fleet_known_hosts')) }));
     const { driver } = observed;
+    // CPU used by all test hosts and by this process, in ms.
+    const cpuNow = () => hosts.reduce((sum, host) => sum + hostCpuMs(host.name), 0) + (process.cpuUsage().user + process.cpuUsage().system) / 1000;
     const deploy = async (index: number): Promise<number> => {
       const binding = bindings[index]!;
       numbers[index]! += 1;
@@ -57,6 +71,8 @@ export async function measureFleet(ctx: BenchContext, hosts: readonly BenchHost[
     const one: number[] = [];
     const fleet: number[] = [];
     const perHost: number[] = [];
+    const oneCpu: number[] = [];
+    const fleetCpu: number[] = [];
     try {
       for (const binding of bindings) {
         const ready = await driver.ensureNamespace(binding.namespace);
@@ -65,15 +81,30 @@ export async function measureFleet(ctx: BenchContext, hosts: readonly BenchHost[
       }
       await all(); // warm-up: first deploys create accounts; pooled transports open their connections
       for (let rep = 0; rep < ctx.plan.fleetReps; rep += 1) {
+        let cpu = cpuNow();
         one.push(await deploy(rep % bindings.length));
+        oneCpu.push(cpuNow() - cpu);
+        cpu = cpuNow();
         const run = await all();
+        fleetCpu.push(cpuNow() - cpu);
         fleet.push(run.wall);
         perHost.push(median(run.each));
       }
     } finally {
       await observed.close();
     }
-    results.push({ transport, oneHostMs: summarize(one), allHostsMs: summarize(fleet), perHostInFleetMs: summarize(perHost), ratio: ratio(median(fleet), median(one)) });
+    const cpuFloorMs = Math.round(Math.max(median(fleetCpu) / cpus().length, median(one)));
+    results.push({
+      transport,
+      oneHostMs: summarize(one),
+      allHostsMs: summarize(fleet),
+      perHostInFleetMs: summarize(perHost),
+      ratio: ratio(median(fleet), median(one)),
+      oneHostCpuMs: summarize(oneCpu),
+      allHostsCpuMs: summarize(fleetCpu),
+      cpuFloorMs,
+      overFloor: ratio(median(fleet), cpuFloorMs),
+    });
   }
   return { hosts: hosts.length, reps: ctx.plan.fleetReps, readyAfterMs: ctx.plan.readyAfterMs, transports: results };
 }

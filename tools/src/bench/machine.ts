@@ -21,6 +21,14 @@ export function linkBytes(hostName: string): { tx: number; rx: number } {
   return { tx: read('tx'), rx: read('rx') };
 }
 
+/** CPU time (ms) every process of a test host has used: its cgroup2 cpu.stat (kept without the cpu controller). */
+export function hostCpuMs(hostName: string): number {
+  const text = readFileSync(`/sys/fs/cgroup/unified/occ-testhosts/${hostName}/cpu.stat`, 'utf8');
+  const match = /^usage_usec (\d+)$/m.exec(text);
+  if (!match) throw new Error(`no usage_usec in the cpu.stat of test host ${hostName}`);
+  return Number(match[1]) / 1000;
+}
+
 const CLOCK_TICK_HZ = (() => {
   const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
   const value = Number(out.stdout?.trim());

@@ -139,7 +139,7 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
       target: `≤ ${TARGETS.g}x one host`,
       limit: t.oneHostMs.median * TARGETS.g,
       met: Number.isFinite(t.ratio) ? t.ratio <= TARGETS.g : null,
-      detail: `prepare + activate; n=${t.allHostsMs.n}`,
+      detail: `prepare + activate; n=${t.allHostsMs.n}; CPU per deploy ${t.oneHostCpuMs?.median ?? '?'} ms on one host, ${t.allHostsCpuMs?.median ?? '?'} ms for all: on ${results.machine.cpus} shared cores no run can beat ${t.cpuFloorMs ?? '?'} ms (${t.overFloor ?? '?'}x of that floor)`,
     });
   }
   for (const t of results.resources?.transports ?? []) {

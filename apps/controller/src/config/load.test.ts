@@ -26,7 +26,7 @@ const EXPECTED = {
     systemdUnitDirectory: '/etc/systemd/system',
   },
   network: { gatewayPortRange: { start: 18800, end: 18899 } },
-  transport: 'system-ssh',
+  transport: 'openssh-mux',
   maxConcurrentOperationsPerHost: 4,
 };
 
@@ -44,7 +44,7 @@ describe('loadInstallationConfiguration', () => {
     });
     assert.equal(config.hosts['stable']?.port, 22);
     assert.equal(config.ssh.connectTimeoutSeconds, 10);
-    assert.equal(config.transport, 'system-ssh');
+    assert.equal(config.transport, 'openssh-mux');
     assert.equal(config.maxConcurrentOperationsPerHost, 4);
   });
 

@@ -87,7 +87,7 @@ export const sshComputeConfigurationSchema = z.strictObject({
   network,
   transport: z
     .enum(TRANSPORTS, { error: unlessMissing(`expected one of ${TRANSPORTS.map((name) => `"${name}"`).join(', ')}`) })
-    .default('system-ssh'),
+    .default('openssh-mux'),
   maxConcurrentOperationsPerHost: integerFrom(1, 10).default(4),
 });
 

@@ -8,7 +8,7 @@ import { writeMarker } from '../marker-io.js';
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
 import { probeReady, waitReady } from '../readiness.js';
-import { daemonReload, enableUnit, isActive, isEnabled, restartUnit } from '../systemd.js';
+import { daemonReload, enableUnit, isActive, isEnabled, needsDaemonReload, restartUnit } from '../systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
 
@@ -36,7 +36,6 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
     unitText = renderUnit({
       namespaceId: owner.namespace.id,
       agentId: owner.agent.id,
-      revisionId: revision.id,
       account: account.name,
       nodePath: ctx.runtime.nodePath,
       openclawPath: ctx.runtime.openclawPath,
@@ -62,12 +61,17 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   if (unitChanged) {
     sweepTemps(parentOf(layout.unitFile), `.${layout.unitName}`);
     writeFileAtomic(layout.unitFile, unitText, { uid: 0, gid: 0, mode: 0o644 });
-    await daemonReload();
   }
   ctx.session.checkpoint();
   if (current !== paths.currentTarget) replaceSymlink(layout.current, paths.currentTarget);
   ctx.session.checkpoint();
-  if (!(await isEnabled(layout.unitName))) await enableUnit(layout.unitName);
+  const enabling = !(await isEnabled(layout.unitName));
+  if (enabling) await enableUnit(layout.unitName);
+  // One reload at most, and none when a new revision keeps the same unit (its cost grows with the
+  // host's unit count). systemd's NeedDaemonReload catches a unit written by an attempt that was
+  // cut before its reload.
+  if (unitChanged || enabling || (await needsDaemonReload(layout.unitName))) await daemonReload();
+  ctx.session.checkpoint();
   const restartedAt = Date.now();
   await restartUnit(layout.unitName);
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);

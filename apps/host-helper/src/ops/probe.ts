@@ -3,7 +3,6 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
-import { runCommand } from '../system.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
 const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -36,12 +35,24 @@ function nodeVersionCheck() {
   return major >= 24 ? { name: 'node-version', ok: true, detail: process.version } : { name: 'node-version', ok: false, detail: `Node.js ${process.version} is older than 24` };
 }
 
+/**
+ * systemctl on PATH and systemd running as init: /run/systemd/system exists only then (the test
+ * sd_booted(3) makes). Read from the file system, so the probe starts no process.
+ */
+function systemdCheck() {
+  const systemctl = onPath('systemctl');
+  if (!systemctl) return { name: 'systemctl', ok: false, detail: 'systemctl is not on PATH' };
+  try {
+    if (statSync('/run/systemd/system').isDirectory()) return { name: 'systemctl', ok: true, detail: `${systemctl}; systemd is the init system` };
+  } catch {
+    // not booted with systemd
+  }
+  return { name: 'systemctl', ok: false, detail: `${systemctl} exists but systemd is not the init system (no /run/systemd/system)` };
+}
+
 export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
-  const systemctl = await runCommand('systemctl', ['--version']).catch(() => undefined);
   const checks = [
-    systemctl?.code === 0
-      ? { name: 'systemctl', ok: true, detail: (systemctl.stdout.split('\n')[0] ?? '').trim() }
-      : { name: 'systemctl', ok: false, detail: 'systemctl --version failed or systemctl is not on PATH' },
+    systemdCheck(),
     ...TOOLS.map((tool) => {
       const found = onPath(tool);
       return found ? { name: tool, ok: true, detail: found } : { name: tool, ok: false, detail: `${tool} is not on PATH` };
