@@ -102,6 +102,18 @@ describe('activation lifecycle on a real host', () => {
     assert.doesNotMatch(await host.run(['cat', layout.unitFile]), /OCC_IAM_TOKEN/);
   });
 
+  test('an activation is not refused by the start rate limit that quick restarts reach', async () => {
+    // Restarts by hand until systemd refuses one (its default: 5 starts in 10 s).
+    let refused = false;
+    for (let i = 0; i < 10 && !refused; i += 1) refused = (await host.exec(['systemctl', 'restart', layout.unitName])).code !== 0;
+    assert.ok(refused, 'the unit reached its start rate limit');
+    assert.match(await host.run(['systemctl', 'show', '--property=Result', '--value', layout.unitName]), /start-limit-hit/);
+    const result = await ok(host, 'activate-revision', activateArgs(rev2));
+    assert.ok(result.readyMs > 0, 'the activation restarted the gateway');
+    assert.equal(await unitState(), 'active');
+    assert.equal((JSON.parse(await host.run(['cat', layout.served])) as { revisionId: string }).revisionId, rev2.revision.id);
+  });
+
   test('retiring a non-current revision removes only its snapshot', async () => {
     const result = await ok(host, 'retire-revision', { owner: who, revision: rev1.revision });
     assert.deepEqual(result, { removed: true, wasCurrent: false });

@@ -4,7 +4,14 @@ import { runCommand, mustRun } from './system.js';
 const SYSTEMCTL_TIMEOUT_MS = 90_000;
 
 export const daemonReload = () => mustRun('systemctl', ['daemon-reload'], SYSTEMCTL_TIMEOUT_MS);
-export const restartUnit = (unit: string) => mustRun('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS);
+/**
+ * An activation is an explicit request, not a crash loop: reset-failed first clears the start rate
+ * limit (by default 5 starts in 10 s), which back-to-back activations would otherwise hit.
+ */
+export async function restartUnit(unit: string): Promise<void> {
+  await runCommand('systemctl', ['reset-failed', unit], SYSTEMCTL_TIMEOUT_MS);
+  await mustRun('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS);
+}
 /** Only the symlink: the caller runs the one daemon-reload (enable would run its own). */
 export const enableUnit = (unit: string) => mustRun('systemctl', ['enable', '--quiet', '--no-reload', unit], SYSTEMCTL_TIMEOUT_MS);
 

@@ -38,20 +38,23 @@ export function decodeArgument(encoded: unknown): Envelope {
   if (encoded.length > MAX_ARGUMENT_BYTES) {
     throw new ComputeError('configuration', `operation argument exceeds ${MAX_ARGUMENT_BYTES} bytes`);
   }
-  const bytes = Buffer.from(encoded, 'base64');
-  // Security: one envelope has exactly one accepted spelling (no stray bits in the last character).
-  if (!BASE64.test(encoded) || bytes.toString('base64') !== encoded) {
-    throw new ComputeError('configuration', 'operation argument is not canonical base64');
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new ComputeError('configuration', 'operation argument is not JSON');
-  }
-  const checked = envelope.safeParse(parsed);
+  const checked = envelope.safeParse(parseBase64Json(encoded));
   if (!checked.success) {
     throw new ComputeError('configuration', `invalid operation: ${formatIssues(checked.error)}`);
   }
   return checked.data;
+}
+
+/** Canonical base64 of JSON, as the helper accepts it; anything else is a configuration failure. */
+export function parseBase64Json(encoded: string): unknown {
+  const bytes = Buffer.from(encoded, 'base64');
+  // Security: one value has exactly one accepted spelling (no stray bits in the last character).
+  if (!BASE64.test(encoded) || bytes.toString('base64') !== encoded) {
+    throw new ComputeError('configuration', 'operation argument is not canonical base64');
+  }
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new ComputeError('configuration', 'operation argument is not JSON');
+  }
 }

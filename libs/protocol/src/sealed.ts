@@ -4,7 +4,7 @@
 // base64 JSON argument on argv only names it: protocol version, SHA-256 and length.
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import { MAX_ARGUMENT_BYTES } from './argument.js';
+import { MAX_ARGUMENT_BYTES, parseBase64Json } from './argument.js';
 import { ComputeError } from './errors.js';
 import { sha256Hex } from './fields.js';
 import { formatIssues } from './issues.js';
@@ -56,15 +56,7 @@ export function helperInput(helperBytes: Uint8Array, sealed: SealedOperation): B
 export function openSealed(argument: unknown, sealed: unknown): string {
   if (typeof argument !== 'string' || argument.length === 0) throw new ComputeError('configuration', 'missing operation argument');
   if (argument.length > MAX_HEADER_BYTES) throw new ComputeError('configuration', `operation argument exceeds ${MAX_HEADER_BYTES} bytes`);
-  const bytes = Buffer.from(argument, 'base64');
-  if (!BASE64.test(argument) || bytes.toString('base64') !== argument) throw new ComputeError('configuration', 'operation argument is not canonical base64');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bytes.toString('utf8'));
-  } catch {
-    throw new ComputeError('configuration', 'operation argument is not JSON');
-  }
-  const header = argumentHeader.safeParse(parsed);
+  const header = argumentHeader.safeParse(parseBase64Json(argument));
   if (!header.success) throw new ComputeError('configuration', `invalid operation argument: ${formatIssues(header.error)}`);
   if (typeof sealed !== 'string') throw new ComputeError('configuration', 'the sealed operation is missing from the helper input');
   if (sealed.length !== header.data.sealed.bytes || digest(sealed) !== header.data.sealed.sha256) {
