@@ -55,6 +55,13 @@ function revision(bound: AgentBinding, number = 1): AgentRevision {
 
 const RETRIES = 10;
 
+/**
+ * Every call has returned when the races list the host, so only helpers are waited for: the
+ * controllers' pooled connections (openssh-mux masters, ssh2) stay open by design and would hold a
+ * wait for idle sessions until they time out.
+ */
+const SETTLED = { waitSessions: false } as const;
+
 /** OCC retries retryable failures; so do the racing controllers (counting each retry by its code). */
 async function retrying<T>(result: RaceResult, attempt: () => Promise<T>, failed: (value: T) => string | undefined = () => undefined): Promise<T> {
   for (let round = 1; ; round += 1) {
@@ -129,7 +136,7 @@ export async function runAllocations(link: HostLink, rng: Rng, plan: RacePlan, r
           }
         }),
       );
-      const listing = await collect(link);
+      const listing = await collect(link, SETTLED);
       const verdict = checkInvariants(listing, SETTINGS);
       const model = buildModel(listing);
       const agents = allAgents(model).map((agent) => agent.marker?.marker).filter((marker) => marker !== null && marker !== undefined);
@@ -144,7 +151,7 @@ export async function runAllocations(link: HostLink, rng: Rng, plan: RacePlan, r
       result.violations.push(...verdict.violations);
       // Every controller deletes its own Namespace at the same moment: deletions race each other too.
       const deleted = await Promise.all(drivers.map((driver, c) => deleting(driver, { id: `ns-race-b${batch}-c${c}`, name: names[c]! })));
-      const afterDelete = await collect(link);
+      const afterDelete = await collect(link, SETTLED);
       const cleanVerdict = checkInvariants(afterDelete, SETTINGS);
       result.violations.push(...cleanVerdict.violations);
       const leftover = buildModel(afterDelete);
@@ -180,7 +187,7 @@ export async function runPrepareVsDelete(link: HostLink, rng: Rng, plan: RacePla
         sleep(prepareDelay).then(() => preparer.prepareRevision(revision(bound)).then(() => 'ok', (error: unknown) => `failed (${(error as { code?: string }).code ?? 'error'})`)),
         sleep(deleteDelay).then(() => remover.deleteNamespace(namespace)),
       ]);
-      const listing = await collect(link);
+      const listing = await collect(link, SETTLED);
       const verdict = checkInvariants(listing, SETTINGS);
       result.violations.push(...verdict.violations);
       const model = buildModel(listing);
