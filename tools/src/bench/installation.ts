@@ -12,64 +12,18 @@ import {
   type SshComputeConfiguration,
 } from '@occ-ssh/controller';
 import pino from 'pino';
+import { installationYaml, TEST_RUNTIME, type InstallationHost, type InstallationOptions } from '../testhost/installation.js';
 
 export const TRANSPORTS = ['system-ssh', 'openssh-mux', 'ssh2'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
-export const RUNTIME_ROOT = '/var/lib/openclaw-enterprise';
-export const UNIT_DIRECTORY = '/etc/systemd/system';
-export const RUNTIME_USER = 'openclaw';
+export const RUNTIME_ROOT = TEST_RUNTIME.root;
+export const UNIT_DIRECTORY = TEST_RUNTIME.systemdUnitDirectory;
+export const RUNTIME_USER = TEST_RUNTIME.user;
 
 /** The connection facts of a booted test host (a TestHost satisfies it). */
-export interface BenchHost {
+export interface BenchHost extends InstallationHost {
   name: string;
-  address: string;
-  port: number;
-  identityFile: string;
-  knownHostsFile: string;
-  nodePath: string;
-  fixtureGatewayPath: string;
-}
-
-export interface InstallationOptions {
-  transport: Transport;
-  /** Gateway ports; the scale run needs more than the default hundred. */
-  portRange?: { start: number; end: number };
-  maxConcurrentOperationsPerHost?: number;
-  /** One known_hosts file for every host (each test host has its own; a fleet needs them merged). */
-  knownHostsFile?: string;
-}
-
-/** One Installation mapping each Namespace name to its host, with the fixture gateway as OpenClaw. */
-export function installationYaml(hosts: Record<string, BenchHost>, options: InstallationOptions): string {
-  const first = Object.values(hosts)[0];
-  if (!first) throw new Error('an Installation needs at least one host');
-  const range = options.portRange ?? { start: 18800, end: 18899 };
-  return [
-    'drivers:',
-    '  compute:',
-    '    id: compute-ssh',
-    '    configuration:',
-    `      transport: ${options.transport}`,
-    ...(options.maxConcurrentOperationsPerHost === undefined ? [] : [`      maxConcurrentOperationsPerHost: ${options.maxConcurrentOperationsPerHost}`]),
-    '      ssh:',
-    `        identityFile: ${first.identityFile}`,
-    `        knownHostsFile: ${options.knownHostsFile ?? first.knownHostsFile}`,
-    '        connectTimeoutSeconds: 10',
-    '      hosts:',
-    ...Object.entries(hosts).flatMap(([name, host]) => [`        ${name}:`, `          address: ${host.address}`, `          port: ${host.port}`, '          user: root']),
-    '      runtime:',
-    `        nodePath: ${first.nodePath}`,
-    `        openclawPath: ${first.fixtureGatewayPath}`,
-    `        user: ${RUNTIME_USER}`,
-    `        root: ${RUNTIME_ROOT}`,
-    `        systemdUnitDirectory: ${UNIT_DIRECTORY}`,
-    '      network:',
-    '        gatewayPortRange:',
-    `          start: ${range.start}`,
-    `          end: ${range.end}`,
-    '',
-  ].join('\n');
 }
 
 /** Writes one known_hosts file with every host's entry, for an Installation that spans them. */

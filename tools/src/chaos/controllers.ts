@@ -4,37 +4,11 @@ import { Writable } from 'node:stream';
 import { loadInstallationConfiguration, REDACTED_PATHS, SshComputeDriver, type LifecycleDriver, type Logger } from '@occ-ssh/controller';
 import pino from 'pino';
 import type { TestHost } from '../testhost/index.js';
-import { ROOT, RUNTIME_USER, UNIT_DIR } from './ops.js';
+import { installationYaml as sharedInstallationYaml } from '../testhost/installation.js';
 
 /** An Installation mapping each Namespace name to `host`, with the fixture gateway as OpenClaw. */
 export function installationYaml(host: TestHost, namespaceNames: readonly string[]): string {
-  return [
-    'drivers:',
-    '  compute:',
-    '    id: compute-ssh',
-    '    configuration:',
-    '      ssh:',
-    `        identityFile: ${host.identityFile}`,
-    `        knownHostsFile: ${host.knownHostsFile}`,
-    '        connectTimeoutSeconds: 10',
-    '      hosts:',
-    ...namespaceNames.flatMap((name) => [`        ${name}:`, `          address: ${host.address}`, `          port: ${host.port}`, '          user: root']),
-    '      runtime:',
-    `        nodePath: ${host.nodePath}`,
-    `        openclawPath: ${host.fixtureGatewayPath}`,
-    `        user: ${RUNTIME_USER}`,
-    `        root: ${ROOT}`,
-    `        systemdUnitDirectory: ${UNIT_DIR}`,
-    '      network:',
-    '        gatewayPortRange:',
-    '          start: 18800',
-    '          end: 18899',
-    '  configuration:',
-    '    id: configuration-chaos',
-    '  iam:',
-    '    id: iam-chaos',
-    '',
-  ].join('\n');
+  return sharedInstallationYaml(Object.fromEntries(namespaceNames.map((name) => [name, host])), { otherSelections: { configuration: 'configuration-chaos', iam: 'iam-chaos' } });
 }
 
 /** A pino logger like the driver's own (same redaction), writing into memory. */

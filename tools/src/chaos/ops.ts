@@ -21,6 +21,7 @@ import {
   type ResultLine,
   type RuntimeSettings,
 } from '@occ-ssh/protocol';
+import { TEST_RUNTIME } from '../testhost/installation.js';
 import type { HostLink } from './ssh.js';
 
 export const ARTIFACT_PATH = fileURLToPath(new URL('../../../dist/apps/host-helper/host-helper.cjs', import.meta.url));
@@ -34,9 +35,9 @@ export function helperArtifact(): Buffer {
   return artifact;
 }
 
-export const ROOT = '/var/lib/openclaw-enterprise';
-export const UNIT_DIR = '/etc/systemd/system';
-export const RUNTIME_USER = 'openclaw';
+export const ROOT = TEST_RUNTIME.root;
+export const UNIT_DIR = TEST_RUNTIME.systemdUnitDirectory;
+export const RUNTIME_USER = TEST_RUNTIME.user;
 
 export function runtimeFor(link: HostLink): RuntimeSettings {
   return {
