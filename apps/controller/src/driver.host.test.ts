@@ -9,6 +9,7 @@ import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf } from './t
 import type { AgentRevision, LifecycleDriver } from './types.js';
 import { ComputeError } from '@occ-ssh/protocol';
 import { TRANSPORTS } from './config/index.js';
+import { closedLoopbackPort, silentLoopbackListener } from './testing/unreachable.js';
 
 for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host over ${transport}`, () => {
   let host: TestHost;
@@ -188,19 +189,6 @@ describe('SshComputeDriver refusals that need no host', () => {
     assert.equal(error.details.key, 'drivers.compute.configuration.ssh.identityFile');
   });
 
-  test('an unreachable host is a retryable transport failure naming the host', async () => {
-    await using host = await startTestHost({ name: 'cdown' });
-    const unreachable = { ...hostInfo(host), address: '10.213.254.2' };
-    const driver = new SshComputeDriver({ configuration: configFor({ stable: host, gone: unreachable }), logger: memoryLogger().logger });
-    const error = await driver.preflight().catch((e: unknown) => e);
-    assert.ok(error instanceof ComputeError);
-    assert.equal(error.code, 'transport');
-    assert.equal(error.failure, 'retryable');
-    assert.equal(error.details.host, 'gone');
-    const result = await driver.ensureNamespace({ id: 'ns-gone', name: 'gone' });
-    assert.deepEqual(result, { namespaceId: 'ns-gone', namespaceReady: false, failure: 'retryable' });
-  });
-
   test('a host key that does not match known_hosts is refused as a transport failure', async () => {
     await using host = await startTestHost({ name: 'ckey' });
     await using other = await startTestHost({ name: 'ckey2' });
@@ -208,4 +196,48 @@ describe('SshComputeDriver refusals that need no host', () => {
     const error = await driver.preflight().catch((e: unknown) => e);
     assert.equal((error as ComputeError).code, 'transport');
   });
+});
+
+// Only addresses this run owns: a closed loopback port, a loopback listener that never speaks, and
+// the address of a test host that was brought down (the harness routes the test range as unreachable).
+describe('an unreachable host is a retryable transport failure naming the host', () => {
+  let host: TestHost;
+  let downAddress: string;
+  const silent = silentLoopbackListener();
+
+  before(async () => {
+    host = await startTestHost({ name: 'cdown' });
+    const gone = await startTestHost({ name: 'cgone' });
+    downAddress = gone.address;
+    await gone.down();
+  });
+  after(async () => {
+    await host?.down();
+    await silent.close();
+  });
+
+  const cases = {
+    'a refused port': async () => ({ address: '127.0.0.1', port: await closedLoopbackPort() }),
+    'a listener that never answers': async () => ({ address: '127.0.0.1', port: await silent.port() }),
+    'a host that went away (no route)': async () => ({ address: downAddress, port: 22 }),
+  };
+  for (const transport of TRANSPORTS) {
+    for (const [what, target] of Object.entries(cases)) {
+      test(`${what} over ${transport}`, async () => {
+        const gone = { ...hostInfo(host), ...(await target()) };
+        const driver = new SshComputeDriver({ configuration: configFor({ stable: host, gone }, { transport }), logger: memoryLogger().logger });
+        try {
+          const error = await driver.preflight().catch((e: unknown) => e);
+          assert.ok(error instanceof ComputeError, String(error));
+          assert.equal(error.code, 'transport');
+          assert.equal(error.failure, 'retryable');
+          assert.equal(error.details.host, 'gone');
+          const result = await driver.ensureNamespace({ id: 'ns-gone', name: 'gone' });
+          assert.deepEqual(result, { namespaceId: 'ns-gone', namespaceReady: false, failure: 'retryable' });
+        } finally {
+          await driver.close();
+        }
+      });
+    }
+  }
 });

@@ -40,7 +40,7 @@ describe('findSightings', () => {
 
   it('finds a value inside a helper argument on an argv, JSON-escaped or not', () => {
     const argument = b64(JSON.stringify({ operation: 'prepare-revision', args: { configuration: { document: `{"x-sentinel": "${doc.value}"}` } } }));
-    const argv = `/usr/local/bin/node - ${argument}\nssh -F none -T -- 10.0.0.2 /usr/local/bin/node - ${argument}`;
+    const argv = `/usr/local/bin/node - ${argument}\nssh -F none -T -- 198.51.100.2 /usr/local/bin/node - ${argument}`;
     const found = findSightings([doc], [{ name: 'host argv', text: argv, argv: true }]);
     assert.deepEqual(found.map((s) => s.encoding).sort(), ['base64', 'base64', 'operation-argument', 'operation-argument']);
     const escaped: Secret = { name: 'quoted', value: 'has "quotes" inside it' };

@@ -29,7 +29,7 @@ async function step<T>(title: string, action: () => Promise<T>): Promise<T> {
   return value;
 }
 
-const occ = (...args: string[]) => run(process.execPath, ['apps/controller/bin/occ-ssh.js', ...args, '--config', `${dir}/installation.yaml`, '--ledger', `${dir}/ledger.json`]);
+const occ = (...args: string[]) => run(process.execPath, [...process.execArgv, 'apps/controller/bin/occ-ssh.js', ...args, '--config', `${dir}/installation.yaml`, '--ledger', `${dir}/ledger.json`]);
 
 function revisionFile(number: number, configuration: Record<string, unknown>): string {
   const path = `${dir}/revision-${number}.json`;

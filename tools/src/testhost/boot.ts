@@ -13,6 +13,7 @@ import { createNetwork, linkExists, netnsExists, subnetInUse } from './network.j
 import { isRunning, launchNspawn } from './nspawn.js';
 import { addressesFor, assertHostName, hostObjects, layout, workDir } from './paths.js';
 import { selfRef, type ProcessRef } from './process-identity.js';
+import { holdTestRange } from './test-range.js';
 import { reapHost } from './reap.js';
 import { waitForSsh } from './ready.js';
 import { ensureRootfs } from './rootfs.js';
@@ -48,7 +49,10 @@ async function claimName(name: string, me: ProcessRef, variant: Variant): Promis
 function claimSlot(me: ProcessRef, name: string | undefined): number {
   for (let index = 1; index <= 254; index++) {
     if (!tryClaim(slotDir(index), { owner: me, workDir: workDir(), ...(name === undefined ? {} : { name }) })) continue;
-    if (!subnetInUse(index)) return index;
+    if (!subnetInUse(index)) {
+      holdTestRange();
+      return index;
+    }
     releaseClaim(slotDir(index));
   }
   throw new Error('all 254 test host address slots are taken; run reap or stop some hosts');

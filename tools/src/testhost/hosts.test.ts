@@ -8,7 +8,10 @@ import { after, before, describe, it } from 'node:test';
 import { startTestHost, type TestHost } from './index.js';
 import { readHostRecord } from './host-record.js';
 import { leftoversOf } from './leftovers.js';
+import { runSync } from './command.js';
+import { reapTestHosts } from './reap.js';
 import { sshExec } from './ssh.js';
+import { claimedSlots, testRangeRouted } from './test-range.js';
 
 describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
   let hosts: TestHost[] = [];
@@ -105,6 +108,15 @@ describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
     assert.notEqual(r.code, 0);
   });
 
+  it('keep the whole test range on the machine: a range address with no live host has no route', () => {
+    assert.ok(testRangeRouted());
+    const gone = runSync('ip', ['-4', 'route', 'get', '10.213.254.6']);
+    assert.notEqual(gone.code, 0);
+    assert.match(gone.stderr, /No route to host|unreachable/);
+    assert.doesNotMatch(gone.stdout, / via /, 'never the default gateway');
+    for (const h of hosts) assert.match(runSync('ip', ['-4', 'route', 'get', h.address]).stdout, new RegExp(`dev ve-${h.name} `));
+  });
+
   it('leave no mount, veth, netns, cgroup, process or slot behind', async () => {
     const names = hosts.map((h) => ({ name: h.name, index: Number(h.address.split('.')[2]) }));
     for (const { name, index } of names) assert.ok(leftoversOf(name, index).length > 0, 'sanity: a running host is visible');
@@ -112,5 +124,9 @@ describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
     await hosts[0]!.down();
     await assert.rejects(hosts[0]!.exec(['true']), /is down/);
     for (const { name, index } of names) assert.deepEqual(leftoversOf(name, index), [], name);
+    // The range route goes with the last claimed slot (another work dir's live host keeps it).
+    assert.equal(testRangeRouted(), claimedSlots() > 0);
+    await reapTestHosts();
+    assert.equal(testRangeRouted(), claimedSlots() > 0);
   });
 });

@@ -11,6 +11,7 @@ import { stopNspawn } from './nspawn.js';
 import { layout, HOST_NAME_PATTERN, workDir } from './paths.js';
 import { isAlive, refOf, selfRef, type ProcessRef } from './process-identity.js';
 import { releaseResourcesSync } from './teardown.js';
+import { releaseTestRange, TEST_RANGE, testRangeRouted } from './test-range.js';
 
 const list = (dir: string) => {
   try {
@@ -106,5 +107,9 @@ export async function reapTestHosts(): Promise<{ removed: string[] }> {
   }
   reapOrphans(removed);
   for (const dir of [layout.hosts(), layout.slots(), layout.locks()]) reapDebris(dir, removed);
+  const routed = testRangeRouted();
+  const problems = releaseTestRange();
+  if (problems.length) process.stderr.write(`[testhost] reap: ${problems.join('; ')}\n`);
+  else if (routed && !testRangeRouted()) removed.push(`route unreachable ${TEST_RANGE}`);
   return { removed };
 }

@@ -8,6 +8,7 @@ import { isMounted } from './mountinfo.js';
 import { deleteNetworkSync } from './network.js';
 import { stopNspawn } from './nspawn.js';
 import { sleepSync } from './process-identity.js';
+import { releaseTestRange } from './test-range.js';
 
 function unmountSync(dir: string): string[] {
   for (let attempt = 0; isMounted(dir); attempt++) {
@@ -31,7 +32,7 @@ export function releaseResourcesSync(rec: HostRecord): string[] {
   }
   for (const sub of [f.upper, f.work, f.root]) rmSync(sub, { recursive: true, force: true });
   releaseClaim(f.dir);
-  return problems;
+  return [...problems, ...releaseTestRange()];
 }
 
 function report(name: string, problems: string[]): void {

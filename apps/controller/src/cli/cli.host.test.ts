@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
 import { hostInfo, installationYaml } from '../testing/hosts.js';
+import { closedLoopbackPort } from '../testing/unreachable.js';
 import { EXIT, runCli } from './main.js';
 
 function sink() {
@@ -32,7 +33,8 @@ describe('occ-ssh on a real host', () => {
 
   before(async () => {
     host = await startTestHost({ name: 'ccli' });
-    writeFileSync(config, installationYaml({ stable: hostInfo(host), gone: { ...hostInfo(host), address: '10.213.254.2' } }));
+    // A closed loopback port: unreachable without dialling any address this machine does not own.
+    writeFileSync(config, installationYaml({ stable: hostInfo(host), gone: { ...hostInfo(host), address: '127.0.0.1', port: await closedLoopbackPort() } }));
   });
   after(() => host?.down());
 

@@ -22,7 +22,7 @@ describe('hostAddressProblem', () => {
       ['host;reboot', HOSTNAME],
       ['host:22', 'expected an IPv6 address without brackets or zone'],
       ['[::1]', 'expected an IPv6 address without brackets or zone'],
-      ['fe80::1%eth0', 'expected an IPv6 address without brackets or zone'],
+      ['2001:db8::1%eth0', 'expected an IPv6 address without brackets or zone'],
       ['host.', HOSTNAME],
       ['-host.example', 'must not start with "-" (ssh would read it as an option)'],
       ['host-.example', HOSTNAME],

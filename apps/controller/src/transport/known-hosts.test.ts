@@ -58,7 +58,7 @@ describe('known_hosts parsing', () => {
       '# a comment',
       '',
       '   ',
-      `host.example,10.0.0.1 ssh-ed25519 ${b64(ED)} operator@laptop`,
+      `host.example,198.51.100.1 ssh-ed25519 ${b64(ED)} operator@laptop`,
       `@revoked * ssh-ed25519 ${b64(ED_OTHER)}`,
       `@cert-authority *.example ecdsa-sha2-nistp256 ${b64(EC)}`,
       `@unknown-marker host ssh-ed25519 ${b64(ED)}`,
@@ -72,7 +72,7 @@ describe('known_hosts parsing', () => {
     assert.deepEqual(
       entries.map((entry) => [entry.line, entry.marker, entry.hosts, entry.keyType]),
       [
-        [4, null, 'host.example,10.0.0.1', 'ssh-ed25519'],
+        [4, null, 'host.example,198.51.100.1', 'ssh-ed25519'],
         [5, 'revoked', '*', 'ssh-ed25519'],
         [6, 'cert-authority', '*.example', 'ecdsa-sha2-nistp256'],
         [12, null, 'host2', 'ssh-rsa'],
@@ -91,7 +91,7 @@ describe('known_hosts parsing', () => {
 
   it('names port 22 plainly and other ports in brackets, lowercased', () => {
     assert.equal(hostLookupName('Host.Example', 22), 'host.example');
-    assert.equal(hostLookupName('10.0.0.1', 2222), '[10.0.0.1]:2222');
+    assert.equal(hostLookupName('198.51.100.1', 2222), '[198.51.100.1]:2222');
     assert.equal(hostLookupName('2001:db8::1', 2222), '[2001:db8::1]:2222');
   });
 
@@ -99,30 +99,30 @@ describe('known_hosts parsing', () => {
     assert.equal(wildcardMatches('*', ''), true);
     assert.equal(wildcardMatches('*.example', 'a.b.example'), true);
     assert.equal(wildcardMatches('*.example', 'example'), false);
-    assert.equal(wildcardMatches('10.0.0.?', '10.0.0.7'), true);
-    assert.equal(wildcardMatches('10.0.0.?', '10.0.0.17'), false);
+    assert.equal(wildcardMatches('198.51.100.?', '198.51.100.7'), true);
+    assert.equal(wildcardMatches('198.51.100.?', '198.51.100.17'), false);
     assert.equal(wildcardMatches('a*b*c', 'axxbyyc'), true);
     assert.equal(wildcardMatches('a*b*c', 'axxbyy'), false);
-    assert.equal(wildcardMatches('[10.0.0.1]:*', '[10.0.0.1]:2222'), true);
+    assert.equal(wildcardMatches('[198.51.100.1]:*', '[198.51.100.1]:2222'), true);
   });
 });
 
 describe('hostKeyAccepted', () => {
   it('accepts the listed key for a plain host and refuses a wrong key or an unknown host', () => {
-    const text = `10.0.0.1 ssh-ed25519 ${b64(ED)}\n`;
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 22, ED), true);
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 22, ED_OTHER), false);
-    assert.equal(checkHostKey(text, '10.0.0.1', 22, ED_OTHER), 'mismatch');
-    assert.equal(hostKeyAccepted(text, '10.0.0.2', 22, ED), false);
-    assert.equal(checkHostKey(text, '10.0.0.2', 22, ED), 'unknown');
-    assert.equal(hostKeyAccepted('', '10.0.0.1', 22, ED), false);
+    const text = `198.51.100.1 ssh-ed25519 ${b64(ED)}\n`;
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 22, ED), true);
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 22, ED_OTHER), false);
+    assert.equal(checkHostKey(text, '198.51.100.1', 22, ED_OTHER), 'mismatch');
+    assert.equal(hostKeyAccepted(text, '198.51.100.2', 22, ED), false);
+    assert.equal(checkHostKey(text, '198.51.100.2', 22, ED), 'unknown');
+    assert.equal(hostKeyAccepted('', '198.51.100.1', 22, ED), false);
   });
 
   it('matches any name of a comma list, case-insensitively', () => {
-    const text = `Host.Example,10.0.0.1 ssh-ed25519 ${b64(ED)}\n`;
+    const text = `Host.Example,198.51.100.1 ssh-ed25519 ${b64(ED)}\n`;
     assert.equal(hostKeyAccepted(text, 'host.example', 22, ED), true);
     assert.equal(hostKeyAccepted(text, 'HOST.example', 22, ED), true);
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 22, ED), true);
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 22, ED), true);
     assert.equal(hostKeyAccepted(text, 'host', 22, ED), false);
   });
 
@@ -135,25 +135,25 @@ describe('hostKeyAccepted', () => {
   });
 
   it('uses [host]:port for a non-default port, and only then', () => {
-    const text = [`[10.0.0.1]:2222 ssh-ed25519 ${b64(ED)}`, `10.0.0.1 ssh-ed25519 ${b64(ED_OTHER)}`].join('\n');
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 2222, ED), true);
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 2222, ED_OTHER), false, 'a port-22 entry says nothing about port 2222');
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 22, ED), false);
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 22, ED_OTHER), true);
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 2223, ED), false);
-    assert.equal(hostKeyAccepted(`[10.0.0.1]:22 ssh-ed25519 ${b64(ED)}`, '10.0.0.1', 22, ED), false, 'port 22 is never bracketed');
+    const text = [`[198.51.100.1]:2222 ssh-ed25519 ${b64(ED)}`, `198.51.100.1 ssh-ed25519 ${b64(ED_OTHER)}`].join('\n');
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 2222, ED), true);
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 2222, ED_OTHER), false, 'a port-22 entry says nothing about port 2222');
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 22, ED), false);
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 22, ED_OTHER), true);
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 2223, ED), false);
+    assert.equal(hostKeyAccepted(`[198.51.100.1]:22 ssh-ed25519 ${b64(ED)}`, '198.51.100.1', 22, ED), false, 'port 22 is never bracketed');
   });
 
   it('accepts a hashed entry generated with HMAC-SHA1 and refuses other names, ports and keys', () => {
     const salt = randomBytes(20);
-    const hash = createHmac('sha1', salt).update('10.0.0.1').digest('base64');
+    const hash = createHmac('sha1', salt).update('198.51.100.1').digest('base64');
     const field = `|1|${salt.toString('base64')}|${hash}`;
-    assert.equal(hashHostName('10.0.0.1', salt), field);
+    assert.equal(hashHostName('198.51.100.1', salt), field);
     const text = `${field} ssh-ed25519 ${b64(ED)}\n`;
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 22, ED), true);
-    assert.equal(hostKeyAccepted(text, '10.0.0.2', 22, ED), false);
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 2222, ED), false);
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 22, ED_OTHER), false);
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 22, ED), true);
+    assert.equal(hostKeyAccepted(text, '198.51.100.2', 22, ED), false);
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 2222, ED), false);
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 22, ED_OTHER), false);
   });
 
   it('accepts a hashed [host]:port entry for that port only', () => {
@@ -173,22 +173,22 @@ describe('hostKeyAccepted', () => {
   });
 
   it('refuses a revoked key even when another line accepts it, for any host', () => {
-    const text = [`10.0.0.1 ssh-ed25519 ${b64(ED)}`, `@revoked 10.0.0.1 ssh-ed25519 ${b64(ED)}`].join('\n');
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 22, ED), false);
-    assert.equal(checkHostKey(text, '10.0.0.1', 22, ED), 'revoked');
+    const text = [`198.51.100.1 ssh-ed25519 ${b64(ED)}`, `@revoked 198.51.100.1 ssh-ed25519 ${b64(ED)}`].join('\n');
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 22, ED), false);
+    assert.equal(checkHostKey(text, '198.51.100.1', 22, ED), 'revoked');
     // A revocation scoped to another name still refuses the key everywhere (stricter than OpenSSH).
-    const elsewhere = [`10.0.0.1 ssh-ed25519 ${b64(ED)}`, `@revoked other.example ssh-ed25519 ${b64(ED)}`].join('\n');
-    assert.equal(hostKeyAccepted(elsewhere, '10.0.0.1', 22, ED), false);
+    const elsewhere = [`198.51.100.1 ssh-ed25519 ${b64(ED)}`, `@revoked other.example ssh-ed25519 ${b64(ED)}`].join('\n');
+    assert.equal(hostKeyAccepted(elsewhere, '198.51.100.1', 22, ED), false);
     // Revoking one key leaves the host's other keys valid.
-    const other = [`10.0.0.1 ssh-ed25519 ${b64(ED)}`, `10.0.0.1 ecdsa-sha2-nistp256 ${b64(EC)}`, `@revoked * ssh-ed25519 ${b64(ED)}`].join('\n');
-    assert.equal(hostKeyAccepted(other, '10.0.0.1', 22, EC), true);
+    const other = [`198.51.100.1 ssh-ed25519 ${b64(ED)}`, `198.51.100.1 ecdsa-sha2-nistp256 ${b64(EC)}`, `@revoked * ssh-ed25519 ${b64(ED)}`].join('\n');
+    assert.equal(hostKeyAccepted(other, '198.51.100.1', 22, EC), true);
   });
 
   it('never accepts a key because of an @cert-authority line', () => {
     const text = `@cert-authority * ssh-ed25519 ${b64(ED)}\n`;
-    assert.equal(hostKeyAccepted(text, '10.0.0.1', 22, ED), false);
-    assert.equal(checkHostKey(text, '10.0.0.1', 22, ED), 'unknown');
-    assert.deepEqual(knownHostKeyTypes(text, '10.0.0.1', 22), []);
+    assert.equal(hostKeyAccepted(text, '198.51.100.1', 22, ED), false);
+    assert.equal(checkHostKey(text, '198.51.100.1', 22, ED), 'unknown');
+    assert.deepEqual(knownHostKeyTypes(text, '198.51.100.1', 22), []);
   });
 
   it('lets a negated pattern exclude a host that a wildcard would include', () => {
@@ -201,16 +201,16 @@ describe('hostKeyAccepted', () => {
     // A negation alone accepts nothing.
     assert.equal(hostKeyAccepted(`!bad.example ssh-ed25519 ${b64(ED)}`, 'good.example', 22, ED), false);
     // A negated line does not stop another line from accepting the host.
-    const two = [`*,!10.0.0.1 ssh-ed25519 ${b64(ED_OTHER)}`, `10.0.0.1 ssh-ed25519 ${b64(ED)}`].join('\n');
-    assert.equal(hostKeyAccepted(two, '10.0.0.1', 22, ED), true);
-    assert.equal(hostKeyAccepted(two, '10.0.0.1', 22, ED_OTHER), false);
+    const two = [`*,!198.51.100.1 ssh-ed25519 ${b64(ED_OTHER)}`, `198.51.100.1 ssh-ed25519 ${b64(ED)}`].join('\n');
+    assert.equal(hostKeyAccepted(two, '198.51.100.1', 22, ED), true);
+    assert.equal(hostKeyAccepted(two, '198.51.100.1', 22, ED_OTHER), false);
   });
 
   it('matches ? and * patterns, including bracketed ports', () => {
-    assert.equal(hostKeyAccepted(`10.0.0.? ssh-ed25519 ${b64(ED)}`, '10.0.0.9', 22, ED), true);
-    assert.equal(hostKeyAccepted(`10.0.0.? ssh-ed25519 ${b64(ED)}`, '10.0.0.10', 22, ED), false);
-    assert.equal(hostKeyAccepted(`[10.0.0.1]:* ssh-ed25519 ${b64(ED)}`, '10.0.0.1', 2222, ED), true);
-    assert.equal(hostKeyAccepted(`[10.0.0.1]:* ssh-ed25519 ${b64(ED)}`, '10.0.0.1', 22, ED), false);
+    assert.equal(hostKeyAccepted(`198.51.100.? ssh-ed25519 ${b64(ED)}`, '198.51.100.9', 22, ED), true);
+    assert.equal(hostKeyAccepted(`198.51.100.? ssh-ed25519 ${b64(ED)}`, '198.51.100.10', 22, ED), false);
+    assert.equal(hostKeyAccepted(`[198.51.100.1]:* ssh-ed25519 ${b64(ED)}`, '198.51.100.1', 2222, ED), true);
+    assert.equal(hostKeyAccepted(`[198.51.100.1]:* ssh-ed25519 ${b64(ED)}`, '198.51.100.1', 22, ED), false);
   });
 
   it('supports ed25519, ecdsa and rsa keys side by side', () => {

@@ -12,6 +12,7 @@ import { hashHostName, parseKnownHosts } from './known-hosts.js';
 import type { SshClientSettings } from './ssh-args.js';
 import { Ssh2PoolExecutor, type Ssh2PoolEvent, type Ssh2PoolOptions } from './ssh2-pool.js';
 import { MAX_STDOUT_BYTES } from './system-ssh.js';
+import { silentLoopbackListener } from '../testing/unreachable.js';
 
 /** The stand-in helper: CommonJS on stdin, one base64 JSON argument, as the real helper is sent. */
 const PROBE = Buffer.from(`'use strict';
@@ -88,6 +89,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   let target: HostTarget;
   let settings: SshClientSettings;
   let hostKeyLine = '';
+  const silent = silentLoopbackListener();
 
   before(async () => {
     host = await startTestHost({ name: 'ssh2pool' });
@@ -99,6 +101,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   });
   after(async () => {
     await host?.down();
+    await silent.close();
     if (directory) rmSync(directory, { recursive: true, force: true });
   });
 
@@ -393,11 +396,11 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('times out while connecting when the host never answers', async () => {
-    // 192.0.2.0/24 (TEST-NET-1) is never routed: the connection can only time out.
+    // A loopback listener that accepts and never speaks: the handshake can only time out.
     const { pool } = executor({ connectTimeoutSeconds: 1 });
     try {
       const started = Date.now();
-      const result = await pool.execute(request({ mode: 'echo' }, { host: { ...target, address: '192.0.2.1' } }));
+      const result = await pool.execute(request({ mode: 'echo' }, { host: { ...target, address: '127.0.0.1', port: await silent.port() } }));
       assert.equal(result.transportFailed, true);
       assert.ok(Date.now() - started < 5_000);
     } finally {
@@ -408,7 +411,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   it('close() abandons a connection still being established', async () => {
     const { pool } = executor({ connectTimeoutSeconds: 30 });
     const started = Date.now();
-    const pending = pool.execute(request({ mode: 'echo' }, { host: { ...target, address: '192.0.2.1' } }));
+    const pending = pool.execute(request({ mode: 'echo' }, { host: { ...target, address: '127.0.0.1', port: await silent.port() } }));
     await new Promise((resolve) => setTimeout(resolve, 300));
     await pool.close();
     const result = await pending;
