@@ -1,11 +1,12 @@
 // The SshComputeDriver against a real systemd host through the system ssh client: every method and the worker flow.
 import assert from 'node:assert/strict';
-import { chmodSync, copyFileSync, mkdtempSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
 import { SshComputeDriver } from './driver.js';
-import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf } from './testing/hosts.js';
+import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf, type HostInfo, type InstallationOptions } from './testing/hosts.js';
 import type { AgentRevision, LifecycleDriver } from './types.js';
 import { ComputeError } from '@occ-ssh/protocol';
 import { TRANSPORTS } from './config/index.js';
@@ -189,49 +190,67 @@ describe('SshComputeDriver refusals that need no host', () => {
     assert.equal(error.details.key, 'drivers.compute.configuration.ssh.identityFile');
   });
 
-  test('a host key that does not match known_hosts is refused as a transport failure', async () => {
-    await using host = await startTestHost({ name: 'ckey' });
-    await using other = await startTestHost({ name: 'ckey2' });
-    const driver = new SshComputeDriver({ configuration: configFor({ stable: host }, { knownHostsFile: other.knownHostsFile }), logger: memoryLogger().logger });
-    const error = await driver.preflight().catch((e: unknown) => e);
-    assert.equal((error as ComputeError).code, 'transport');
-  });
 });
 
 // Only addresses this run owns: a closed loopback port, a loopback listener that never speaks, and
 // the address of a test host that was brought down (the harness routes the test range as unreachable).
 describe('an unreachable host is a retryable transport failure naming the host', () => {
   let host: TestHost;
-  let downAddress: string;
+  let otherKnownHosts: string;
+  let trustedKnownHosts: string;
+  let strangerKey: string;
+  let refusedPort: number;
   const silent = silentLoopbackListener();
+  // Slot 0 of the test range is never handed to a host: like a host that was brought down, the
+  // harness's unreachable route covers it (tools/src/testhost/hosts.test.ts shows both).
+  const NO_HOST = '10.213.0.2';
+  // Every target trusted with a real host key, so that no transport stops before it dials.
+  const trusted = () => ({ knownHostsFile: trustedKnownHosts });
 
   before(async () => {
     host = await startTestHost({ name: 'cdown' });
-    const gone = await startTestHost({ name: 'cgone' });
-    downAddress = gone.address;
-    await gone.down();
+    const other = await startTestHost({ name: 'cgone' });
+    const keyOf = async (h: TestHost) => (await h.run(['cat', '/etc/ssh/ssh_host_ed25519_key.pub'])).split(' ').slice(0, 2).join(' ');
+    // The other host's key filed under this host's address: a changed host key.
+    const otherKey = await keyOf(other);
+    await other.down();
+    const key = await keyOf(host);
+    refusedPort = await closedLoopbackPort();
+    const dir = mkdtempSync(`${tmpdir()}/occ-causes-`);
+    otherKnownHosts = `${dir}/known_hosts.other`;
+    writeFileSync(otherKnownHosts, `${host.address} ${otherKey}\n`);
+    trustedKnownHosts = `${dir}/known_hosts`;
+    writeFileSync(trustedKnownHosts, [`[127.0.0.1]:${refusedPort}`, `[127.0.0.1]:${await silent.port()}`, NO_HOST].map((h) => `${h} ${key}\n`).join(''));
+    strangerKey = `${dir}/id_ed25519`;
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', strangerKey]);
   });
   after(async () => {
     await host?.down();
     await silent.close();
   });
 
-  const cases = {
-    'a refused port': async () => ({ address: '127.0.0.1', port: await closedLoopbackPort() }),
-    'a listener that never answers': async () => ({ address: '127.0.0.1', port: await silent.port() }),
-    'a host that went away (no route)': async () => ({ address: downAddress, port: 22 }),
+  // Each case names the cause the operator has to act on, in the details and in the message.
+  const cases: Record<string, { cause: string; target: () => Promise<Partial<HostInfo>>; options?: () => Partial<InstallationOptions> }> = {
+    'a refused port': { cause: 'refused', target: async () => ({ address: '127.0.0.1', port: refusedPort }), options: trusted },
+    'a listener that never answers': { cause: 'timeout', target: async () => ({ address: '127.0.0.1', port: await silent.port() }), options: trusted },
+    'a host that went away (no route)': { cause: 'no-route', target: async () => ({ address: NO_HOST, port: 22 }), options: trusted },
+    'a host key that does not match known_hosts': { cause: 'host-key', target: async () => ({}), options: () => ({ knownHostsFile: otherKnownHosts }) },
+    'a key the host does not authorize': { cause: 'authentication', target: async () => ({}), options: () => ({ identityFile: strangerKey }) },
   };
   for (const transport of TRANSPORTS) {
-    for (const [what, target] of Object.entries(cases)) {
+    for (const [what, { cause, target, options }] of Object.entries(cases)) {
       test(`${what} over ${transport}`, async () => {
         const gone = { ...hostInfo(host), ...(await target()) };
-        const driver = new SshComputeDriver({ configuration: configFor({ stable: host, gone }, { transport }), logger: memoryLogger().logger });
+        const configuration = configFor({ gone }, { transport, ...options?.() });
+        const driver = new SshComputeDriver({ configuration, logger: memoryLogger().logger });
         try {
           const error = await driver.preflight().catch((e: unknown) => e);
           assert.ok(error instanceof ComputeError, String(error));
           assert.equal(error.code, 'transport');
           assert.equal(error.failure, 'retryable');
           assert.equal(error.details.host, 'gone');
+          assert.equal(error.details.transportCause, cause, error.message);
+          assert.match(error.message, new RegExp(`could not run the helper \\(${cause}\\): `));
           const result = await driver.ensureNamespace({ id: 'ns-gone', name: 'gone' });
           assert.deepEqual(result, { namespaceId: 'ns-gone', namespaceReady: false, failure: 'retryable' });
         } finally {

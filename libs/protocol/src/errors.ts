@@ -58,6 +58,10 @@ export interface ErrorDetails {
   operation?: string;
   path?: string;
   key?: string;
+  /** The helper invocation's request ID, as the host's journal and the controller's logs carry it. */
+  requestId?: string;
+  /** For `transport` failures: why the SSH client could not run the helper (host-key, timeout, ...). */
+  transportCause?: string;
 }
 
 /** The single error type of the project: a catalogue code, its verdict and a safe message. */

@@ -1,12 +1,12 @@
 // Three real hosts at once: systemd, accounts, flock over strict ssh, then nothing left behind.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestHost, type TestHost } from './index.js';
-import { readHostRecord } from './host-record.js';
+import { readHostRecord, slotDir } from './host-record.js';
 import { leftoversOf } from './leftovers.js';
 import { runSync } from './command.js';
 import { reapTestHosts } from './reap.js';
@@ -120,6 +120,12 @@ describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
   it('leave no mount, veth, netns, cgroup, process or slot behind', async () => {
     const names = hosts.map((h) => ({ name: h.name, index: Number(h.address.split('.')[2]) }));
     for (const { name, index } of names) assert.ok(leftoversOf(name, index).length > 0, 'sanity: a running host is visible');
+    // A host brought down while others live leaves its address under the range route, unless its
+    // slot was claimed again meanwhile (by another run on this machine) and a new host lives there.
+    await hosts[0]!.down();
+    const route = runSync('ip', ['-4', 'route', 'get', hosts[0]!.address]);
+    if (existsSync(slotDir(names[0]!.index))) assert.match(route.stdout, / dev ve-/);
+    else assert.match(route.stderr, /No route to host/);
     await Promise.all(hosts.map((h) => h.down()));
     await hosts[0]!.down();
     await assert.rejects(hosts[0]!.exec(['true']), /is down/);

@@ -25,6 +25,7 @@ export interface InstallationOptions {
   realOpenClaw?: boolean;
   transport?: 'system-ssh' | 'openssh-mux' | 'ssh2';
   knownHostsFile?: string;
+  identityFile?: string;
 }
 
 /** One Installation whose `hosts` maps each given Namespace name to its test host. */
@@ -37,7 +38,7 @@ export function installationYaml(hosts: Record<string, HostInfo>, options: Insta
     '    configuration:',
     ...(options.transport ? [`      transport: ${options.transport}`] : []),
     '      ssh:',
-    `        identityFile: ${first.identityFile}`,
+    `        identityFile: ${options.identityFile ?? first.identityFile}`,
     `        knownHostsFile: ${options.knownHostsFile ?? first.knownHostsFile}`,
     '        connectTimeoutSeconds: 3',
     '      hosts:',

@@ -1,4 +1,5 @@
 // The seam between the driver and a transport: run one helper invocation on one host.
+import type { TransportCause } from './failure-cause.js';
 
 /** A configured host, resolved for one Namespace. */
 export interface HostTarget {
@@ -30,6 +31,8 @@ export interface ExecuteResult {
   aborted: boolean;
   /** The transport itself failed (connection, authentication, host key): no helper ran. */
   transportFailed: boolean;
+  /** Why, when the transport failed: from the client's own diagnostics, never its text. */
+  transportCause?: TransportCause;
 }
 
 export interface CommandExecutor {

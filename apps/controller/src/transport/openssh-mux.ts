@@ -76,7 +76,7 @@ export class OpenSshMuxExecutor implements CommandExecutor {
       client = await this.client();
     } catch {
       // No private control directory: refuse to run rather than share a socket path.
-      return { exitCode: null, signal: null, stdout: '', stderrBytes: 0, stdoutTruncated: false, timedOut: false, aborted: Boolean(request.signal?.aborted), transportFailed: true };
+      return { exitCode: null, signal: null, stdout: '', stderrBytes: 0, stdoutTruncated: false, timedOut: false, aborted: Boolean(request.signal?.aborted), transportFailed: true, transportCause: 'unknown' };
     }
     this.hosts.set(hostKey(request.host), request.host);
     return client.execute(request);

@@ -143,7 +143,8 @@ describe('runOperation: helper failures', () => {
     const path = '/var/lib/openclaw-enterprise/namespaces/abc/namespace.json';
     const executor = new FakeExecutor((envelope) => ({ stdout: failureLine(envelope, 'ownership', 'foreign Namespace marker', path), exitCode: 1 }));
     const error = await failure(ensure(executor));
-    assert.deepEqual(error.details, { host: 'stable', operation: 'ensure-namespace', path });
+    assert.deepEqual(error.details, { host: 'stable', operation: 'ensure-namespace', path, requestId: executor.calls[0]!.envelope.requestId });
+    assert.match(error.details.requestId ?? '', /^[0-9a-f-]{36}$/);
   });
 });
 
@@ -153,6 +154,14 @@ describe('runOperation: transport and protocol failures', () => {
     const error = await failure(ensure(executor));
     assert.equal(error.code, 'transport');
     assert.equal(error.failure, 'retryable');
+    assert.equal(error.details.transportCause, 'unknown');
+  });
+
+  it('a transport failure names its cause in the details and says what to check', async () => {
+    const executor = new FakeExecutor(() => ({ exitCode: 255, transportFailed: true, transportCause: 'host-key', stdout: '', stderrBytes: 120 }));
+    const error = await failure(ensure(executor));
+    assert.equal(error.details.transportCause, 'host-key');
+    assert.match(error.message, /could not run the helper \(host-key\): the host key is not the one in ssh\.knownHostsFile/);
   });
 
   it('no result line with another exit is a retryable protocol failure', async () => {

@@ -19,6 +19,7 @@ import {
 } from '@occ-ssh/protocol';
 import type { HelperArtifact } from '../helper-artifact.js';
 import type { CommandExecutor, ExecuteResult, HostTarget } from './executor.js';
+import { CAUSE_ADVICE } from './failure-cause.js';
 import { remoteCommand } from './remote-command.js';
 
 /** The transport bound of one operation; the helper stops itself at 170 s. */
@@ -47,7 +48,7 @@ export async function runOperation<O extends OperationName>(
   timeoutMs = OPERATION_TIMEOUT_MS,
 ): Promise<OperationOutcome<O>> {
   const requestId = randomUUID();
-  const details = { host: request.host.name, operation: request.operation };
+  const details = { host: request.host.name, operation: request.operation, requestId };
   const envelope = makeEnvelope({
     operation: request.operation,
     args: request.args,
@@ -66,7 +67,7 @@ export async function runOperation<O extends OperationName>(
   return { ...result, requestId, argumentBytes: encoded.length } as OperationOutcome<O>;
 }
 
-function encodeWithDetails(envelope: Envelope, details: { host: string; operation: string }): string {
+function encodeWithDetails(envelope: Envelope, details: OperationDetails): string {
   try {
     return encodeArgument(envelope);
   } catch (error) {
@@ -75,7 +76,13 @@ function encodeWithDetails(envelope: Envelope, details: { host: string; operatio
   }
 }
 
-function interpret(exec: ExecuteResult, operation: OperationName, requestId: string, version: string, details: { host: string; operation: string }, timeoutMs: number) {
+interface OperationDetails {
+  host: string;
+  operation: string;
+  requestId: string;
+}
+
+function interpret(exec: ExecuteResult, operation: OperationName, requestId: string, version: string, details: OperationDetails, timeoutMs: number) {
   const where = `${operation} on host "${details.host}"`;
   if (exec.aborted) throw new ComputeError('cancelled', `${where} was cancelled; a systemd job already submitted may still complete`, details);
   if (exec.timedOut) throw new ComputeError('timeout', `${where} exceeded the ${timeoutMs / 1000}-second operation bound`, details);
@@ -85,7 +92,10 @@ function interpret(exec: ExecuteResult, operation: OperationName, requestId: str
     if (!exec.transportFailed && (exec.exitCode === 126 || exec.exitCode === 127)) {
       throw new ComputeError('host-requirement', `${where}: the configured nodePath cannot be run on the host (exit ${exec.exitCode})`, { ...details, key: 'drivers.compute.configuration.runtime.nodePath' });
     }
-    if (exec.transportFailed) throw new ComputeError('transport', `${where}: ssh ended (exit ${String(exec.exitCode)}) without a result: a connection, authentication or host-key failure, or the session was cut; check the address, key and known_hosts entry`, details);
+    if (exec.transportFailed) {
+      const cause = exec.transportCause ?? 'unknown';
+      throw new ComputeError('transport', `${where}: ssh could not run the helper (${cause}): ${CAUSE_ADVICE[cause]}`, { ...details, transportCause: cause });
+    }
     throw new ComputeError('protocol', `${where}: the helper ended without a result line (exit ${String(exec.exitCode ?? exec.signal)})`, details);
   }
   if (line.protocolVersion !== PROTOCOL_VERSION || line.helperVersion !== version) {

@@ -8,6 +8,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { Client, type ClientChannel, type ConnectConfig, type ServerHostKeyAlgorithm } from 'ssh2';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
+import { socketErrorCause, type TransportCause } from './failure-cause.js';
 import { hostKeyAccepted, knownHostKeyTypes, parseKnownHosts, type HostKeyType, type KnownHostEntry } from './known-hosts.js';
 import type { SshClientSettings } from './ssh-args.js';
 import { MAX_STDOUT_BYTES } from './system-ssh.js';
@@ -32,7 +33,25 @@ const HOST_KEY_ALGORITHMS: Record<HostKeyType, ServerHostKeyAlgorithm[]> = {
 };
 
 /** Why a connection could not be established or ended; never carries host output. */
-export type ConnectionFailure = 'identity-file' | 'known-hosts-file' | 'host-key' | 'authentication' | 'timeout' | 'network' | 'protocol';
+export type ConnectionFailure = 'identity-file' | 'known-hosts-file' | 'host-key' | 'authentication' | 'timeout' | 'refused' | 'no-route' | 'dns' | 'connection-closed' | 'protocol';
+
+/** The transport cause a connection failure reports; a missing connection closed under the call. */
+export function causeOfFailure(failure: ConnectionFailure | undefined): TransportCause {
+  switch (failure) {
+    case 'identity-file':
+    case 'authentication':
+      return 'authentication';
+    case 'known-hosts-file':
+    case 'host-key':
+      return 'host-key';
+    case 'protocol':
+      return 'unknown';
+    case undefined:
+      return 'connection-closed';
+    default:
+      return failure;
+  }
+}
 
 export type Ssh2PoolEvent =
   | { type: 'connecting'; key: string }
@@ -289,14 +308,16 @@ class PooledConnection {
   }
 }
 
-function classify(error: Error & { level?: string }): ConnectionFailure {
+function classify(error: Error & { level?: string; code?: string }): ConnectionFailure {
   switch (error.level) {
     case 'client-authentication':
       return 'authentication';
     case 'client-timeout':
       return 'timeout';
-    case 'client-socket':
-      return 'network';
+    case 'client-socket': {
+      const cause = socketErrorCause(error.code);
+      return cause === 'unknown' || cause === 'host-key' || cause === 'authentication' ? 'connection-closed' : cause;
+    }
     default:
       return 'protocol';
   }
@@ -421,7 +442,7 @@ export class Ssh2PoolExecutor implements CommandExecutor {
         const ready = await control.race(connection.ready.then(() => true, () => false));
         // Nothing is started once the call has stopped, even if the connection became ready at the same moment.
         if (ready === 'stopped' || control.stoppedNow) return control.result();
-        if (!ready) return control.result({ transportFailed: true });
+        if (!ready) return control.result({ transportFailed: true, transportCause: causeOfFailure(connection.failure) });
         const opening = connection.exec(request.remoteCommand);
         const channel = await control.race(opening);
         if (channel === 'stopped') {
@@ -436,13 +457,13 @@ export class Ssh2PoolExecutor implements CommandExecutor {
         if (!channel) {
           // A connection that died under us ran nothing: reconnect once. A live one refused the channel.
           if (!connection.alive && attempt === 0) continue;
-          return control.result({ transportFailed: true });
+          return control.result({ transportFailed: true, transportCause: connection.alive ? 'unknown' : causeOfFailure(connection.failure) });
         }
         handedOff = true;
         channel.once('close', slot.release);
         return await runChannel(connection, channel, request.stdin, control);
       }
-      return control.result({ transportFailed: true });
+      return control.result({ transportFailed: true, transportCause: causeOfFailure(undefined) });
     } finally {
       if (!handedOff) slot.release();
     }
@@ -498,6 +519,8 @@ function runChannel(connection: PooledConnection, channel: ClientChannel, stdin:
       if (settled) return;
       settled = true;
       if (grace) clearTimeout(grace);
+      // The connection went away before the command reported an exit: as ssh's own exit 255.
+      const transportFailed = !sawExit && !control.stoppedNow && !connection.alive;
       resolve(
         control.result({
           exitCode,
@@ -505,8 +528,8 @@ function runChannel(connection: PooledConnection, channel: ClientChannel, stdin:
           stdout: Buffer.concat(chunks).toString('utf8'),
           stderrBytes,
           stdoutTruncated: truncated,
-          // The connection went away before the command reported an exit: as ssh's own exit 255.
-          transportFailed: !sawExit && !control.stoppedNow && !connection.alive,
+          transportFailed,
+          ...(transportFailed ? { transportCause: 'connection-closed' as const } : {}),
         }),
       );
     };

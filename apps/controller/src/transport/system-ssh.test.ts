@@ -83,7 +83,7 @@ describe('SystemSshCommandExecutor', () => {
 
   before(() => {
     directory = mkdtempSync(join(tmpdir(), 'occ-ssh-fake-client-'));
-    sshPath = join(directory, 'ssh');
+    sshPath = join(directory, 'fake-ssh'); // not named ssh: it dials nothing, and the network guard checks real ssh calls
     writeFileSync(sshPath, fakeSsh(directory));
     chmodSync(sshPath, 0o755);
     executor = new SystemSshCommandExecutor(SETTINGS, sshPath);
@@ -148,11 +148,12 @@ describe('SystemSshCommandExecutor', () => {
     }
   });
 
-  it('reports exit 255 as a transport failure and stderr only as a byte count', async () => {
+  it('reports exit 255 as a transport failure with its cause, and stderr only as a byte count', async () => {
     const { request: req } = request('exit255');
     const result = await executor.execute(req);
     assert.equal(result.exitCode, 255);
     assert.equal(result.transportFailed, true);
+    assert.equal(result.transportCause, 'authentication');
     assert.equal(result.stderrBytes, Buffer.byteLength(`root@203.0.113.10: Permission denied (publickey). ${STDERR_SECRET}\n`));
     assertNoStderr(result);
   });

@@ -1,12 +1,15 @@
 // Runs the helper through the system `ssh` client, spawned with an argv and never a local shell.
 import { spawn } from 'node:child_process';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult } from './executor.js';
+import { sshStderrCause } from './failure-cause.js';
 import { sshArgv, type SshClientSettings } from './ssh-args.js';
 
 export const MAX_STDOUT_BYTES = 4 * 1024 * 1024;
 const KILL_GRACE_MS = 3000;
 /** ssh's own exit status for connection, authentication and host-key failures. */
 const SSH_FAILURE_EXIT = 255;
+/** ssh's own diagnostics come first and are short; only this much is kept, to name the cause. */
+const STDERR_KEPT_BYTES = 8 * 1024;
 
 export class SystemSshCommandExecutor implements CommandExecutor {
   constructor(
@@ -25,6 +28,7 @@ export class SystemSshCommandExecutor implements CommandExecutor {
       const chunks: Buffer[] = [];
       let stdoutBytes = 0;
       let stderrBytes = 0;
+      const stderrHead: Buffer[] = [];
       let truncated = false;
       let timedOut = false;
       let aborted = false;
@@ -57,6 +61,7 @@ export class SystemSshCommandExecutor implements CommandExecutor {
         chunks.push(chunk);
       });
       child.stderr.on('data', (chunk: Buffer) => {
+        if (stderrBytes < STDERR_KEPT_BYTES) stderrHead.push(chunk.subarray(0, STDERR_KEPT_BYTES - stderrBytes));
         stderrBytes += chunk.length;
       });
       child.stdin.on('error', () => undefined);
@@ -67,6 +72,7 @@ export class SystemSshCommandExecutor implements CommandExecutor {
         clearTimeout(timer);
         if (killTimer) clearTimeout(killTimer);
         request.signal?.removeEventListener('abort', onAbort);
+        const transportFailed = spawnFailed || code === SSH_FAILURE_EXIT;
         resolve({
           exitCode: code,
           signal,
@@ -75,7 +81,8 @@ export class SystemSshCommandExecutor implements CommandExecutor {
           stdoutTruncated: truncated,
           timedOut,
           aborted,
-          transportFailed: spawnFailed || code === SSH_FAILURE_EXIT,
+          transportFailed,
+          ...(transportFailed ? { transportCause: spawnFailed ? 'unknown' : sshStderrCause(Buffer.concat(stderrHead).toString('utf8')) } : {}),
         });
       });
       child.stdin.end(request.stdin);
