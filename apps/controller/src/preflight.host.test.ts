@@ -1,6 +1,7 @@
-// Preflight on a real host: paths that only reach a sandbox-hidden directory through links.
+// Preflight on a real host: paths that only reach a sandbox-hidden directory through links, and SSH
+// files mounted the way Kubernetes mounts a Secret (links into `..data`), over every transport.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -46,4 +47,32 @@ describe('preflight on a real host', () => {
     assert.match(rootError.message, /root \/var\/lib\/linked-root\/openclaw \(really \/tmp\/oc-root\/openclaw\) is under \/tmp/);
     await preflight(base);
   });
+
+  for (const transport of ['openssh-mux', 'ssh2', 'system-ssh'] as const) {
+    test(`${transport}: SSH files mounted like a Kubernetes Secret pass preflight and reach the host; a group-readable key does not`, async () => {
+      const mount = join(local, transport);
+      const stamped = join(mount, '..2026_11_30_14_00_00.000000001');
+      mkdirSync(stamped, { recursive: true });
+      copyFileSync(host.identityFile, join(stamped, 'id_ed25519'));
+      chmodSync(join(stamped, 'id_ed25519'), 0o600);
+      copyFileSync(host.knownHostsFile, join(stamped, 'known_hosts'));
+      symlinkSync('..2026_11_30_14_00_00.000000001', join(mount, '..data'));
+      symlinkSync('..data/id_ed25519', join(mount, 'id_ed25519'));
+      symlinkSync('..data/known_hosts', join(mount, 'known_hosts'));
+      const files = { ...hostInfo(host), identityFile: join(mount, 'id_ed25519') };
+      const text = installationYaml({ stable: files }, { transport, knownHostsFile: join(mount, 'known_hosts') });
+      const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text }), logger: memoryLogger().logger });
+      try {
+        await driver.preflight();
+        // An operation after preflight reads the same files through the same links.
+        assert.ok(Array.isArray((await driver.inventory('stable')).namespaces));
+      } finally {
+        await driver.close();
+      }
+      chmodSync(join(stamped, 'id_ed25519'), 0o640);
+      const loose = await rejection(preflight(text));
+      assert.deepEqual([loose.code, loose.details.key], ['configuration', 'drivers.compute.configuration.ssh.identityFile']);
+      assert.match(loose.message, /readable by group or others \(mode 640\) \(through links to .*\.\.2026_11_30_14_00_00\.000000001\/id_ed25519\)/);
+    });
+  }
 });
