@@ -329,13 +329,44 @@ describe('runNamespaceHooks', () => {
     assert.deepEqual(log, ['beforeNamespaceDelete:c', 'beforeNamespaceDelete:b', 'beforeNamespaceDelete:a']);
   });
 
-  it('stops at a failing hook with a sanitized hook error', async () => {
+  it('stops at a failing hook with a sanitized hook error and compensates the owner that completed', async () => {
     const log: string[] = [];
     const error = await rejection(runNamespaceHooks(owners(log, { fail: ['afterNamespacePrepared'] }), 'afterNamespacePrepared', NAMESPACE));
-    assert.deepEqual(log, ['afterNamespacePrepared:a', 'afterNamespacePrepared:b']);
+    assert.deepEqual(log, ['afterNamespacePrepared:a', 'afterNamespacePrepared:b', 'beforeNamespaceDelete:a']);
     assert.equal(error.code, 'hook');
     assert.equal(error.message, 'afterNamespacePrepared hook of lifecycle driver "b" failed');
     assertSanitized(error);
+  });
+
+  it('compensates completed afterNamespacePrepared owners with beforeNamespaceDelete in reverse, never the failed or later ones', async () => {
+    const log: string[] = [];
+    const chain = [
+      recordingOwner('a', log),
+      recordingOwner('b', log, { omit: ['beforeNamespaceDelete'] }),
+      recordingOwner('c', log, { omit: ['afterNamespacePrepared'] }),
+      recordingOwner('d', log, { fail: ['beforeNamespaceDelete'] }),
+      recordingOwner('e', log),
+      recordingOwner('f', log, { fail: ['afterNamespacePrepared'] }),
+      recordingOwner('g', log),
+    ];
+    const error = await rejection(runNamespaceHooks(chain, 'afterNamespacePrepared', NAMESPACE));
+    assert.deepEqual(log, [
+      'afterNamespacePrepared:a',
+      'afterNamespacePrepared:b',
+      'afterNamespacePrepared:d',
+      'afterNamespacePrepared:e',
+      'afterNamespacePrepared:f',
+      'beforeNamespaceDelete:e',
+      'beforeNamespaceDelete:d',
+      'beforeNamespaceDelete:a',
+    ]);
+    assert.equal(error.message, 'afterNamespacePrepared hook of lifecycle driver "f" failed', 'a compensation failure does not mask the cause');
+  });
+
+  it('a failing beforeNamespaceDelete stops the deletion hooks and compensates nothing', async () => {
+    const log: string[] = [];
+    await rejection(runNamespaceHooks(owners(log, { fail: ['beforeNamespaceDelete'] }), 'beforeNamespaceDelete', NAMESPACE));
+    assert.deepEqual(log, ['beforeNamespaceDelete:c', 'beforeNamespaceDelete:b']);
   });
 
   it('cancels a pending namespace hook on abort', async () => {
