@@ -227,10 +227,10 @@ describe('sshGatewayConfigurationDocument: rendering', () => {
     assert.match(rendered.hash, /^[0-9a-f]{64}$/);
   });
 
-  it('sets gateway.mode "local" only when missing', () => {
+  it('sets gateway.mode "local" when missing and refuses any other mode, in which OpenClaw starts no gateway', () => {
     assert.equal(render({}).document.gateway.mode, 'local');
-    assert.equal(render({ gateway: { mode: 'remote' } }).document.gateway.mode, 'remote');
     assert.equal(render({ gateway: { mode: 'local' } }).document.gateway.mode, 'local');
+    for (const mode of ['remote', 'LOCAL', '', null, 1]) refused({ gateway: { mode } }, 'gateway.mode');
   });
 
   it('keeps everything else in the document', () => {

@@ -65,6 +65,8 @@ export function sshGatewayConfigurationDocument(configuration: unknown): Rendere
   const gateway = document.gateway ?? {};
   if (!isPlainObject(gateway)) refuse('gateway', 'expected an object');
   if ('port' in gateway) refuse('gateway.port', 'is assigned per Agent by the driver; remove it');
+  // OpenClaw blocks `gateway` from starting unless gateway.mode is "local" ("Gateway start blocked").
+  if (gateway.mode !== undefined && gateway.mode !== 'local') refuse('gateway.mode', 'must be "local" (or omitted): OpenClaw starts no gateway in any other mode');
   const auth = gateway.auth ?? {};
   if (!isPlainObject(auth)) refuse('gateway.auth', 'expected an object');
   admitAuthFields(auth);
@@ -89,7 +91,7 @@ export function sshGatewayConfigurationDocument(configuration: unknown): Rendere
     refuse('gateway.auth.mode', `"${String(mode).slice(0, 40)}" is not supported by SSH Compute; use password or trusted-proxy`);
   }
   gateway.auth = auth;
-  if (gateway.mode === undefined) gateway.mode = 'local';
+  gateway.mode = 'local';
   document.gateway = gateway;
 
   const text = `${JSON.stringify(JSON.parse(canonicalJson(document)), null, 2)}\n`;

@@ -79,6 +79,18 @@ describe("OpenClaw's config validate on admitted gateway.auth documents", () => 
     });
   }
 
+  test('gateway.mode "remote", which admission refuses, passes OpenClaw\'s schema but blocks the gateway from starting', async () => {
+    const configuration = { gateway: { mode: 'remote', auth: { mode: 'password', password: { ...MANAGED_PASSWORD_REF } } } };
+    assert.throws(() => sshGatewayConfigurationDocument(configuration), (error: Error & { code?: string }) => error.code === 'admission');
+    const text = `${JSON.stringify(configuration)}\n`;
+    assert.equal((await validate(text)).code, 0, 'the schema alone does not catch it');
+    const dir = `${DIR}/${count}`;
+    const env = [`HOME=${dir}/home`, `OPENCLAW_STATE_DIR=${dir}/state`, `OPENCLAW_CONFIG_PATH=${dir}/openclaw.json`, 'OPENCLAW_GATEWAY_PASSWORD=validate-only'];
+    const started = await host.exec(['env', ...env, 'timeout', '90', host.nodePath, host.openclawPath, 'gateway', '--port', '18999'], { timeoutMs: 120_000 });
+    assert.notEqual(started.code, 0);
+    assert.match(started.stdout + started.stderr, /Gateway start blocked: set gateway\.mode=local/);
+  });
+
   for (const [name, configuration] of Object.entries(REFUSED)) {
     test(`refused by admission and by OpenClaw: ${name}`, async () => {
       assert.throws(() => sshGatewayConfigurationDocument(configuration), (error: Error & { code?: string }) => error.code === 'admission');
