@@ -154,6 +154,26 @@ describe("sshGatewayConfigurationDocument: OpenClaw's own types, field by field"
   });
 });
 
+describe('sshGatewayConfigurationDocument: the provider of the managed password', () => {
+  const withProvider = (provider: unknown, auth: Record<string, unknown> = {}) => ({ secrets: { providers: { default: provider } }, gateway: { auth } });
+
+  it('admits no default provider, an env one whose allowlist names the managed password, or another source (OpenClaw then uses its built-in env provider)', () => {
+    for (const provider of [undefined, { source: 'env' }, { source: 'env', allowlist: ['OPENCLAW_GATEWAY_PASSWORD', 'MODEL_KEY'] }, { source: 'file', path: '/etc/secrets.json' }]) {
+      assert.doesNotThrow(() => sshGatewayConfigurationDocument(withProvider(provider)));
+    }
+  });
+
+  it('refuses an env default provider whose allowlist leaves the managed password out', () => {
+    refused(withProvider({ source: 'env', allowlist: ['MODEL_KEY'] }), 'secrets.providers.default.allowlist');
+    refused(withProvider({ source: 'env', allowlist: [] }, { mode: 'trusted-proxy', trustedProxy: TRUST, password: REF }), 'secrets.providers.default.allowlist');
+    refused(withProvider({ source: 'env', allowlist: 'OPENCLAW_GATEWAY_PASSWORD' }), 'secrets.providers.default.allowlist');
+  });
+
+  it('leaves the provider alone in trusted-proxy mode without the managed password', () => {
+    assert.doesNotThrow(() => sshGatewayConfigurationDocument(withProvider({ source: 'env', allowlist: ['MODEL_KEY'] }, { mode: 'trusted-proxy', trustedProxy: TRUST })));
+  });
+});
+
 describe('sshGatewayConfigurationDocument: refusals', () => {
   it('refuses modes token, none and unknown ones', () => {
     for (const mode of ['token', 'none', 'tailscale', 'PASSWORD', 'trusted_proxy', 7, false]) {

@@ -54,6 +54,23 @@ function admitAuthFields(auth: Record<string, unknown>): void {
 }
 
 /**
+ * The managed ref names provider alias "default". When the document configures that alias as an
+ * env provider with an allowlist leaving OPENCLAW_GATEWAY_PASSWORD out, the gateway exits at start
+ * ("required secrets are unavailable"). Another source under that alias is left alone: OpenClaw
+ * then resolves the ref with its built-in env provider, and the gateway starts.
+ */
+function admitManagedPasswordProvider(document: Record<string, unknown>): void {
+  const secrets = document.secrets;
+  const providers = isPlainObject(secrets) ? secrets.providers : undefined;
+  const provider = isPlainObject(providers) ? providers.default : undefined;
+  if (!isPlainObject(provider) || provider.source !== 'env' || provider.allowlist === undefined) return;
+  const allowlist = provider.allowlist;
+  if (!(Array.isArray(allowlist) && allowlist.includes(MANAGED_PASSWORD_REF.id))) {
+    refuse('secrets.providers.default.allowlist', `must include ${MANAGED_PASSWORD_REF.id}, the managed gateway password`);
+  }
+}
+
+/**
  * Admits only supported `gateway.auth` fields and modes, each with OpenClaw's own type, then
  * renders the snapshot: omitted mode becomes password mode with the managed env SecretRef; an
  * explicit password must be that ref (or OpenClaw's `${OPENCLAW_GATEWAY_PASSWORD}` spelling of
@@ -90,6 +107,7 @@ export function sshGatewayConfigurationDocument(configuration: unknown): Rendere
   } else {
     refuse('gateway.auth.mode', `"${String(mode).slice(0, 40)}" is not supported by SSH Compute; use password or trusted-proxy`);
   }
+  if (authMode !== 'trusted-proxy') admitManagedPasswordProvider(document);
   gateway.auth = auth;
   gateway.mode = 'local';
   document.gateway = gateway;

@@ -1,6 +1,7 @@
 // OpenClaw's own `openclaw config validate`, on a real test host, agrees with gateway.auth admission:
 // every document admitted here is valid, and each field-type refusal is one OpenClaw makes too. An
-// OpenClaw upgrade that tightens its schema fails this test, not a deploy after OCC's commit.
+// OpenClaw upgrade that tightens its schema fails this test, not a deploy after OCC's commit. Two
+// refusals the schema cannot show are proven by starting the real gateway, which exits at once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
@@ -17,6 +18,8 @@ const ADMITTED: Record<string, unknown> = {
     gateway: { auth: { mode: 'password', password: { ...MANAGED_PASSWORD_REF }, allowTailscale: false, rateLimit: { maxAttempts: 5, windowMs: 60_000, lockoutMs: 300_000, exemptLoopback: true } } },
   },
   'minimal trusted proxy': { gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST } } },
+  'an env default provider whose allowlist names the managed password': { secrets: { providers: { default: { source: 'env', allowlist: ['OPENCLAW_GATEWAY_PASSWORD'] } } } },
+  'a file provider under the default alias (the built-in env provider still resolves the managed ref)': { secrets: { providers: { default: { source: 'file', path: '/etc/openclaw-secrets.json' } } } },
   'trusted proxy with every field, identity scopes and the managed password': {
     gateway: {
       auth: {
@@ -79,17 +82,28 @@ describe("OpenClaw's config validate on admitted gateway.auth documents", () => 
     });
   }
 
-  test('gateway.mode "remote", which admission refuses, passes OpenClaw\'s schema but blocks the gateway from starting', async () => {
-    const configuration = { gateway: { mode: 'remote', auth: { mode: 'password', password: { ...MANAGED_PASSWORD_REF } } } };
-    assert.throws(() => sshGatewayConfigurationDocument(configuration), (error: Error & { code?: string }) => error.code === 'admission');
-    const text = `${JSON.stringify(configuration)}\n`;
-    assert.equal((await validate(text)).code, 0, 'the schema alone does not catch it');
+  /** Starts the real gateway on the document last validated; it must exit at once with `reason`. */
+  async function startRefused(reason: RegExp) {
     const dir = `${DIR}/${count}`;
     const env = [`HOME=${dir}/home`, `OPENCLAW_STATE_DIR=${dir}/state`, `OPENCLAW_CONFIG_PATH=${dir}/openclaw.json`, 'OPENCLAW_GATEWAY_PASSWORD=validate-only'];
-    const started = await host.exec(['env', ...env, 'timeout', '90', host.nodePath, host.openclawPath, 'gateway', '--port', '18999'], { timeoutMs: 120_000 });
+    const started = await host.exec(['env', ...env, 'timeout', '150', host.nodePath, host.openclawPath, 'gateway', '--port', '18999'], { timeoutMs: 180_000 });
+    assert.notEqual(started.code, 124, 'the gateway kept running');
     assert.notEqual(started.code, 0);
-    assert.match(started.stdout + started.stderr, /Gateway start blocked: set gateway\.mode=local/);
-  });
+    assert.match(started.stdout + started.stderr, reason);
+  }
+
+  const RUNTIME_REFUSED: [string, Record<string, unknown>, RegExp][] = [
+    ['gateway.mode "remote"', { gateway: { mode: 'remote' } }, /Gateway start blocked: set gateway\.mode=local/],
+    ['an env default provider whose allowlist leaves the managed password out', { secrets: { providers: { default: { source: 'env', allowlist: ['MODEL_KEY'] } } } }, /required secrets are unavailable/],
+  ];
+  for (const [name, extra, reason] of RUNTIME_REFUSED) {
+    test(`${name}: refused by admission; OpenClaw's schema passes it but the gateway does not start`, async () => {
+      const configuration = { ...extra, gateway: { mode: 'local', ...(extra.gateway as object), auth: { mode: 'password', password: { ...MANAGED_PASSWORD_REF } } } };
+      assert.throws(() => sshGatewayConfigurationDocument(configuration), (error: Error & { code?: string }) => error.code === 'admission');
+      assert.equal((await validate(`${JSON.stringify(configuration)}\n`)).code, 0, 'the schema alone does not catch it');
+      await startRefused(reason);
+    });
+  }
 
   for (const [name, configuration] of Object.entries(REFUSED)) {
     test(`refused by admission and by OpenClaw: ${name}`, async () => {
