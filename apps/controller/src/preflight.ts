@@ -1,26 +1,36 @@
 // Startup checks: the two local SSH files, then a read-only probe of every configured host.
-import { lstatSync } from 'node:fs';
+import { realpathSync, statSync, type Stats } from 'node:fs';
 import { ComputeError, type ProbeResult } from '@occ-ssh/protocol';
 import type { SshComputeConfiguration } from './config/index.js';
 
 const SSH_KEY = 'drivers.compute.configuration.ssh';
 
-/** Security: the identity must be a regular file that only its owner can read. */
+/**
+ * Security: each file, after any symbolic links (Kubernetes mounts Secret files as links into a
+ * `..data` directory), must be a regular file owned by this process's user or root. Nobody else
+ * may read the identity, and nobody else may write the known_hosts file (a planted host key).
+ */
 export function checkLocalSshFiles(config: SshComputeConfiguration): void {
   const files = [
-    { key: `${SSH_KEY}.identityFile`, path: config.ssh.identityFile, private: true },
-    { key: `${SSH_KEY}.knownHostsFile`, path: config.ssh.knownHostsFile, private: false },
+    { key: `${SSH_KEY}.identityFile`, path: config.ssh.identityFile, forbidden: 0o077, fix: 'readable by group or others', chmod: '600' },
+    { key: `${SSH_KEY}.knownHostsFile`, path: config.ssh.knownHostsFile, forbidden: 0o022, fix: 'writable by group or others', chmod: '644' },
   ];
   for (const file of files) {
-    let stat;
+    const refuse = (reason: string) => new ComputeError('configuration', `${file.key}: ${file.path} ${reason}`, { key: file.key, path: file.path });
+    let target: string;
+    let stat: Stats;
     try {
-      stat = lstatSync(file.path);
+      target = realpathSync(file.path);
+      stat = statSync(target);
     } catch {
-      throw new ComputeError('configuration', `${file.key}: ${file.path} does not exist or cannot be read`, { key: file.key, path: file.path });
+      throw refuse('does not exist or cannot be read');
     }
-    if (!stat.isFile()) throw new ComputeError('configuration', `${file.key}: ${file.path} is not a regular file`, { key: file.key, path: file.path });
-    if (file.private && (stat.mode & 0o077) !== 0) {
-      throw new ComputeError('configuration', `${file.key}: ${file.path} is readable by group or others (mode ${(stat.mode & 0o777).toString(8)}); chmod 600 it`, { key: file.key, path: file.path });
+    const via = target === file.path ? '' : ` (through links to ${target})`;
+    if (!stat.isFile()) throw refuse(`is not a regular file${via}`);
+    const uid = process.geteuid?.() ?? stat.uid;
+    if (stat.uid !== uid && stat.uid !== 0) throw refuse(`is owned by uid ${stat.uid}, not by this process's user (${uid}) or root${via}`);
+    if ((stat.mode & file.forbidden) !== 0) {
+      throw refuse(`is ${file.fix} (mode ${(stat.mode & 0o777).toString(8)})${via}; chmod ${file.chmod} it`);
     }
   }
 }

@@ -47,6 +47,25 @@ export const safePath = z.string().check(
   }),
 );
 
+/**
+ * Directories the gateway unit's sandbox replaces or hides (ProtectHome=yes, PrivateTmp=true,
+ * TemporaryFileSystem=/dev/shm): a program or Agent directory under one of them could never start.
+ */
+export const SANDBOX_HIDDEN_DIRS = ['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm'] as const;
+
+export function sandboxHiddenProblem(path: string): string | undefined {
+  const hidden = SANDBOX_HIDDEN_DIRS.find((dir) => path === dir || path.startsWith(`${dir}/`));
+  return hidden && `is under ${hidden}, which the gateway unit's sandbox hides from the gateway`;
+}
+
+/** A host path the gateway itself must reach: safe, and not inside a directory its sandbox hides. */
+export const gatewayHostPath = z.string().check(
+  z.superRefine((value, ctx) => {
+    const problem = safePathProblem(value) ?? sandboxHiddenProblem(value);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, input: value });
+  }),
+);
+
 /** Account-name prefix: the rules of shadow's useradd for system names, lower case. */
 export const RUNTIME_USER_PATTERN = /^[a-z_][a-z0-9_-]{0,31}$/;
 export const runtimeUser = z

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   DRIVER_ENVIRONMENT,
+  isReservedLaunchName,
   LAUNCH_ENV_VALUE_PATTERN,
   launchEnvironment,
   launchEnvironmentProblems,
@@ -38,11 +39,21 @@ describe('launchEnvironmentProblems', () => {
     }
   });
 
-  it('refuses loader and service-manager names', () => {
-    for (const name of ['LD_PRELOAD', 'LD_LIBRARY_PATH', 'NODE_OPTIONS', 'NODE_PATH', 'PATH', 'SYSTEMD_EXEC_PID', 'LISTEN_FDS', 'NOTIFY_SOCKET', 'INVOCATION_ID']) {
-      assert.deepEqual(launchEnvironmentProblems({ [name]: 'opaque-x' }), [`${name}: not allowed in a gateway environment`], name);
+  it('refuses every name the driver, OpenClaw, the loader or systemd owns', () => {
+    const reserved = [
+      'OPENCLAW_LOG_LEVEL', 'OPENCLAW_HOME', 'OPENCLAW_ANYTHING', 'NODE_OPTIONS', 'NODE_PATH', 'NODE_EXTRA_CA_CERTS', 'LD_PRELOAD', 'LD_LIBRARY_PATH',
+      'DYLD_INSERT_LIBRARIES', 'PATH', 'TMPDIR', 'XDG_CONFIG_HOME', 'XDG_RUNTIME_DIR', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'BASH_ENV', 'ENV',
+      'SYSTEMD_EXEC_PID', 'LISTEN_FDS', 'LISTEN_PID', 'NOTIFY_SOCKET', 'INVOCATION_ID', 'WATCHDOG_USEC', 'MAINPID', 'MANAGERPID',
+      'JOURNAL_STREAM', 'CREDENTIALS_DIRECTORY', 'RUNTIME_DIRECTORY', 'STATE_DIRECTORY', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL',
+      'MEMORY_PRESSURE_WATCH', 'TRIGGER_UNIT', 'MONITOR_SERVICE_RESULT', 'EXIT_STATUS', 'SERVICE_RESULT',
+    ];
+    for (const name of reserved) {
+      assert.equal(isReservedLaunchName(name), true, name);
+      assert.deepEqual(launchEnvironmentProblems({ [name]: 'opaque-x' }), [`${name}: reserved for the driver, OpenClaw, the loader or systemd`], name);
     }
-    assert.deepEqual(launchEnvironmentProblems({ PATHNAME_REF: 'opaque-x' }), [], 'only PATH itself, not every PATH prefix');
+    for (const name of ['PATHNAME_REF', 'HOMEDIR_REF', 'ENVIRONMENT_REF', 'OCC_IAM_TOKEN_REF', 'OPENCLAWX', 'NODEX', 'USERNAME_REF', 'OTELX']) {
+      assert.deepEqual(launchEnvironmentProblems({ [name]: 'opaque-x' }), [], `${name}: only the reserved names and prefixes, not every look-alike`);
+    }
   });
 
   it('refuses values that are not opaque placeholders', () => {
@@ -77,11 +88,11 @@ describe('launchEnvironmentProblems', () => {
     assert.equal(launchEnvironment.safeParse({ OCC_REF: 1 }).success, false);
   });
 
-  it('allows exactly MAX_LAUNCH_ENV_ENTRIES and refuses one more', () => {
-    assert.equal(MAX_LAUNCH_ENV_ENTRIES, 32);
+  it("allows exactly OCC's 64 entries and refuses one more", () => {
+    assert.equal(MAX_LAUNCH_ENV_ENTRIES, 64);
     assert.deepEqual(launchEnvironmentProblems(entries(MAX_LAUNCH_ENV_ENTRIES)), []);
     const problems = launchEnvironmentProblems(entries(MAX_LAUNCH_ENV_ENTRIES + 1));
-    assert.deepEqual(problems, ['at most 32 variables are allowed, got 33']);
+    assert.deepEqual(problems, ['at most 64 variables are allowed, got 65']);
   });
 
   it('allows exactly MAX_LAUNCH_ENV_BYTES and refuses one byte more', () => {

@@ -10,13 +10,31 @@ export const DRIVER_ENVIRONMENT = [
   'OPENCLAW_GATEWAY_PASSWORD',
 ] as const;
 
-/** Security: names that change how the process loads code are never accepted from a hook. */
-const LOADER_NAMES = /^(?:LD_|NODE_|PATH$|SYSTEMD_|LISTEN_|NOTIFY_SOCKET$|INVOCATION_ID$)/;
+/**
+ * Security: names the driver, OpenClaw, the loader or systemd owns are never accepted from a hook.
+ * Every OPENCLAW_* is OpenClaw's (the admitted document owns logging, so no hook sets
+ * OPENCLAW_LOG_LEVEL); NODE_*, LD_*, DYLD_*, BASH_ENV and ENV change what code runs; PATH, HOME,
+ * TMPDIR, XDG_* and OTEL_* redirect files and telemetry; the rest are systemd's (systemd.exec(5),
+ * "Environment Variables Set or Propagated by the Service Manager").
+ */
+const RESERVED_PREFIXES = /^(?:OPENCLAW_|NODE_|LD_|DYLD_|XDG_|OTEL_|SYSTEMD_|LISTEN_|WATCHDOG_|MONITOR_|TRIGGER_|MEMORY_PRESSURE_|LC_)/;
+const RESERVED_NAMES = new Set([
+  'PATH', 'HOME', 'TMPDIR', 'BASH_ENV', 'ENV',
+  'LANG', 'LANGUAGE', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'INVOCATION_ID', 'NOTIFY_SOCKET', 'MAINPID', 'MANAGERPID',
+  'JOURNAL_STREAM', 'RUNTIME_DIRECTORY', 'STATE_DIRECTORY', 'CACHE_DIRECTORY', 'LOGS_DIRECTORY', 'CONFIGURATION_DIRECTORY',
+  'CREDENTIALS_DIRECTORY', 'SERVICE_RESULT', 'EXIT_CODE', 'EXIT_STATUS', 'PIDFILE', 'REMOTE_ADDR', 'REMOTE_PORT', 'FDSTORE',
+]);
+
+/** True for a name a hook may never set (the driver's own names included). */
+export function isReservedLaunchName(name: string): boolean {
+  return RESERVED_PREFIXES.test(name) || RESERVED_NAMES.has(name);
+}
 
 export const LAUNCH_ENV_NAME_PATTERN = /^[A-Z_][A-Z0-9_]{0,127}$/;
-/** Placeholders only: an `opaque-` prefix and plain token characters, so no secret or path fits. */
+/** Placeholders only: an `opaque-` prefix and plain token characters (no quote, space, `$`, `%` or backslash). */
 export const LAUNCH_ENV_VALUE_PATTERN = /^opaque-[A-Za-z0-9._~+/=:-]{1,500}$/;
-export const MAX_LAUNCH_ENV_ENTRIES = 32;
+/** OCC's bound on launch environment entries. */
+export const MAX_LAUNCH_ENV_ENTRIES = 64;
 export const MAX_LAUNCH_ENV_BYTES = 8192;
 
 export function launchEnvironmentProblems(env: Record<string, unknown>): string[] {
@@ -31,7 +49,7 @@ export function launchEnvironmentProblems(env: Record<string, unknown>): string[
     const shown = LAUNCH_ENV_NAME_PATTERN.test(name) ? name : JSON.stringify(name.slice(0, 40));
     if (!LAUNCH_ENV_NAME_PATTERN.test(name)) problems.push(`${shown}: not a valid environment variable name`);
     else if ((DRIVER_ENVIRONMENT as readonly string[]).includes(name)) problems.push(`${name}: set by the driver itself`);
-    else if (LOADER_NAMES.test(name)) problems.push(`${name}: not allowed in a gateway environment`);
+    else if (isReservedLaunchName(name)) problems.push(`${name}: reserved for the driver, OpenClaw, the loader or systemd`);
     if (typeof value !== 'string') problems.push(`${shown}: value must be a string`);
     else if (!LAUNCH_ENV_VALUE_PATTERN.test(value)) problems.push(`${shown}: value must be an opaque placeholder (opaque-<token>)`);
     bytes += Buffer.byteLength(name) + (typeof value === 'string' ? Buffer.byteLength(value) : 0);

@@ -39,7 +39,7 @@ describe('sshGatewayConfigurationDocument: password mode', () => {
 
   it('accepts explicit password mode with or without the exact ref, in any key order', () => {
     const reordered = { id: 'OPENCLAW_GATEWAY_PASSWORD', source: 'env', provider: 'default' };
-    for (const auth of [{ mode: 'password' }, { mode: 'password', password: REF }, { password: reordered }, { mode: 'password', password: reordered, rateLimit: { perMinute: 30 } }]) {
+    for (const auth of [{ mode: 'password' }, { mode: 'password', password: REF }, { password: reordered }, { mode: 'password', password: reordered, rateLimit: { maxAttempts: 30 } }]) {
       const { document, auth: mode } = render({ gateway: { auth } });
       assert.equal(mode, 'password');
       assert.equal(document.gateway.auth.mode, 'password');
@@ -69,15 +69,16 @@ describe('sshGatewayConfigurationDocument: password mode', () => {
   it('refuses trusted-proxy-only fields in password mode', () => {
     refused({ gateway: { auth: { mode: 'password', trustedProxy: TRUST } } }, 'gateway.auth.trustedProxy');
     refused({ gateway: { auth: { trustedProxy: TRUST } } }, 'gateway.auth.trustedProxy');
-    refused({ gateway: { auth: { identityScopes: ['read'] } } }, 'gateway.auth.identityScopes');
+    refused({ gateway: { auth: { identityScopes: { alice: ['operator.read'] } } } }, 'gateway.auth.identityScopes');
   });
 });
 
 describe('sshGatewayConfigurationDocument: trusted-proxy mode', () => {
   it('keeps the configured trust and adds no password', () => {
-    const { document, auth } = render({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, identityScopes: ['operator'] } } });
+    const scopes = { alice: ['operator.read', 'operator.write'] };
+    const { document, auth } = render({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, identityScopes: scopes } } });
     assert.equal(auth, 'trusted-proxy');
-    assert.deepEqual(document.gateway.auth, { mode: 'trusted-proxy', trustedProxy: TRUST, identityScopes: ['operator'] });
+    assert.deepEqual(document.gateway.auth, { mode: 'trusted-proxy', trustedProxy: TRUST, identityScopes: scopes });
   });
 
   it('opts into the managed password only with the exact ref', () => {
@@ -96,6 +97,83 @@ describe('sshGatewayConfigurationDocument: trusted-proxy mode', () => {
   });
 });
 
+describe("sshGatewayConfigurationDocument: OpenClaw's own types, field by field", () => {
+  const proxy = (trustedProxy: unknown, more: Record<string, unknown> = {}) => ({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy, ...more } } });
+
+  it('admits every field OpenClaw gives trustedProxy, rateLimit and identityScopes', () => {
+    const full = {
+      ...TRUST,
+      allowLoopback: false,
+      cloudflareAccessOidc: { issuer: 'https://team.cloudflareaccess.com', providerId: 'idp-1', githubAccountIdClaim: 'github_id' },
+      deviceAutoApprove: { enabled: true, scopes: ['operator.read'] },
+    };
+    const rateLimit = { maxAttempts: 5, windowMs: 60_000, lockoutMs: 300_000, exemptLoopback: true };
+    const { document } = render(proxy(full, { rateLimit, identityScopes: { 'alice@example.com': ['operator.admin'] }, allowTailscale: false }));
+    assert.deepEqual(document.gateway.auth.trustedProxy, full);
+    assert.deepEqual(document.gateway.auth.rateLimit, rateLimit);
+    assert.equal(document.gateway.auth.allowTailscale, false);
+    assert.deepEqual(render({ gateway: { auth: { rateLimit, allowTailscale: false } } }).document.gateway.auth.rateLimit, rateLimit);
+  });
+
+  it('refuses an unknown nested key, which makes the real gateway refuse to start', () => {
+    refused(proxy({ ...TRUST, userHeaders: ['x'] }), 'gateway.auth.trustedProxy.userHeaders');
+    refused(proxy({ ...TRUST, deviceAutoApprove: { enabled: true, scope: [] } }), 'gateway.auth.trustedProxy.deviceAutoApprove.scope');
+    refused(proxy({ ...TRUST, cloudflareAccessOidc: { issuer: 'https://a.cloudflareaccess.com', providerId: 'p', githubAccountIdClaim: 'c', audience: 'x' } }), 'gateway.auth.trustedProxy.cloudflareAccessOidc.audience');
+    refused({ gateway: { auth: { rateLimit: { perMinute: 30 } } } }, 'gateway.auth.rateLimit.perMinute');
+  });
+
+  it('refuses each field with the wrong type', () => {
+    refused(proxy({ userHeader: '' }), 'gateway.auth.trustedProxy.userHeader');
+    refused(proxy({ userHeader: ['x-user'] }), 'gateway.auth.trustedProxy.userHeader');
+    refused(proxy('x-user'), 'gateway.auth.trustedProxy');
+    refused(proxy({ ...TRUST, requiredHeaders: 'x-forwarded-proto' }), 'gateway.auth.trustedProxy.requiredHeaders');
+    refused(proxy({ ...TRUST, allowUsers: [7] }), 'gateway.auth.trustedProxy.allowUsers.0');
+    refused(proxy({ ...TRUST, allowLoopback: 'yes' }), 'gateway.auth.trustedProxy.allowLoopback');
+    refused(proxy({ ...TRUST, cloudflareAccessOidc: { issuer: 'https://evil.example.com', providerId: 'p', githubAccountIdClaim: 'c' } }), 'gateway.auth.trustedProxy.cloudflareAccessOidc.issuer');
+    refused(proxy({ ...TRUST, cloudflareAccessOidc: { issuer: 'https://a.cloudflareaccess.com', providerId: '  ', githubAccountIdClaim: 'c' } }), 'gateway.auth.trustedProxy.cloudflareAccessOidc.providerId');
+    refused(proxy({ ...TRUST, deviceAutoApprove: { enabled: 1 } }), 'gateway.auth.trustedProxy.deviceAutoApprove.enabled');
+    refused(proxy({ ...TRUST, deviceAutoApprove: { scopes: [''] } }), 'gateway.auth.trustedProxy.deviceAutoApprove.scopes.0');
+    refused(proxy(TRUST, { identityScopes: ['operator.read'] }), 'gateway.auth.identityScopes');
+    refused(proxy(TRUST, { identityScopes: { alice: ['operator.root'] } }), 'gateway.auth.identityScopes.alice.0');
+    refused(proxy(TRUST, { identityScopes: { alice: 'operator.read' } }), 'gateway.auth.identityScopes.alice');
+    refused({ gateway: { auth: { rateLimit: { maxAttempts: '5' } } } }, 'gateway.auth.rateLimit.maxAttempts');
+    refused({ gateway: { auth: { rateLimit: { exemptLoopback: 'true' } } } }, 'gateway.auth.rateLimit.exemptLoopback');
+    refused({ gateway: { auth: { rateLimit: [] } } }, 'gateway.auth.rateLimit');
+  });
+
+  it("reads OpenClaw's ${OPENCLAW_GATEWAY_PASSWORD} spelling as the managed ref and renders the ref", () => {
+    for (const password of ['${OPENCLAW_GATEWAY_PASSWORD}', '$OPENCLAW_GATEWAY_PASSWORD']) {
+      assert.deepEqual(render({ gateway: { auth: { mode: 'password', password } } }).document.gateway.auth.password, REF);
+      const proxied = render(proxy(TRUST, { password }));
+      assert.equal(proxied.auth, 'trusted-proxy-password');
+      assert.deepEqual(proxied.document.gateway.auth.password, REF);
+    }
+    for (const password of ['${OTHER_PASSWORD}', ' ${OPENCLAW_GATEWAY_PASSWORD}', '${OPENCLAW_GATEWAY_PASSWORD}x', '${openclaw_gateway_password}']) {
+      refused({ gateway: { auth: { password } } }, 'gateway.auth.password');
+    }
+  });
+});
+
+describe('sshGatewayConfigurationDocument: the provider of the managed password', () => {
+  const withProvider = (provider: unknown, auth: Record<string, unknown> = {}) => ({ secrets: { providers: { default: provider } }, gateway: { auth } });
+
+  it('admits no default provider, an env one whose allowlist names the managed password, or another source (OpenClaw then uses its built-in env provider)', () => {
+    for (const provider of [undefined, { source: 'env' }, { source: 'env', allowlist: ['OPENCLAW_GATEWAY_PASSWORD', 'MODEL_KEY'] }, { source: 'file', path: '/etc/secrets.json' }]) {
+      assert.doesNotThrow(() => sshGatewayConfigurationDocument(withProvider(provider)));
+    }
+  });
+
+  it('refuses an env default provider whose allowlist leaves the managed password out', () => {
+    refused(withProvider({ source: 'env', allowlist: ['MODEL_KEY'] }), 'secrets.providers.default.allowlist');
+    refused(withProvider({ source: 'env', allowlist: [] }, { mode: 'trusted-proxy', trustedProxy: TRUST, password: REF }), 'secrets.providers.default.allowlist');
+    refused(withProvider({ source: 'env', allowlist: 'OPENCLAW_GATEWAY_PASSWORD' }), 'secrets.providers.default.allowlist');
+  });
+
+  it('leaves the provider alone in trusted-proxy mode without the managed password', () => {
+    assert.doesNotThrow(() => sshGatewayConfigurationDocument(withProvider({ source: 'env', allowlist: ['MODEL_KEY'] }, { mode: 'trusted-proxy', trustedProxy: TRUST })));
+  });
+});
+
 describe('sshGatewayConfigurationDocument: refusals', () => {
   it('refuses modes token, none and unknown ones', () => {
     for (const mode of ['token', 'none', 'tailscale', 'PASSWORD', 'trusted_proxy', 7, false]) {
@@ -106,6 +184,8 @@ describe('sshGatewayConfigurationDocument: refusals', () => {
   it('refuses unsupported auth fields', () => {
     refused({ gateway: { auth: { token: 'abc' } } }, 'gateway.auth.token');
     refused({ gateway: { auth: { mode: 'password', allowTailscale: true } } }, 'gateway.auth.allowTailscale');
+    refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, allowTailscale: true } } }, 'gateway.auth.allowTailscale');
+    refused({ gateway: { auth: { allowTailscale: 'false' } } }, 'gateway.auth.allowTailscale');
     refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, token: { source: 'env', provider: 'default', id: 'T' } } } }, 'gateway.auth.token');
   });
 
@@ -167,10 +247,10 @@ describe('sshGatewayConfigurationDocument: rendering', () => {
     assert.match(rendered.hash, /^[0-9a-f]{64}$/);
   });
 
-  it('sets gateway.mode "local" only when missing', () => {
+  it('sets gateway.mode "local" when missing and refuses any other mode, in which OpenClaw starts no gateway', () => {
     assert.equal(render({}).document.gateway.mode, 'local');
-    assert.equal(render({ gateway: { mode: 'remote' } }).document.gateway.mode, 'remote');
     assert.equal(render({ gateway: { mode: 'local' } }).document.gateway.mode, 'local');
+    for (const mode of ['remote', 'LOCAL', '', null, 1]) refused({ gateway: { mode } }, 'gateway.mode');
   });
 
   it('keeps everything else in the document', () => {

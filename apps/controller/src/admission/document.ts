@@ -1,12 +1,19 @@
 // Admission and rendering of the native OpenClaw document (openclaw.json) for SSH Compute.
 import { canonicalJson, sha256Hex } from '@occ-ssh/markers';
 import { ComputeError, MAX_DOCUMENT_BYTES, type GatewayAuthMode } from '@occ-ssh/protocol';
+import { gatewayAuthFieldProblem, GATEWAY_AUTH_FIELDS } from './gateway-auth.js';
 
 /** The only password source SSH Compute supports: the managed per-Agent environment variable. */
 export const MANAGED_PASSWORD_REF = Object.freeze({ source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' });
 
-const AUTH_FIELDS = new Set(['mode', 'password', 'trustedProxy', 'identityScopes', 'rateLimit']);
+const AUTH_FIELDS = new Set(['mode', 'password', 'allowTailscale', 'trustedProxy', 'identityScopes', 'rateLimit']);
 const TRUSTED_PROXY_ONLY = ['trustedProxy', 'identityScopes'];
+
+/**
+ * OpenClaw reads a `${NAME}` or `$NAME` string where a SecretRef may stand as the env SecretRef of
+ * NAME (parseEnvTemplateSecretRef); these two spell the managed ref, which is rendered instead.
+ */
+const MANAGED_PASSWORD_TEMPLATES = new Set(['${OPENCLAW_GATEWAY_PASSWORD}', '$OPENCLAW_GATEWAY_PASSWORD']);
 
 export interface RenderedDocument {
   /** The exact bytes written as the snapshot's openclaw.json. */
@@ -24,13 +31,50 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 function isManagedRef(value: unknown): boolean {
+  if (typeof value === 'string') return MANAGED_PASSWORD_TEMPLATES.has(value);
   return isPlainObject(value) && Object.keys(value).length === 3 && canonicalJson(value) === canonicalJson(MANAGED_PASSWORD_REF);
 }
 
+/** Every field OpenClaw types, checked with OpenClaw's own rules (gateway-auth.ts). */
+function admitAuthFields(auth: Record<string, unknown>): void {
+  for (const key of Object.keys(auth)) {
+    if (!AUTH_FIELDS.has(key)) refuse(`gateway.auth.${key}`, 'is not supported by SSH Compute');
+  }
+  if (auth.mode !== undefined && typeof auth.mode !== 'string') refuse('gateway.auth.mode', 'expected a string');
+  // OpenClaw's default for password and trusted-proxy modes is false; true adds a Tailscale
+  // identity path around the managed password and the configured proxy trust.
+  if (auth.allowTailscale !== undefined && auth.allowTailscale !== false) {
+    refuse('gateway.auth.allowTailscale', typeof auth.allowTailscale === 'boolean' ? 'Tailscale identity auth is not supported by SSH Compute; remove it or set false' : 'expected a boolean');
+  }
+  for (const field of Object.keys(GATEWAY_AUTH_FIELDS) as (keyof typeof GATEWAY_AUTH_FIELDS)[]) {
+    if (auth[field] === undefined) continue;
+    const problem = gatewayAuthFieldProblem(field, auth[field]);
+    if (problem) refuse(['gateway.auth', field, problem.path].filter(Boolean).join('.'), problem.reason);
+  }
+}
+
 /**
- * Admits only supported `gateway.auth` fields and modes, then renders the snapshot: omitted mode
- * becomes password mode with the managed env SecretRef; explicit password must be exactly that
- * ref; trusted-proxy keeps its configured trust and may opt into the same loopback password.
+ * The managed ref names provider alias "default". When the document configures that alias as an
+ * env provider with an allowlist leaving OPENCLAW_GATEWAY_PASSWORD out, the gateway exits at start
+ * ("required secrets are unavailable"). Another source under that alias is left alone: OpenClaw
+ * then resolves the ref with its built-in env provider, and the gateway starts.
+ */
+function admitManagedPasswordProvider(document: Record<string, unknown>): void {
+  const secrets = document.secrets;
+  const providers = isPlainObject(secrets) ? secrets.providers : undefined;
+  const provider = isPlainObject(providers) ? providers.default : undefined;
+  if (!isPlainObject(provider) || provider.source !== 'env' || provider.allowlist === undefined) return;
+  const allowlist = provider.allowlist;
+  if (!(Array.isArray(allowlist) && allowlist.includes(MANAGED_PASSWORD_REF.id))) {
+    refuse('secrets.providers.default.allowlist', `must include ${MANAGED_PASSWORD_REF.id}, the managed gateway password`);
+  }
+}
+
+/**
+ * Admits only supported `gateway.auth` fields and modes, each with OpenClaw's own type, then
+ * renders the snapshot: omitted mode becomes password mode with the managed env SecretRef; an
+ * explicit password must be that ref (or OpenClaw's `${OPENCLAW_GATEWAY_PASSWORD}` spelling of
+ * it); trusted-proxy keeps its configured trust and may opt into the same loopback password.
  */
 export function sshGatewayConfigurationDocument(configuration: unknown): RenderedDocument {
   if (!isPlainObject(configuration)) refuse('', 'expected a JSON object');
@@ -38,11 +82,11 @@ export function sshGatewayConfigurationDocument(configuration: unknown): Rendere
   const gateway = document.gateway ?? {};
   if (!isPlainObject(gateway)) refuse('gateway', 'expected an object');
   if ('port' in gateway) refuse('gateway.port', 'is assigned per Agent by the driver; remove it');
+  // OpenClaw blocks `gateway` from starting unless gateway.mode is "local" ("Gateway start blocked").
+  if (gateway.mode !== undefined && gateway.mode !== 'local') refuse('gateway.mode', 'must be "local" (or omitted): OpenClaw starts no gateway in any other mode');
   const auth = gateway.auth ?? {};
   if (!isPlainObject(auth)) refuse('gateway.auth', 'expected an object');
-  for (const key of Object.keys(auth)) {
-    if (!AUTH_FIELDS.has(key)) refuse(`gateway.auth.${key}`, 'is not supported by SSH Compute');
-  }
+  admitAuthFields(auth);
   const mode = auth.mode ?? 'password';
   let authMode: GatewayAuthMode;
   if (mode === 'password') {
@@ -54,18 +98,18 @@ export function sshGatewayConfigurationDocument(configuration: unknown): Rendere
     auth.password = { ...MANAGED_PASSWORD_REF };
     authMode = 'password';
   } else if (mode === 'trusted-proxy') {
-    if (!isPlainObject(auth.trustedProxy) || typeof auth.trustedProxy.userHeader !== 'string') {
-      refuse('gateway.auth.trustedProxy.userHeader', 'trusted-proxy mode needs a userHeader');
-    }
+    if (auth.trustedProxy === undefined) refuse('gateway.auth.trustedProxy.userHeader', 'trusted-proxy mode needs a userHeader');
     if (auth.password !== undefined && !isManagedRef(auth.password)) {
       refuse('gateway.auth.password', 'in trusted-proxy mode may only opt into the managed env SecretRef');
     }
+    if (auth.password !== undefined) auth.password = { ...MANAGED_PASSWORD_REF };
     authMode = auth.password === undefined ? 'trusted-proxy' : 'trusted-proxy-password';
   } else {
     refuse('gateway.auth.mode', `"${String(mode).slice(0, 40)}" is not supported by SSH Compute; use password or trusted-proxy`);
   }
+  if (authMode !== 'trusted-proxy') admitManagedPasswordProvider(document);
   gateway.auth = auth;
-  if (gateway.mode === undefined) gateway.mode = 'local';
+  gateway.mode = 'local';
   document.gateway = gateway;
 
   const text = `${JSON.stringify(JSON.parse(canonicalJson(document)), null, 2)}\n`;

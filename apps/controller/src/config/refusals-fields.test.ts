@@ -53,6 +53,15 @@ const CASES: RefusalCase[] = [
   refused('path with ..', ROOT, '        root: /var/lib/../openclaw\n', `${C}.runtime.root`, 'must not contain . or .. segments, got "/var/lib/../openclaw" (line 20)'),
   refused('path with a colon', ROOT, '        root: /var/lib/a:b\n', `${C}.runtime.root`, `${PATH_CHARACTERS}, got "/var/lib/a:b" (line 20)`),
   refused('missing runtime nodePath', '        nodePath: /usr/bin/node\n        openclawPath', '        openclawPath', `${C}.runtime.nodePath`, 'is required (line 16)'),
+  // Paths the gateway unit's sandbox hides (ProtectHome=yes, PrivateTmp=true, /dev/shm): refused here, not at activation.
+  ...(['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm'] as const).flatMap((dir) => [
+    refused(`runtime nodePath under ${dir}`, '        nodePath: /usr/bin/node\n        openclawPath', `        nodePath: ${dir}/deploy/node\n        openclawPath`, `${C}.runtime.nodePath`, `is under ${dir}, which the gateway unit's sandbox hides from the gateway, got "${dir}/deploy/node" (line 17)`),
+    refused(`runtime root under ${dir}`, ROOT, `        root: ${dir}/openclaw\n`, `${C}.runtime.root`, `is under ${dir}, which the gateway unit's sandbox hides from the gateway, got "${dir}/openclaw" (line 20)`),
+  ]),
+  refused('runtime root exactly /tmp', ROOT, '        root: /tmp\n', `${C}.runtime.root`, `is under /tmp, which the gateway unit's sandbox hides from the gateway, got "/tmp" (line 20)`),
+  refused('runtime openclawPath under /root', '        openclawPath: /opt/openclaw/current/dist/index.js\n        user', '        openclawPath: /root/openclaw/openclaw.mjs\n        user', `${C}.runtime.openclawPath`, `is under /root, which the gateway unit's sandbox hides from the gateway, got "/root/openclaw/openclaw.mjs" (line 18)`),
+  refused('host nodePath under /home', '          nodePath: /usr/bin/node\n', '          nodePath: /home/ops/.nvm/node\n', `${C}.hosts.stable.nodePath`, `is under /home, which the gateway unit's sandbox hides from the gateway, got "/home/ops/.nvm/node" (line 14)`),
+  refused('host openclawPath under /var/tmp', '          openclawPath: /opt/openclaw/current/dist/index.js\n', '          openclawPath: /var/tmp/openclaw.mjs\n', `${C}.hosts.stable.openclawPath`, `is under /var/tmp, which the gateway unit's sandbox hides from the gateway, got "/var/tmp/openclaw.mjs" (line 15)`),
   // Runtime account and layout.
   refused('runtime user root', RUNTIME_USER, '        user: root\n', `${C}.runtime.user`, 'must not be root, got "root" (line 19)'),
   refused('runtime user upper-case', RUNTIME_USER, '        user: OpenClaw\n', `${C}.runtime.user`, 'expected a lower-case account name prefix starting with a letter or _, got "OpenClaw" (line 19)'),

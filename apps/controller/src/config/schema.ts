@@ -1,5 +1,5 @@
 // The strict schema of `drivers.compute.configuration` for SSH Compute, and the typed result.
-import { namespaceName, portRange, runtimeUser, safePath, safePathProblem } from '@occ-ssh/protocol';
+import { gatewayHostPath, namespaceName, portRange, runtimeUser, safePath, safePathProblem } from '@occ-ssh/protocol';
 import { z } from 'zod';
 import { hostAddressProblem } from './address.js';
 
@@ -43,21 +43,22 @@ const host = z.strictObject({
   address: hostAddress,
   port: integerFrom(1, 65535).default(22),
   user: z.literal('root', { error: unlessMissing('must be "root" (SSH Compute connects only as root)') }),
-  nodePath: z.optional(safePath),
-  openclawPath: z.optional(safePath),
+  nodePath: z.optional(gatewayHostPath),
+  openclawPath: z.optional(gatewayHostPath),
 });
 
 /**
  * No runtime field has a default: the reference shows example values but documents none, and a
  * guessed `root` or unit directory would split a host's shared inventory between Drivers. nodePath
- * and openclawPath are required here too; a host's own values override them.
+ * and openclawPath are required here too; a host's own values override them. The gateway runs
+ * nodePath and openclawPath and lives under root, so none may sit where its sandbox hides files.
  */
 const runtime = z
   .strictObject({
-    nodePath: safePath,
-    openclawPath: safePath,
+    nodePath: gatewayHostPath,
+    openclawPath: gatewayHostPath,
     user: runtimeUser,
-    root: safePath,
+    root: gatewayHostPath,
     systemdUnitDirectory: safePath,
   })
   .superRefine(({ root, systemdUnitDirectory }, ctx) => {

@@ -132,10 +132,13 @@ describe('runStartHooks', () => {
 
   it('refuses the merged environment above the protocol bound', async () => {
     const log: string[] = [];
-    const many = (prefix: string) => Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${prefix}_${i}`, 'opaque-v']));
-    const error = await rejection(runStartHooks([recordingOwner('cfg', log, { environment: many('CFG') }), recordingOwner('iam', log, { environment: many('IAM') })], revisionFor()));
+    const many = (prefix: string, count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}_${i}`, 'opaque-v']));
+    const fits = await runStartHooks([recordingOwner('cfg', [], { environment: many('CFG', 32) }), recordingOwner('iam', [], { environment: many('IAM', 32) })], revisionFor());
+    assert.equal(Object.keys(fits.environment).length, 64, "OCC's bound of 64 entries is admitted");
+    const error = await rejection(runStartHooks([recordingOwner('cfg', log, { environment: many('CFG', 32) }), recordingOwner('iam', log, { environment: many('IAM', 33) })], revisionFor()));
     assert.equal(error.code, 'configuration');
-    assert.match(error.message, /at most 32 variables/);
+    assert.match(error.message, /at most 64 variables/);
+    assert.deepEqual(log, ['beforeWorkloadStart:cfg', 'beforeWorkloadStart:iam', 'beforeWorkloadStop:iam', 'beforeWorkloadStop:cfg']);
   });
 
   it('does not echo an invalid variable name, which may itself be a credential', async () => {
@@ -167,6 +170,18 @@ describe('runStartHooks', () => {
     assert.equal(error.failure, 'retryable');
     assert.equal(error.message, 'beforeWorkloadStart hook of lifecycle driver "d" failed');
     assert.deepEqual(error.details, { operation: 'beforeWorkloadStart' });
+  });
+
+  it('refuses names OpenClaw, the loader or systemd own, and compensates every started hook in reverse', async () => {
+    for (const name of ['OPENCLAW_LOG_LEVEL', 'OPENCLAW_PROFILE', 'NODE_EXTRA_CA_CERTS', 'DYLD_INSERT_LIBRARIES', 'TMPDIR', 'XDG_CONFIG_HOME', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'BASH_ENV', 'ENV', 'CREDENTIALS_DIRECTORY', 'WATCHDOG_USEC']) {
+      const log: string[] = [];
+      const owners = [recordingOwner('cfg', log, { environment: { CFG_REF: 'opaque-c' } }), recordingOwner('iam', log, { capability: 'iam', environment: { [name]: 'opaque-v' } }), recordingOwner('late', log)];
+      const error = await rejection(runStartHooks(owners, revisionFor()));
+      assert.equal(error.code, 'configuration', name);
+      assert.equal(error.failure, 'permanent');
+      assert.match(error.message, new RegExp(`"iam" refused: ${name}: reserved`));
+      assert.deepEqual(log, ['beforeWorkloadStart:cfg', 'beforeWorkloadStart:iam', 'beforeWorkloadStop:iam', 'beforeWorkloadStop:cfg'], name);
+    }
   });
 
   it('compensates an owner whose start completed but whose environment was refused', async () => {
@@ -314,13 +329,44 @@ describe('runNamespaceHooks', () => {
     assert.deepEqual(log, ['beforeNamespaceDelete:c', 'beforeNamespaceDelete:b', 'beforeNamespaceDelete:a']);
   });
 
-  it('stops at a failing hook with a sanitized hook error', async () => {
+  it('stops at a failing hook with a sanitized hook error and compensates the owner that completed', async () => {
     const log: string[] = [];
     const error = await rejection(runNamespaceHooks(owners(log, { fail: ['afterNamespacePrepared'] }), 'afterNamespacePrepared', NAMESPACE));
-    assert.deepEqual(log, ['afterNamespacePrepared:a', 'afterNamespacePrepared:b']);
+    assert.deepEqual(log, ['afterNamespacePrepared:a', 'afterNamespacePrepared:b', 'beforeNamespaceDelete:a']);
     assert.equal(error.code, 'hook');
     assert.equal(error.message, 'afterNamespacePrepared hook of lifecycle driver "b" failed');
     assertSanitized(error);
+  });
+
+  it('compensates completed afterNamespacePrepared owners with beforeNamespaceDelete in reverse, never the failed or later ones', async () => {
+    const log: string[] = [];
+    const chain = [
+      recordingOwner('a', log),
+      recordingOwner('b', log, { omit: ['beforeNamespaceDelete'] }),
+      recordingOwner('c', log, { omit: ['afterNamespacePrepared'] }),
+      recordingOwner('d', log, { fail: ['beforeNamespaceDelete'] }),
+      recordingOwner('e', log),
+      recordingOwner('f', log, { fail: ['afterNamespacePrepared'] }),
+      recordingOwner('g', log),
+    ];
+    const error = await rejection(runNamespaceHooks(chain, 'afterNamespacePrepared', NAMESPACE));
+    assert.deepEqual(log, [
+      'afterNamespacePrepared:a',
+      'afterNamespacePrepared:b',
+      'afterNamespacePrepared:d',
+      'afterNamespacePrepared:e',
+      'afterNamespacePrepared:f',
+      'beforeNamespaceDelete:e',
+      'beforeNamespaceDelete:d',
+      'beforeNamespaceDelete:a',
+    ]);
+    assert.equal(error.message, 'afterNamespacePrepared hook of lifecycle driver "f" failed', 'a compensation failure does not mask the cause');
+  });
+
+  it('a failing beforeNamespaceDelete stops the deletion hooks and compensates nothing', async () => {
+    const log: string[] = [];
+    await rejection(runNamespaceHooks(owners(log, { fail: ['beforeNamespaceDelete'] }), 'beforeNamespaceDelete', NAMESPACE));
+    assert.deepEqual(log, ['beforeNamespaceDelete:c', 'beforeNamespaceDelete:b']);
   });
 
   it('cancels a pending namespace hook on abort', async () => {

@@ -35,11 +35,32 @@ async function bounded(owner: LifecycleDriver, phase: Phase, parent: AbortSignal
   }
 }
 
+/**
+ * afterNamespacePrepared in registration order; when one fails, the owners that completed are
+ * compensated with beforeNamespaceDelete in reverse before the error surfaces. beforeNamespaceDelete
+ * runs in reverse order and stops at the first failure, so the deletion does not go ahead.
+ */
 export async function runNamespaceHooks(owners: readonly LifecycleDriver[], phase: 'afterNamespacePrepared' | 'beforeNamespaceDelete', namespace: NamespaceResource, signal?: AbortSignal): Promise<void> {
   const ordered = phase === 'beforeNamespaceDelete' ? [...owners].reverse() : owners;
-  for (const owner of ordered) {
-    const hook = owner.lifecycle[phase];
-    if (hook) await bounded(owner, phase, signal, (s) => hook.call(owner.lifecycle, structuredClone(namespace), s));
+  const completed: LifecycleDriver[] = [];
+  try {
+    for (const owner of ordered) {
+      const hook = owner.lifecycle[phase];
+      if (!hook) continue;
+      await bounded(owner, phase, signal, (s) => hook.call(owner.lifecycle, structuredClone(namespace), s));
+      completed.push(owner);
+    }
+  } catch (error) {
+    if (phase === 'afterNamespacePrepared') await compensateNamespace(completed, namespace);
+    throw error;
+  }
+}
+
+/** beforeNamespaceDelete for owners whose afterNamespacePrepared completed, in reverse; every owner runs, its own failure is not masked over the cause. */
+async function compensateNamespace(completed: readonly LifecycleDriver[], namespace: NamespaceResource): Promise<void> {
+  for (const owner of [...completed].reverse()) {
+    const hook = owner.lifecycle.beforeNamespaceDelete;
+    if (hook) await bounded(owner, 'beforeNamespaceDelete', undefined, (s) => hook.call(owner.lifecycle, structuredClone(namespace), s)).catch(() => undefined);
   }
 }
 

@@ -254,11 +254,24 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
     }
   });
 
-  it('refuses an identity reached through a symlink, and a missing known_hosts file', async () => {
+  it('follows links to a private identity (a Kubernetes Secret mount), refuses a loose one behind a link and missing files', async () => {
     const link = join(directory, 'id_link');
     symlinkSync(host.identityFile, link);
+    const followed = executor({ identityFile: link });
+    try {
+      const result = await followed.pool.execute(request({ mode: 'echo', echo: 'linked' }));
+      assert.equal(result.transportFailed, false);
+      assert.deepEqual(reports(result).map((r) => r.echo), ['linked']);
+    } finally {
+      await followed.pool.close();
+    }
+    const loose = join(directory, 'id_loose_target');
+    copyFileSync(host.identityFile, loose);
+    chmodSync(loose, 0o640);
+    const looseLink = join(directory, 'id_loose_link');
+    symlinkSync(loose, looseLink);
     const cases: [Partial<SshClientSettings>, string][] = [
-      [{ identityFile: link }, 'identity-file'],
+      [{ identityFile: looseLink }, 'identity-file'],
       [{ identityFile: join(directory, 'no-such-key') }, 'identity-file'],
       [{ knownHostsFile: join(directory, 'no-such-known-hosts') }, 'known-hosts-file'],
       [{ knownHostsFile: directory }, 'known-hosts-file'],

@@ -4,7 +4,7 @@
 // (no agent, password or keyboard-interactive), nothing is forwarded, and the connect timeout and
 // keepalive are the same.
 import { constants as fsConstants } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, realpath, type FileHandle } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import { Client, type ClientChannel, type ConnectConfig, type ServerHostKeyAlgorithm } from 'ssh2';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
@@ -80,9 +80,10 @@ class FileProblem extends Error {
 }
 
 /**
- * Reads both files at connection time, through a descriptor opened without following a final
- * symlink, so the checked file is the one read. The identity must be a regular file only its owner
- * can read, as preflight requires; known_hosts must be a regular file.
+ * Reads both files at connection time. Links are resolved first (Kubernetes mounts Secret files as
+ * links into a `..data` directory); the final target is opened without following a symlink and
+ * checked through that descriptor, so the checked file is the one read. The identity must be a
+ * regular file only its owner can read, as preflight requires; known_hosts must be a regular file.
  */
 async function loadClientFiles(settings: SshClientSettings): Promise<ClientFiles> {
   const privateKey = await readRegularFile(settings.identityFile, true);
@@ -95,7 +96,7 @@ async function loadClientFiles(settings: SshClientSettings): Promise<ClientFiles
 async function readRegularFile(path: string, ownerOnly: boolean): Promise<Buffer | undefined> {
   let handle: FileHandle | undefined;
   try {
-    handle = await open(path, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+    handle = await open(await realpath(path), fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
     const stat = await handle.stat();
     if (!stat.isFile() || (ownerOnly && (stat.mode & 0o077) !== 0)) return undefined;
     return await handle.readFile();

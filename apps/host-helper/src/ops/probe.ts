@@ -1,7 +1,8 @@
 // probe: what the driver needs on a host, checked read-only and without the lock.
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
-import type { OperationResult } from '@occ-ssh/protocol';
+import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
@@ -50,6 +51,35 @@ function systemdCheck() {
   return { name: 'systemctl', ok: false, detail: `${systemctl} exists but systemd is not the init system (no /run/systemd/system)` };
 }
 
+/** The real path; for a path not created yet (the root), its nearest existing ancestor's, plus the rest. */
+function resolved(path: string): string {
+  let existing = path;
+  let rest = '';
+  for (;;) {
+    try {
+      return rest ? join(realpathSync(existing), rest) : realpathSync(existing);
+    } catch {
+      if (existing === '/') return path;
+      rest = rest ? join(basename(existing), rest) : basename(existing);
+      existing = dirname(existing);
+    }
+  }
+}
+
+/**
+ * A configured path may be a link into a directory the gateway unit's sandbox hides (a node
+ * under /home through /usr/local/bin, a root linked into /tmp): the gateway could never start.
+ */
+function sandboxCheck(ctx: OpContext) {
+  const paths = { nodePath: ctx.runtime.nodePath, openclawPath: ctx.runtime.openclawPath, root: ctx.runtime.root };
+  const hidden = Object.entries(paths).flatMap(([key, path]) => {
+    const real = resolved(path);
+    const problem = sandboxHiddenProblem(real);
+    return problem ? [`${key} ${path}${real === path ? '' : ` (really ${real})`} ${problem}`] : [];
+  });
+  return hidden.length === 0 ? { name: 'sandbox-paths', ok: true } : { name: 'sandbox-paths', ok: false, detail: hidden.join('; ') };
+}
+
 export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
   const checks = [
     systemdCheck(),
@@ -60,6 +90,7 @@ export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
     fileCheck('node', ctx.runtime.nodePath, constants.X_OK, 'executable'),
     nodeVersionCheck(),
     fileCheck('openclaw', ctx.runtime.openclawPath, constants.R_OK, 'readable'),
+    sandboxCheck(ctx),
   ];
   return { checks, nodeVersion: process.version, hostname: hostname() };
 }

@@ -1,0 +1,78 @@
+// Preflight on a real host: paths that only reach a sandbox-hidden directory through links, and SSH
+// files mounted the way Kubernetes mounts a Secret (links into `..data`), over every transport.
+import assert from 'node:assert/strict';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ComputeError } from '@occ-ssh/protocol';
+import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { loadInstallationConfiguration } from './config/index.js';
+import { SshComputeDriver } from './driver.js';
+import { hostInfo, installationYaml, memoryLogger } from './testing/hosts.js';
+
+async function rejection(promise: Promise<unknown>): Promise<ComputeError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  assert.ok(error instanceof ComputeError, `expected a ComputeError, got ${String(error)}`);
+  return error;
+}
+
+describe('preflight on a real host', () => {
+  let host: TestHost;
+  const local = mkdtempSync(join(tmpdir(), 'occ-preflight-host-'));
+
+  before(async () => {
+    host = await startTestHost({ name: 'cpflt' });
+  });
+  after(async () => {
+    await host?.down();
+    rmSync(local, { recursive: true, force: true });
+  });
+
+  const preflight = (text: string) => new SshComputeDriver({ configuration: loadInstallationConfiguration({ text }), logger: memoryLogger().logger }).preflight();
+
+  test('paths that pass validation but link into a directory the sandbox hides are refused, naming the real path', async () => {
+    await host.run(['mkdir', '-p', '/home/deploy', '/tmp/oc-root']);
+    await host.run(['cp', host.fixtureGatewayPath, '/home/deploy/gateway.cjs']);
+    await host.run(['ln', '-s', '/home/deploy/gateway.cjs', '/opt/linked-gateway.cjs']);
+    await host.run(['ln', '-s', '/tmp/oc-root', '/var/lib/linked-root']);
+    const base = installationYaml({ stable: hostInfo(host) });
+    const linkedGateway = base.replace(`openclawPath: ${host.fixtureGatewayPath}`, 'openclawPath: /opt/linked-gateway.cjs');
+    const error = await rejection(preflight(linkedGateway));
+    assert.deepEqual([error.code, error.failure, error.details.host], ['host-requirement', 'permanent', 'stable']);
+    assert.match(error.message, /sandbox-paths \(openclawPath \/opt\/linked-gateway\.cjs \(really \/home\/deploy\/gateway\.cjs\) is under \/home/);
+    // A root that does not exist yet, below a link into /tmp.
+    const linkedRoot = base.replace('root: /var/lib/openclaw-enterprise', 'root: /var/lib/linked-root/openclaw');
+    const rootError = await rejection(preflight(linkedRoot));
+    assert.match(rootError.message, /root \/var\/lib\/linked-root\/openclaw \(really \/tmp\/oc-root\/openclaw\) is under \/tmp/);
+    await preflight(base);
+  });
+
+  for (const transport of ['openssh-mux', 'ssh2', 'system-ssh'] as const) {
+    test(`${transport}: SSH files mounted like a Kubernetes Secret pass preflight and reach the host; a group-readable key does not`, async () => {
+      const mount = join(local, transport);
+      const stamped = join(mount, '..2026_11_30_14_00_00.000000001');
+      mkdirSync(stamped, { recursive: true });
+      copyFileSync(host.identityFile, join(stamped, 'id_ed25519'));
+      chmodSync(join(stamped, 'id_ed25519'), 0o600);
+      copyFileSync(host.knownHostsFile, join(stamped, 'known_hosts'));
+      symlinkSync('..2026_11_30_14_00_00.000000001', join(mount, '..data'));
+      symlinkSync('..data/id_ed25519', join(mount, 'id_ed25519'));
+      symlinkSync('..data/known_hosts', join(mount, 'known_hosts'));
+      const files = { ...hostInfo(host), identityFile: join(mount, 'id_ed25519') };
+      const text = installationYaml({ stable: files }, { transport, knownHostsFile: join(mount, 'known_hosts') });
+      const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text }), logger: memoryLogger().logger });
+      try {
+        await driver.preflight();
+        // An operation after preflight reads the same files through the same links.
+        assert.ok(Array.isArray((await driver.inventory('stable')).namespaces));
+      } finally {
+        await driver.close();
+      }
+      chmodSync(join(stamped, 'id_ed25519'), 0o640);
+      const loose = await rejection(preflight(text));
+      assert.deepEqual([loose.code, loose.details.key], ['configuration', 'drivers.compute.configuration.ssh.identityFile']);
+      assert.match(loose.message, /readable by group or others \(mode 640\) \(through links to .*\.\.2026_11_30_14_00_00\.000000001\/id_ed25519\)/);
+    });
+  }
+});

@@ -1,0 +1,92 @@
+// checkLocalSshFiles: the two local SSH files, reached directly or through links, with safe owner and mode.
+import assert from 'node:assert/strict';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ComputeError } from '@occ-ssh/protocol';
+import type { SshComputeConfiguration } from './config/index.js';
+import { checkLocalSshFiles } from './preflight.js';
+
+const base = mkdtempSync(join(tmpdir(), 'occ-preflight-'));
+after(() => rmSync(base, { recursive: true, force: true }));
+let count = 0;
+
+/**
+ * The layout Kubernetes gives a mounted Secret: the files live in a timestamped directory, `..data`
+ * links to it, and each visible name links to `..data/<name>`.
+ */
+function secretMount(modes: { identity?: number; knownHosts?: number } = {}) {
+  const dir = join(base, `mount-${++count}`);
+  const stamped = join(dir, '..2026_11_30_14_00_00.000000001');
+  mkdirSync(stamped, { recursive: true });
+  writeFileSync(join(stamped, 'id_ed25519'), 'key\n', { mode: modes.identity ?? 0o600 });
+  writeFileSync(join(stamped, 'known_hosts'), 'host key\n', { mode: modes.knownHosts ?? 0o644 });
+  chmodSync(join(stamped, 'id_ed25519'), modes.identity ?? 0o600);
+  chmodSync(join(stamped, 'known_hosts'), modes.knownHosts ?? 0o644);
+  symlinkSync('..2026_11_30_14_00_00.000000001', join(dir, '..data'));
+  symlinkSync('..data/id_ed25519', join(dir, 'id_ed25519'));
+  symlinkSync('..data/known_hosts', join(dir, 'known_hosts'));
+  return { dir, identityFile: join(dir, 'id_ed25519'), knownHostsFile: join(dir, 'known_hosts'), stamped };
+}
+
+const config = (files: { identityFile: string; knownHostsFile: string }) =>
+  ({ ssh: { identityFile: files.identityFile, knownHostsFile: files.knownHostsFile, connectTimeoutSeconds: 10 } }) as unknown as SshComputeConfiguration;
+
+function refusal(files: { identityFile: string; knownHostsFile: string }, key: 'identityFile' | 'knownHostsFile'): ComputeError {
+  try {
+    checkLocalSshFiles(config(files));
+  } catch (error) {
+    assert.ok(error instanceof ComputeError);
+    assert.equal(error.code, 'configuration');
+    assert.equal(error.failure, 'permanent');
+    assert.equal(error.details.key, `drivers.compute.configuration.ssh.${key}`);
+    return error;
+  }
+  assert.fail('expected a refusal');
+}
+
+describe('checkLocalSshFiles', () => {
+  it('accepts files mounted from a Kubernetes Secret (links through ..data to regular files)', () => {
+    assert.doesNotThrow(() => checkLocalSshFiles(config(secretMount())));
+    assert.doesNotThrow(() => checkLocalSshFiles(config(secretMount({ identity: 0o400, knownHosts: 0o444 }))));
+  });
+
+  it('still refuses an identity readable by group or others behind the links, naming the target', () => {
+    for (const identity of [0o640, 0o604, 0o644, 0o440]) {
+      const mount = secretMount({ identity });
+      const error = refusal(mount, 'identityFile');
+      assert.match(error.message, /readable by group or others/);
+      assert.ok(error.message.includes(`through links to ${join(mount.stamped, 'id_ed25519')}`), error.message);
+    }
+  });
+
+  it('refuses a known_hosts file others may write (a planted host key)', () => {
+    for (const knownHosts of [0o664, 0o646]) assert.match(refusal(secretMount({ knownHosts }), 'knownHostsFile').message, /writable by group or others/);
+  });
+
+  it('refuses a link to a directory, a dangling link and a missing file', () => {
+    const mount = secretMount();
+    const toDir = join(mount.dir, 'to-dir');
+    symlinkSync('..data', toDir);
+    assert.match(refusal({ ...mount, identityFile: toDir }, 'identityFile').message, /is not a regular file \(through links to/);
+    const dangling = join(mount.dir, 'dangling');
+    symlinkSync('..data/nothing', dangling);
+    assert.match(refusal({ ...mount, knownHostsFile: dangling }, 'knownHostsFile').message, /does not exist/);
+    assert.match(refusal({ ...mount, identityFile: join(mount.dir, 'absent') }, 'identityFile').message, /does not exist/);
+  });
+
+  it('refuses a file owned by another user', { skip: process.geteuid?.() !== 0 && 'needs root to chown' }, () => {
+    const mount = secretMount();
+    chownSync(join(mount.stamped, 'id_ed25519'), 4321, 4321);
+    assert.match(refusal(mount, 'identityFile').message, /owned by uid 4321/);
+  });
+
+  it('accepts plain regular files with safe modes', () => {
+    const dir = join(base, 'plain');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'id'), 'key\n', { mode: 0o600 });
+    writeFileSync(join(dir, 'kh'), 'host key\n', { mode: 0o644 });
+    assert.doesNotThrow(() => checkLocalSshFiles(config({ identityFile: join(dir, 'id'), knownHostsFile: join(dir, 'kh') })));
+  });
+});
