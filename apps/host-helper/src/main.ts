@@ -13,6 +13,7 @@ import {
   type HelperTimings,
   type ResultLine,
 } from '@occ-ssh/protocol';
+import { audit } from './audit.js';
 import { dispatch } from './dispatch.js';
 import { Session } from './session.js';
 
@@ -54,6 +55,7 @@ async function main(argument: string | undefined, sealed: unknown): Promise<numb
     const message = failure.code === 'internal' ? `unexpected helper failure: ${describe(error)}` : failure.message;
     line = { ...base(), ok: false, error: { code: failure.code, message: message.slice(0, 2000), ...(failure.details.path ? { path: failure.details.path } : {}) } };
   }
+  if (op) await audit(op, line.ok ? 'ok' : line.error.code, Date.now() - session.startedAt);
   session.stop();
   await new Promise<void>((resolve) => process.stdout.write(formatLine(line), () => resolve()));
   return line.ok ? 0 : 1;

@@ -1,11 +1,15 @@
 // inventory: reads every marker under the root without changing anything; problems are reported, not thrown.
 import { agentMarker, namespaceMarker, revisionMarker, servedMarker, unitName } from '@occ-ssh/markers';
 import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
+import { AUDIT_IDENTIFIER } from '../audit.js';
 import type { OpContext } from '../context.js';
 import { listDir, lstatOrNull, readSymlink } from '../fsx.js';
 import { readMarker } from '../marker-io.js';
 import { probeReady } from '../readiness.js';
+import { runCommand } from '../system.js';
 import { activeState, isEnabled } from '../systemd.js';
+
+const RECENT_AUDIT_LINES = 10;
 
 type Problem = { path: string; message: string };
 
@@ -34,7 +38,17 @@ export async function inventory(ctx: OpContext): Promise<OperationResult<'invent
     }
     namespaces.push({ namespaceId: ns.namespaceId, namespaceName: ns.namespaceName, agents });
   }
-  return { namespaces, problems };
+  return { namespaces, problems, recentAudit: await recentAudit(problems) };
+}
+
+/** The journal's newest audit lines; a host whose journal cannot be read reports that, not a failure. */
+async function recentAudit(problems: Problem[]): Promise<string[]> {
+  const result = await runCommand('journalctl', ['--no-pager', '--quiet', '-o', 'short-iso', '-n', String(RECENT_AUDIT_LINES), '-t', AUDIT_IDENTIFIER], 10_000).catch(() => undefined);
+  if (result?.code !== 0) {
+    problems.push({ path: 'journal', message: `the audit lines (journalctl -t ${AUDIT_IDENTIFIER}) could not be read` });
+    return [];
+  }
+  return result.stdout.split('\n').filter((line) => line.trim() !== '').slice(-RECENT_AUDIT_LINES);
 }
 
 async function describeAgent(ctx: OpContext, dir: string, agent: NonNullable<ReturnType<typeof readMarker<typeof agentMarker>>>, problems: Problem[]): Promise<InventoryAgent> {

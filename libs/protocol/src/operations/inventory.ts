@@ -33,6 +33,8 @@ export const inventoryResult = z.strictObject({
   namespaces: z.array(inventoryNamespace),
   /** Anything that could not be read or did not verify; status reports it instead of failing. */
   problems: z.array(z.strictObject({ path: z.string(), message: z.string() })),
+  /** The newest audit lines of mutating operations on this host (journal identifier occ-ssh-helper), oldest first. */
+  recentAudit: z.array(z.string()),
 });
 
 export type InventoryResult = z.infer<typeof inventoryResult>;
