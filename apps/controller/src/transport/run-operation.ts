@@ -19,6 +19,7 @@ import {
 } from '@occ-ssh/protocol';
 import type { HelperArtifact } from '../helper-artifact.js';
 import type { CommandExecutor, ExecuteResult, HostTarget } from './executor.js';
+import { inHelperSpan, resourceAttributes } from '../telemetry.js';
 import { CAUSE_ADVICE } from './failure-cause.js';
 import { remoteCommand } from './remote-command.js';
 
@@ -62,9 +63,12 @@ export async function runOperation<O extends OperationName>(
   const sealed = sealOperation(encoded);
   const command = remoteCommand(request.runtime.nodePath, sealed.argument);
   if (request.signal?.aborted) throw new ComputeError('cancelled', `${request.operation} cancelled before it was sent`, details);
-  const exec = await executor.execute({ host: request.host, remoteCommand: command, stdin: helperInput(helper.bytes, sealed), timeoutMs, ...(request.signal ? { signal: request.signal } : {}) });
-  const result = interpret(exec, request.operation, requestId, expectedVersion, details, timeoutMs);
-  return { ...result, requestId, argumentBytes: encoded.length } as OperationOutcome<O>;
+  const call = { host: request.host.name, operation: request.operation, requestId, attributes: resourceAttributes(request.args as Parameters<typeof resourceAttributes>[0]) };
+  return inHelperSpan(call, async () => {
+    const exec = await executor.execute({ host: request.host, remoteCommand: command, stdin: helperInput(helper.bytes, sealed), timeoutMs, ...(request.signal ? { signal: request.signal } : {}) });
+    const result = interpret(exec, request.operation, requestId, expectedVersion, details, timeoutMs);
+    return { ...result, requestId, argumentBytes: encoded.length } as OperationOutcome<O>;
+  });
 }
 
 function encodeWithDetails(envelope: Envelope, details: OperationDetails): string {

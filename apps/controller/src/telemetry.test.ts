@@ -1,0 +1,83 @@
+// Traces and metrics as an embedding process sees them once it registers the OpenTelemetry SDK.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { context, metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ComputeError } from '@occ-ssh/protocol';
+import { FAKE_HELPER, FakeExecutor, HOST, RUNTIME, failureLine, okLine } from './testing/fakes.js';
+import { inMethodSpan } from './telemetry.js';
+import { runOperation } from './transport/run-operation.js';
+import { DRIVER_VERSION } from './version.js';
+
+const OWNER = { namespace: { id: 'ns-1', name: 'stable' }, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-1' } };
+
+describe('telemetry through @opentelemetry/api', () => {
+  const spans = new InMemorySpanExporter();
+  const exported = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  const reader = new PeriodicExportingMetricReader({ exporter: exported, exportIntervalMillis: 3_600_000 });
+  const meters = new MeterProvider({ readers: [reader] });
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+
+  before(() => {
+    context.setGlobalContextManager(contextManager);
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
+    metrics.setGlobalMeterProvider(meters);
+  });
+  after(() => {
+    trace.disable();
+    metrics.disable();
+    context.disable();
+  });
+
+  async function metricPoints(name: string): Promise<DataPoint<unknown>[]> {
+    await reader.forceFlush();
+    const all = exported.getMetrics().at(-1)?.scopeMetrics.flatMap((s) => s.metrics) ?? [];
+    return all.find((m) => m.descriptor.name === name)?.dataPoints ?? [];
+  }
+
+  it('one span per driver method, a child span per helper call, and the four instruments', async () => {
+    const executor = new FakeExecutor((envelope) =>
+      envelope.operation === 'ensure-namespace'
+        ? { stdout: okLine(envelope) }
+        : { stdout: failureLine(envelope, 'ownership', 'foreign Agent marker', '/var/lib/openclaw-enterprise/x/agent.json'), exitCode: 1 },
+    );
+    const call = <O extends 'ensure-namespace' | 'stop-revision'>(operation: O, args: unknown) =>
+      runOperation(executor, FAKE_HELPER, DRIVER_VERSION, { operation, args: args as never, host: HOST, runtime: RUNTIME });
+
+    await inMethodSpan('ensureNamespace', { 'occ_ssh.namespace_id': 'ns-1' }, () => call('ensure-namespace', { namespace: OWNER.namespace }));
+    const failed = await inMethodSpan('stopRevision', {}, () => call('stop-revision', { owner: OWNER, revision: { id: 'rev-1', number: 1 } })).catch((e: unknown) => e);
+    assert.ok(failed instanceof ComputeError);
+
+    const finished = spans.getFinishedSpans();
+    const byName = new Map(finished.map((s) => [s.name, s]));
+    const method = byName.get('occ_ssh ensureNamespace')!;
+    const helper = byName.get('occ_ssh.helper ensure-namespace')!;
+    assert.equal(helper.parentSpanContext?.spanId, method.spanContext().spanId, 'the helper call is a child of the method');
+    assert.equal(helper.attributes['occ_ssh.host'], 'stable');
+    assert.equal(helper.attributes['occ_ssh.namespace_id'], 'ns-1');
+    assert.equal(helper.attributes['occ_ssh.outcome'], 'ok');
+    assert.equal(helper.attributes['occ_ssh.lock_wait_ms'], 1);
+    assert.equal(helper.attributes['occ_ssh.lock_hold_ms'], 5);
+    assert.match(String(helper.attributes['occ_ssh.request_id']), /^[0-9a-f-]{36}$/);
+    assert.equal(helper.attributes['occ_ssh.request_id'], executor.calls[0]!.envelope.requestId);
+
+    const stop = byName.get('occ_ssh.helper stop-revision')!;
+    assert.equal(stop.attributes['occ_ssh.outcome'], 'ownership');
+    assert.equal(stop.attributes['occ_ssh.agent_id'], 'agent-1');
+    assert.equal(stop.attributes['occ_ssh.revision_id'], 'rev-1');
+    assert.equal(stop.status.code, 2);
+    assert.equal(byName.get('occ_ssh stopRevision')!.attributes['occ_ssh.failure'], 'permanent');
+    for (const span of finished) assert.doesNotMatch(JSON.stringify(span.attributes), /password|opaque-|document/);
+
+    const durations = await metricPoints('occ_ssh.operation.duration');
+    assert.deepEqual(durations.map((p) => [p.attributes['occ_ssh.operation'], p.attributes['occ_ssh.outcome'], (p.value as Histogram).count]).sort(), [['ensure-namespace', 'ok', 1], ['stop-revision', 'ownership', 1]]);
+    const failures = await metricPoints('occ_ssh.operation.failures');
+    assert.deepEqual(failures.map((p) => [p.attributes['occ_ssh.code'], p.value]), [['ownership', 1]]);
+    const lock = await metricPoints('occ_ssh.lock.wait');
+    assert.deepEqual(lock.map((p) => (p.value as Histogram).count), [1]);
+    const inFlight = await metricPoints('occ_ssh.operations.in_flight');
+    assert.deepEqual(inFlight.map((p) => [p.attributes['occ_ssh.host'], p.value]), [['stable', 0]]);
+  });
+});

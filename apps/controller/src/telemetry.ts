@@ -1,0 +1,118 @@
+// Traces and metrics through @opentelemetry/api only: a no-op until the embedding process (OCC)
+// registers an SDK. One span per driver method, a child span per helper invocation, and four
+// instruments: operation duration, failures by code, lock wait and operations in flight per host.
+import { SpanStatusCode, metrics, trace, type Attributes, type Histogram, type Meter, type MeterProvider, type Span, type UpDownCounter, type Counter } from '@opentelemetry/api';
+import { toComputeError } from '@occ-ssh/protocol';
+import { DRIVER_VERSION } from './version.js';
+
+export const INSTRUMENTATION_NAME = 'occ-ssh-compute';
+
+interface Instruments {
+  duration: Histogram;
+  failures: Counter;
+  lockWait: Histogram;
+  inFlight: UpDownCounter;
+}
+
+/** The metrics API has no proxy provider: instruments are made from whichever provider is global now. */
+let cached: { provider: MeterProvider; instruments: Instruments } | undefined;
+
+function instruments(): Instruments {
+  const provider = metrics.getMeterProvider();
+  if (cached?.provider === provider) return cached.instruments;
+  const meter: Meter = provider.getMeter(INSTRUMENTATION_NAME, DRIVER_VERSION);
+  const made = {
+    duration: meter.createHistogram('occ_ssh.operation.duration', { unit: 's', description: 'Duration of one helper operation on a host, by outcome' }),
+    failures: meter.createCounter('occ_ssh.operation.failures', { description: 'Helper operations that failed, by error code' }),
+    lockWait: meter.createHistogram('occ_ssh.lock.wait', { unit: 's', description: 'Time a mutating helper operation waited for the host lock' }),
+    inFlight: meter.createUpDownCounter('occ_ssh.operations.in_flight', { description: 'Helper operations running now, per host' }),
+  };
+  cached = { provider, instruments: made };
+  return made;
+}
+
+const tracer = () => trace.getTracer(INSTRUMENTATION_NAME, DRIVER_VERSION);
+
+/** Resource IDs as span attributes, from whatever resources an input carries. */
+export function resourceAttributes(resources: { namespace?: { id?: string }; namespaceId?: string; agentId?: string; agent?: { id?: string }; id?: string; owner?: { namespace?: { id?: string }; agent?: { id?: string } }; revision?: { id?: string } }, revisionId?: string): Attributes {
+  const attributes: Attributes = {};
+  const namespace = resources.namespaceId ?? resources.namespace?.id ?? resources.owner?.namespace?.id;
+  const agent = resources.agentId ?? resources.agent?.id ?? resources.owner?.agent?.id;
+  const revision = revisionId ?? resources.revision?.id;
+  if (namespace) attributes['occ_ssh.namespace_id'] = namespace;
+  if (agent) attributes['occ_ssh.agent_id'] = agent;
+  if (revision) attributes['occ_ssh.revision_id'] = revision;
+  return attributes;
+}
+
+function outcomeOf(error: unknown): string {
+  return toComputeError(error).code;
+}
+
+function endWith(span: Span, error: unknown): void {
+  if (error === undefined) {
+    span.setAttribute('occ_ssh.outcome', 'ok');
+    span.setStatus({ code: SpanStatusCode.OK });
+  } else {
+    const failure = toComputeError(error);
+    span.setAttributes({ 'occ_ssh.outcome': failure.code, 'occ_ssh.failure': failure.failure, ...(failure.details.requestId ? { 'occ_ssh.request_id': failure.details.requestId } : {}) });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.code });
+  }
+  span.end();
+}
+
+/** A span around one driver method (OCC's call), parent of its helper invocations. */
+export async function inMethodSpan<T>(method: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
+  return tracer().startActiveSpan(`occ_ssh ${method}`, { attributes: { 'occ_ssh.method': method, ...attributes } }, async (span) => {
+    try {
+      const value = await work();
+      endWith(span, undefined);
+      return value;
+    } catch (error) {
+      endWith(span, error);
+      throw error;
+    }
+  });
+}
+
+export interface HelperCall {
+  host: string;
+  operation: string;
+  requestId: string;
+  attributes: Attributes;
+}
+
+export interface HelperCallTimings {
+  lockWaitMs?: number | undefined;
+  lockHoldMs?: number | undefined;
+}
+
+/** A span and the metrics of one helper invocation on one host. */
+export async function inHelperSpan<T extends { timings?: HelperCallTimings }>(call: HelperCall, work: () => Promise<T>): Promise<T> {
+  const base = { 'occ_ssh.host': call.host, 'occ_ssh.operation': call.operation };
+  const { duration, failures, lockWait, inFlight } = instruments();
+  const started = performance.now();
+  inFlight.add(1, { 'occ_ssh.host': call.host });
+  return tracer().startActiveSpan(`occ_ssh.helper ${call.operation}`, { attributes: { ...base, 'occ_ssh.request_id': call.requestId, ...call.attributes } }, async (span) => {
+    try {
+      const value = await work();
+      const { lockWaitMs, lockHoldMs } = value.timings ?? {};
+      if (lockWaitMs !== undefined) {
+        span.setAttribute('occ_ssh.lock_wait_ms', lockWaitMs);
+        lockWait.record(lockWaitMs / 1000, base);
+      }
+      if (lockHoldMs !== undefined) span.setAttribute('occ_ssh.lock_hold_ms', lockHoldMs);
+      duration.record((performance.now() - started) / 1000, { ...base, 'occ_ssh.outcome': 'ok' });
+      endWith(span, undefined);
+      return value;
+    } catch (error) {
+      const code = outcomeOf(error);
+      duration.record((performance.now() - started) / 1000, { ...base, 'occ_ssh.outcome': code });
+      failures.add(1, { ...base, 'occ_ssh.code': code });
+      endWith(span, error);
+      throw error;
+    } finally {
+      inFlight.add(-1, { 'occ_ssh.host': call.host });
+    }
+  });
+}
