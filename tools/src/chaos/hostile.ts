@@ -275,6 +275,17 @@ const CASES: HostileCase[] = [
     watch: [['/root', 'full']],
   },
   {
+    name: 'an activation older than the current revision (a late worker)',
+    core: true,
+    setup: async (ctx) => {
+      await staged(ctx);
+      const ops: [OperationName, unknown][] = [['prepare-revision', ctx.p2], ['activate-revision', activateArgs(ctx.p2)]];
+      const steps = await runSteps(ctx.link, ops.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(ctx.link, operation, args as never)) })));
+      if (!steps.every((step) => helperOf(step).line?.ok)) throw new Error('could not activate the newer revision');
+    },
+    attempts: [activate1],
+  },
+  {
     name: 'the Namespace directory is a link',
     setup: async (ctx) => {
       await ctx.link.run(['sh', '-c', `mkdir -p /var/tmp/elsewhere && ln -sfn /var/tmp/elsewhere ${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}`]);

@@ -1,14 +1,15 @@
 // prepare-revision: the Agent's account, port, directories and immutable snapshot.
 // Leaves the unit, `current` and the running gateway untouched, so a failed OCC commit cuts nothing over.
-import { revisionMarker, sha256Hex, type RevisionMarker } from '@occ-ssh/markers';
+import { sha256Hex, type RevisionMarker } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { ensureAccount } from '../accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { ROOT_PRIVATE_DIR, ensureDir, listDir, ownershipError, sweepTemps, writeFileAtomic } from '../fsx.js';
-import { readMarker, writeMarker } from '../marker-io.js';
-import { agentOwnerFields, readAgent, readRevision, readServed, verifyNamespace, verifySnapshot } from '../ownership.js';
+import { writeMarker } from '../marker-io.js';
+import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot } from '../ownership.js';
 import { ensurePasswordFile } from '../password.js';
 import { allocatePort } from '../ports.js';
+import { isSuperseded } from '../revision-order.js';
 
 type Args = OperationArgs<'prepare-revision'>;
 
@@ -41,7 +42,8 @@ export async function prepareRevision(ctx: OpContext, args: Args): Promise<Opera
   ensureDir(layout.revisions, ROOT_PRIVATE_DIR);
 
   const result = { port, account };
-  if (isSuperseded(args, layout)) return { ...result, ready: false, reason: 'superseded', snapshot: 'skipped' };
+  refuseSameNumber(args, layout);
+  if (isSuperseded(layout, owner, revision)) return { ...result, ready: false, reason: 'superseded', snapshot: 'skipped' };
   if (configuration.auth !== 'trusted-proxy') {
     ctx.session.checkpoint();
     ensurePasswordFile(layout.passwordFile);
@@ -55,26 +57,15 @@ function refuseForeignLeftovers(dir: string): void {
   if (leftovers.length > 0) throw ownershipError(dir, 'Agent directory exists without its Agent marker; refusing to adopt it');
 }
 
-/**
- * A candidate older than any revision already staged or served answers not-ready; the same
- * number under a different revision ID is an ownership conflict.
- */
-function isSuperseded(args: Args, layout: ReturnType<typeof agentPaths>): boolean {
-  let newest = readServed(layout, args.owner)?.revisionNumber ?? 0;
+/** The same number under a different revision ID is an ownership conflict. */
+function refuseSameNumber(args: Args, layout: ReturnType<typeof agentPaths>): void {
   for (const name of listDir(layout.revisions)) {
     if (name.startsWith('.')) continue;
-    const path = `${layout.revisions}/${name}/revision.json`;
-    const marker = readMarker(path, revisionMarker);
-    if (!marker) continue;
-    if (marker.namespaceId !== args.owner.namespace.id || marker.agentId !== args.owner.agent.id) {
-      throw ownershipError(path, 'revision marker belongs to a different Agent');
+    const { marker } = readRevisionDir(layout, name, args.owner);
+    if (marker && marker.revisionNumber === args.revision.number && marker.revisionId !== args.revision.id) {
+      throw ownershipError(`${layout.revisions}/${name}/revision.json`, `revision number ${args.revision.number} is already staged under a different revision ID`);
     }
-    if (marker.revisionNumber === args.revision.number && marker.revisionId !== args.revision.id) {
-      throw ownershipError(path, `revision number ${args.revision.number} is already staged under a different revision ID`);
-    }
-    newest = Math.max(newest, marker.revisionNumber);
   }
-  return newest > args.revision.number;
 }
 
 /** Writes openclaw.json, then revision.json last: the marker is the commit point of a snapshot. */

@@ -1,0 +1,56 @@
+// Real-host proof that the helper refuses what it does not own, validates a whole set before its
+// first effect, and never moves an Agent to an older revision.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { accountName, agentHash, agentLayout, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
+import type { AgentOwner } from '@occ-ssh/protocol';
+import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { ROOT, UNIT_DIR, activateArgs, exists, fails, ok, owner, prepareArgs } from './testing/remote.js';
+
+describe('fail closed on a real host', () => {
+  let host: TestHost;
+  const sh = (script: string) => host.run(['sh', '-c', script]);
+  const layoutOf = (who: AgentOwner) => agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
+  const accountOf = (who: AgentOwner) => accountName('openclaw', who.namespace.id, who.agent.id);
+  const hasUser = async (who: AgentOwner) => (await host.exec(['getent', 'passwd', accountOf(who)])).code === 0;
+  const unitState = async (who: AgentOwner) => (await host.exec(['systemctl', 'is-active', layoutOf(who).unitName])).stdout.trim();
+  const mainPid = async (who: AgentOwner) => (await host.run(['systemctl', 'show', '--property=MainPID', '--value', layoutOf(who).unitName])).trim();
+  const fingerprint = (paths: string[]) => sh(`for p in ${paths.join(' ')}; do stat -c '%n %U:%G %a %s %Y' $p; sha256sum $p; done 2>&1`);
+  const treeHash = () => sh(`find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %l\\n' 2>/dev/null | sort | sha256sum; getent passwd | sha256sum; getent group | sha256sum`);
+  /** Prepares (and optionally activates) revision `number` of an Agent whose Namespace exists. */
+  const deploy = async (who: AgentOwner, number: number, activate = true) => {
+    await ok(host, 'prepare-revision', prepareArgs(who, number));
+    if (activate) await ok(host, 'activate-revision', activateArgs(prepareArgs(who, number)));
+  };
+
+  before(async () => {
+    host = await startTestHost({ name: 'hfail' });
+  });
+  after(() => host?.down());
+
+  test('a newer revision staged but never activated does not supersede the current one', async () => {
+    const who = owner('order', 'order');
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    await deploy(who, 1);
+    await deploy(who, 2, false);
+    const again = await ok(host, 'prepare-revision', prepareArgs(who, 1));
+    assert.deepEqual([again.ready, again.snapshot], [true, 'verified'], 'OCC re-preparing its active revision is answered ready');
+    await ok(host, 'activate-revision', activateArgs(prepareArgs(who, 2)));
+    const late = await ok(host, 'prepare-revision', prepareArgs(who, 1));
+    assert.deepEqual([late.ready, late.ready ? '' : late.reason], [false, 'superseded'], 'older than the current revision');
+  });
+
+  test('activating a revision older than the current one is refused, with current, unit and gateway untouched', async () => {
+    const who = owner('order', 'order');
+    const layout = layoutOf(who);
+    const before = { files: await fingerprint([layout.unitFile, layout.served]), current: await host.run(['readlink', layout.current]), pid: await mainPid(who) };
+    const error = await fails(host, 'activate-revision', activateArgs(prepareArgs(who, 1)));
+    assert.deepEqual([error.code, error.path], ['ownership', layout.current]);
+    assert.match(error.message, /revision 1 is not newer than revision 2/);
+    assert.equal(await host.run(['readlink', layout.current]), before.current);
+    assert.equal(await fingerprint([layout.unitFile, layout.served]), before.files);
+    assert.equal(await mainPid(who), before.pid, 'the gateway was not restarted');
+    await deploy(who, 3);
+    assert.equal((JSON.parse(await host.run(['cat', layout.served])) as { revisionNumber: number }).revisionNumber, 3, 'recovery goes forward with a new revision');
+  });
+});
