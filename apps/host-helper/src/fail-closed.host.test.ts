@@ -28,6 +28,24 @@ describe('fail closed on a real host', () => {
   });
   after(() => host?.down());
 
+  test('a Namespace directory without its marker is refused and no marker is written; an interrupted creation is swept', async () => {
+    const who = owner('nomarker', 'nomarker');
+    const ns = namespaceLayout(ROOT, who.namespace.id);
+    await ok(host, 'ensure-namespace', { namespace: owner('base').namespace });
+    await host.run(['mkdir', '-m', '711', ns.dir, ns.agents]);
+    const error = await fails(host, 'ensure-namespace', { namespace: who.namespace });
+    assert.deepEqual([error.code, error.path], ['ownership', ns.marker]);
+    assert.equal(await exists(host, ns.marker), false);
+
+    await host.run(['rm', '-r', ns.dir]);
+    const leftover = `${ROOT}/namespaces/.${ns.dir.split('/').pop()}.tmp-0123456789ab`;
+    await host.run(['mkdir', '-m', '700', leftover]);
+    assert.deepEqual(await ok(host, 'ensure-namespace', { namespace: who.namespace }), { created: true });
+    assert.equal(await exists(host, leftover), false, 'the temp directory of an interrupted creation is swept');
+    assert.equal((await host.run(['stat', '-c', '%U:%G %a', ns.dir, ns.marker, ns.agents])).trim(), 'root:root 711\nroot:root 600\nroot:root 711');
+    await ok(host, 'delete-namespace', { namespace: who.namespace });
+  });
+
   test('a newer revision staged but never activated does not supersede the current one', async () => {
     const who = owner('order', 'order');
     await ok(host, 'ensure-namespace', { namespace: who.namespace });
