@@ -46,6 +46,55 @@ describe('fail closed on a real host', () => {
     await ok(host, 'delete-namespace', { namespace: who.namespace });
   });
 
+  test('delete-namespace validates every account, revision and snapshot before it stops anything', async () => {
+    const a = owner('dva', 'dval');
+    const b = { ...owner('dvb', 'dval'), namespace: a.namespace };
+    await ok(host, 'ensure-namespace', { namespace: a.namespace });
+    await deploy(a, 1);
+    await deploy(b, 1, false);
+    const configB = revisionLayout(layoutOf(b).dir, prepareArgs(b, 1).revision.id);
+    const before = { pid: await mainPid(a), unit: await host.run(['sha256sum', layoutOf(a).unitFile]) };
+    const original = { b: await host.run(['cat', layoutOf(b).marker]) };
+    const faults: [string, () => Promise<unknown>, () => Promise<unknown>, string][] = [
+      ['changed snapshot', () => sh(`printf ' ' >> ${configB.config}`), () => sh(`truncate -s -1 ${configB.config}`), configB.config],
+      ['revision directory renamed', () => host.run(['mv', configB.dir, `${layoutOf(b).revisions}/0123456789ab`]), () => host.run(['mv', `${layoutOf(b).revisions}/0123456789ab`, configB.dir]), `${layoutOf(b).revisions}/0123456789ab/revision.json`],
+      ['reused UID', () => host.run(['usermod', '-u', '4343', accountOf(b)]), () => host.run(['usermod', '-u', String(JSON.parse(original.b).uid), accountOf(b)]), `${ROOT}/accounts/${accountOf(b)}.json`],
+      ['account marker missing', () => host.run(['mv', `${ROOT}/accounts/${accountOf(b)}.json`, '/root/moved.json']), () => host.run(['mv', '/root/moved.json', `${ROOT}/accounts/${accountOf(b)}.json`]), `${ROOT}/accounts/${accountOf(b)}.json`],
+    ];
+    for (const [name, plant, undo, path] of faults) {
+      await plant();
+      const tree = await treeHash();
+      const error = await fails(host, 'delete-namespace', { namespace: a.namespace });
+      assert.deepEqual([error.code, error.path], ['ownership', path], name);
+      assert.equal(await unitState(a), 'active', `${name}: no gateway was stopped`);
+      assert.equal(await mainPid(a), before.pid, name);
+      assert.equal(await treeHash(), tree, `${name}: nothing was disabled or removed`);
+      await undo();
+    }
+    assert.equal(await host.run(['sha256sum', layoutOf(a).unitFile]), before.unit);
+    assert.equal((await ok(host, 'delete-namespace', { namespace: a.namespace })).agentsRemoved, 2, 'deletion goes ahead once the set is sound');
+  });
+
+  test('stop- and retire-revision refuse a changed snapshot and leave it, the unit and current in place', async () => {
+    const who = owner('stopchg', 'stopchg');
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    await deploy(who, 1);
+    const rev = revisionLayout(layoutOf(who).dir, prepareArgs(who, 1).revision.id);
+    await sh(`printf ' ' >> ${rev.config}`);
+    const kept = [rev.config, rev.marker, layoutOf(who).served, layoutOf(who).unitFile];
+    const before = { files: await fingerprint(kept), current: await host.run(['readlink', layoutOf(who).current]), pid: await mainPid(who) };
+    for (const operation of ['stop-revision', 'retire-revision'] as const) {
+      const error = await fails(host, operation, { owner: who, revision: prepareArgs(who, 1).revision });
+      assert.deepEqual([error.code, error.path], ['ownership', rev.config], operation);
+    }
+    assert.equal(await fingerprint(kept), before.files, 'the changed snapshot is left for inspection');
+    assert.equal(await host.run(['readlink', layoutOf(who).current]), before.current);
+    assert.equal(await unitState(who), 'active');
+    assert.equal(await mainPid(who), before.pid);
+    await sh(`truncate -s -1 ${rev.config}`);
+    await ok(host, 'delete-namespace', { namespace: who.namespace });
+  });
+
   test('a newer revision staged but never activated does not supersede the current one', async () => {
     const who = owner('order', 'order');
     await ok(host, 'ensure-namespace', { namespace: who.namespace });

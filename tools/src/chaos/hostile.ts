@@ -1,7 +1,8 @@
 // Section e: hostile host state. Foreign or edited markers, changed snapshots, links where the
 // driver expects files or directories, unit files it did not write, squatted account names and
-// reused UIDs: each must be refused with an `ownership` error, adopt nothing and write nothing
-// (tree hash unchanged). Links an Agent plants inside its own home/ and state/ must never be
+// reused UIDs, a Namespace directory without its marker and an activation older than the current
+// revision: each must be refused with an `ownership` error, adopt nothing and
+// write nothing (tree hash unchanged). Links an Agent plants inside its own home/ and state/ must never be
 // followed: prepare, activate and delete succeed and the link targets stay exactly as they were.
 import { accountName, agentLayout, markerText, nsHash, revisionLayout, unitOwnershipHeader, type AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs, OperationName } from '@occ-ssh/protocol';
@@ -58,6 +59,8 @@ const prepare2: Attempt = ['prepare-revision', (ctx) => ctx.p2];
 const activate1: Attempt = ['activate-revision', (ctx) => activateArgs(ctx.p1)];
 const ensureNs: Attempt = ['ensure-namespace', (ctx) => ({ namespace: ctx.owner.namespace })];
 const deleteNs: Attempt = ['delete-namespace', (ctx) => ({ namespace: ctx.owner.namespace })];
+const stop1: Attempt = ['stop-revision', (ctx) => ({ owner: ctx.owner, revision: ctx.p1.revision })];
+const retire1: Attempt = ['retire-revision', (ctx) => ({ owner: ctx.owner, revision: ctx.p1.revision })];
 
 /** The Agent staged (and optionally serving) the ordinary way, in one round trip. */
 async function staged(ctx: Ctx, activate = false): Promise<void> {
@@ -157,7 +160,16 @@ const CASES: HostileCase[] = [
       await staged(ctx);
       await ctx.link.run(['sh', '-c', `printf ' ' >> ${revisionLayout(ctx.layout.dir, ctx.p1.revision.id).config}`]);
     },
-    attempts: [activate1, prepare1],
+    attempts: [activate1, prepare1, stop1, retire1, deleteNs],
+  },
+  {
+    name: 'revision directory renamed away from its revision ID',
+    setup: async (ctx) => {
+      await staged(ctx);
+      const dir = revisionLayout(ctx.layout.dir, ctx.p1.revision.id).dir;
+      await ctx.link.run(['mv', dir, `${ctx.layout.revisions}/0123456789ab`]);
+    },
+    attempts: [prepare2, activate1, deleteNs],
   },
   {
     name: 'snapshot replaced by a link to /etc/passwd',
@@ -202,22 +214,15 @@ const CASES: HostileCase[] = [
       await ctx.link.run(['systemctl', 'stop', ctx.layout.unitName]);
       await ctx.link.run(['usermod', '-u', '4343', ctx.account]);
     },
-    attempts: [prepare2, activate1],
-    // delete-namespace validates Agents, revisions and units before it stops anything, but compares
-    // account UIDs only when it reaches the accounts: the Namespace tree is gone by then.
-    after: async (ctx) => {
-      const outcome = await call(ctx.link, 'delete-namespace', { namespace: ctx.owner.namespace }, { mux: true });
-      const problems: string[] = [];
-      if (outcome.line?.ok !== false || outcome.line.error.code !== 'ownership') problems.push(`delete-namespace was not refused with ownership: ${outcome.line?.ok ? 'succeeded' : (outcome.line?.error.code ?? 'no result line')}`);
-      const user = (await ctx.link.exec(['getent', 'passwd', ctx.account])).stdout.split(':')[2];
-      if (user !== '4343') problems.push('the account with the reused UID was removed or changed');
-      if ((await ctx.link.exec(['test', '-f', `${ROOT}/accounts/${ctx.account}.json`])).code !== 0) problems.push('the account marker was removed');
-      const treeGone = (await ctx.link.exec(['test', '-e', `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}`])).code !== 0;
-      return {
-        problems,
-        observation: `delete-namespace refused the account with ownership and kept it and its marker, ${treeGone ? 'after it had already stopped the unit and removed the Namespace tree' : 'with the Namespace tree still in place'}`,
-      };
+    attempts: [prepare2, activate1, stop1, retire1, deleteNs],
+  },
+  {
+    name: 'the Agent account marker removed',
+    setup: async (ctx) => {
+      await staged(ctx);
+      await ctx.link.run(['rm', `${ROOT}/accounts/${ctx.account}.json`]);
     },
+    attempts: [prepare2, activate1, deleteNs],
   },
   {
     name: 'a unit file without the ownership header',
@@ -273,6 +278,14 @@ const CASES: HostileCase[] = [
     },
     attempts: [prepare2],
     watch: [['/root', 'full']],
+  },
+  {
+    name: 'a Namespace directory without its marker',
+    setup: async (ctx) => {
+      const dir = `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}`;
+      await ctx.link.run(['mkdir', '-m', '711', dir, `${dir}/agents`]);
+    },
+    attempts: [ensureNs, prepare1],
   },
   {
     name: 'an activation older than the current revision (a late worker)',
