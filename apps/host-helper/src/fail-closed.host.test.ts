@@ -46,6 +46,70 @@ describe('fail closed on a real host', () => {
     await ok(host, 'delete-namespace', { namespace: who.namespace });
   });
 
+  test('prepare verifies the ownership header of an existing unit file, for a known and a new Agent', async () => {
+    const known = owner('unitk', 'unitk');
+    const fresh = { ...owner('unitn', 'unitk'), namespace: known.namespace };
+    await ok(host, 'ensure-namespace', { namespace: known.namespace });
+    await deploy(known, 1, false);
+    for (const who of [known, fresh]) {
+      await host.run(['install', '-m', '644', '/dev/stdin', layoutOf(who).unitFile], { input: '[Service]\nExecStart=/bin/true\n' });
+    }
+    const before = await treeHash();
+    for (const who of [known, fresh]) {
+      const error = await fails(host, 'prepare-revision', prepareArgs(who, 2));
+      assert.deepEqual([error.code, error.path], ['ownership', layoutOf(who).unitFile]);
+    }
+    assert.equal(await treeHash(), before, 'nothing was created or changed');
+    assert.equal(await hasUser(fresh), false);
+    await host.run(['rm', layoutOf(known).unitFile, layoutOf(fresh).unitFile]);
+    await ok(host, 'delete-namespace', { namespace: known.namespace });
+  });
+
+  test('a prepare of an Agent whose account marker vanished is refused without creating an account', async () => {
+    const who = owner('noacct', 'noacct');
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    await deploy(who, 1, false);
+    await host.run(['userdel', accountOf(who)]);
+    await host.run(['rm', `${ROOT}/accounts/${accountOf(who)}.json`]);
+    const error = await fails(host, 'prepare-revision', prepareArgs(who, 2));
+    assert.deepEqual([error.code, error.path], ['ownership', `${ROOT}/accounts/${accountOf(who)}.json`]);
+    assert.equal(await hasUser(who), false, 'no account was created for an Agent that already has a marker');
+    assert.equal(await exists(host, `${ROOT}/accounts/${accountOf(who)}.json`), false);
+    await host.run(['rm', '-r', namespaceLayout(ROOT, who.namespace.id).dir]);
+  });
+
+  test('the port scan fails closed on a Namespace without its marker, an Agent without its marker and two Agents on one port', async () => {
+    const a = owner('porta', 'ports');
+    const b = { ...owner('portb', 'ports'), namespace: a.namespace };
+    const newcomer = owner('portnew', 'portnew');
+    for (const who of [a, newcomer]) await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    await deploy(a, 1, false);
+    await deploy(b, 1, false);
+    const stray = namespaceLayout(ROOT, 'ns-stray');
+    const strayAgent = `${namespaceLayout(ROOT, a.namespace.id).agents}/${agentHash('agent-stray')}`;
+    const portOf = async (who: AgentOwner) => (JSON.parse(await host.run(['cat', layoutOf(who).marker])) as { port: number }).port;
+    const original = await host.run(['cat', layoutOf(b).marker]);
+    const [portA, portB] = [await portOf(a), await portOf(b)];
+    const faults: [string, () => Promise<unknown>, () => Promise<unknown>, string[], RegExp][] = [
+      ['Namespace without marker', () => host.run(['mkdir', '-m', '711', stray.dir]), () => host.run(['rm', '-r', stray.dir]), [stray.marker], /Namespace directory has no marker/],
+      ['Agent without marker', () => host.run(['mkdir', '-m', '711', strayAgent]), () => host.run(['rm', '-r', strayAgent]), [`${strayAgent}/agent.json`], /Agent directory has no marker/],
+      ['two Agents on one port', () => host.run(['sed', '-i', `s/"port": ${portB}/"port": ${portA}/`, layoutOf(b).marker]), () => host.run(['tee', layoutOf(b).marker], { input: original }), [layoutOf(a).marker, layoutOf(b).marker], new RegExp(`records port ${portA}, which .* records too`)],
+    ];
+    for (const [name, plant, undo, paths, message] of faults) {
+      await plant();
+      const before = await treeHash();
+      const error = await fails(host, 'prepare-revision', prepareArgs(newcomer, 1));
+      assert.equal(error.code, 'ownership', name);
+      assert.ok(paths.includes(error.path ?? ''), `${name}: ${error.path}`);
+      assert.match(error.message, message, name);
+      assert.equal(await treeHash(), before, `${name}: nothing was created`);
+      assert.equal(await hasUser(newcomer), false, name);
+      await undo();
+    }
+    assert.equal((await ok(host, 'prepare-revision', prepareArgs(newcomer, 1))).ready, true, 'allocation works again once the host is sound');
+    for (const who of [a, newcomer]) await ok(host, 'delete-namespace', { namespace: who.namespace });
+  });
+
   test('delete-namespace validates every account, revision and snapshot before it stops anything', async () => {
     const a = owner('dva', 'dval');
     const b = { ...owner('dvb', 'dval'), namespace: a.namespace };

@@ -1,10 +1,10 @@
 // Section e: hostile host state. Foreign or edited markers, changed snapshots, links where the
 // driver expects files or directories, unit files it did not write, squatted account names and
-// reused UIDs, a Namespace directory without its marker and an activation older than the current
-// revision: each must be refused with an `ownership` error, adopt nothing and
+// reused UIDs, directories without their markers, two Agents on one port and an activation older
+// than the current revision: each must be refused with an `ownership` error, adopt nothing and
 // write nothing (tree hash unchanged). Links an Agent plants inside its own home/ and state/ must never be
 // followed: prepare, activate and delete succeed and the link targets stay exactly as they were.
-import { accountName, agentLayout, markerText, nsHash, revisionLayout, unitOwnershipHeader, type AgentLayout } from '@occ-ssh/markers';
+import { accountName, agentHash, agentLayout, markerText, nsHash, revisionLayout, unitOwnershipHeader, type AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs, OperationName } from '@occ-ssh/protocol';
 import { encodeArgument } from '@occ-ssh/protocol';
 import { helperOf, runSteps, shOf, TREE_HASH } from './collector.js';
@@ -61,6 +61,9 @@ const ensureNs: Attempt = ['ensure-namespace', (ctx) => ({ namespace: ctx.owner.
 const deleteNs: Attempt = ['delete-namespace', (ctx) => ({ namespace: ctx.owner.namespace })];
 const stop1: Attempt = ['stop-revision', (ctx) => ({ owner: ctx.owner, revision: ctx.p1.revision })];
 const retire1: Attempt = ['retire-revision', (ctx) => ({ owner: ctx.owner, revision: ctx.p1.revision })];
+/** A new Agent in the same Namespace: its prepare is the one that scans every marker for a free port. */
+const newcomer = (ctx: Ctx): AgentOwner => ({ ...ownerOf(`${ctx.owner.agent.id.slice('agent-'.length)}-new`), namespace: ctx.owner.namespace });
+const prepareNewcomer: Attempt = ['prepare-revision', (ctx) => prepareArgs(newcomer(ctx), 1)];
 
 /** The Agent staged (and optionally serving) the ordinary way, in one round trip. */
 async function staged(ctx: Ctx, activate = false): Promise<void> {
@@ -288,6 +291,27 @@ const CASES: HostileCase[] = [
     attempts: [ensureNs, prepare1],
   },
   {
+    name: 'an Agent directory without its marker beside a new Agent',
+    setup: async (ctx) => {
+      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { mux: true });
+      await ctx.link.run(['mkdir', '-m', '711', `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}/agents/${agentHash(foreign(ctx).agent.id)}`]);
+    },
+    attempts: [prepare1],
+  },
+  {
+    name: 'two Agents recording one port',
+    core: true,
+    setup: async (ctx) => {
+      await staged(ctx);
+      const { port } = JSON.parse(await ctx.link.run(['cat', ctx.layout.marker])) as { port: number };
+      const other = { ...foreign(ctx), namespace: ctx.owner.namespace };
+      const dir = `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}/agents/${agentHash(other.agent.id)}`;
+      await ctx.link.run(['mkdir', '-m', '711', dir]);
+      await ctx.plant(`${dir}/agent.json`, agentMarkerOf(ctx, { agentId: other.agent.id, servicePrincipalId: other.servicePrincipal.id, port }));
+    },
+    attempts: [prepareNewcomer, deleteNs],
+  },
+  {
     name: 'an activation older than the current revision (a late worker)',
     core: true,
     setup: async (ctx) => {
@@ -343,11 +367,14 @@ function targetsScript(watch: readonly [string, 'full' | 'meta'][]): string {
 /** Removes whatever a case left, so no damaged marker blocks the next case (port allocation reads them all). */
 async function scrub(ctx: Ctx): Promise<void> {
   const nsDir = `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}`;
+  const newcomerAccount = accountName(RUNTIME_USER, ctx.owner.namespace.id, newcomer(ctx).agent.id);
   await ctx.link.exec(['sh', '-c', [
     `if [ -e ${ctx.layout.unitFile} ]; then systemctl disable --now ${ctx.layout.unitName} >/dev/null 2>&1; rm -f ${ctx.layout.unitFile}; systemctl daemon-reload; fi`,
     `userdel ${ctx.account} >/dev/null 2>&1`,
     `groupdel ${ctx.account} >/dev/null 2>&1`,
     `rm -f ${ROOT}/accounts/${ctx.account}.json`,
+    // The newcomer's account exists only if a port-scan case was not refused.
+    `userdel ${newcomerAccount} >/dev/null 2>&1; groupdel ${newcomerAccount} >/dev/null 2>&1; rm -f ${ROOT}/accounts/${newcomerAccount}.json`,
     `rm -rf ${nsDir} /var/tmp/elsewhere /etc/chaos-sentinel`,
     'true',
   ].join('; ')]);
