@@ -159,6 +159,36 @@ describe('fail closed on a real host', () => {
     await ok(host, 'delete-namespace', { namespace: who.namespace });
   });
 
+  test('prepare refuses a password file with the wrong mode before it touches home/ or state/', async () => {
+    const who = owner('pwmode', 'pwmode');
+    const layout = layoutOf(who);
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    await deploy(who, 1, false);
+    await host.run(['chmod', '644', layout.passwordFile]);
+    await host.run(['chmod', '755', layout.state]);
+    const error = await fails(host, 'prepare-revision', prepareArgs(who, 2));
+    assert.deepEqual([error.code, error.path], ['ownership', layout.passwordFile]);
+    assert.equal((await host.run(['stat', '-c', '%a', layout.state])).trim(), '755', 'state/ was not repaired by a refused prepare');
+    assert.equal(await exists(host, revisionLayout(layout.dir, prepareArgs(who, 2).revision.id).dir), false);
+    await host.run(['chmod', '600', layout.passwordFile]);
+    await ok(host, 'delete-namespace', { namespace: who.namespace });
+  });
+
+  test('activation refuses a served.json of another Agent instead of removing it', async () => {
+    const who = owner('served', 'served');
+    const layout = layoutOf(who);
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    await deploy(who, 1);
+    await deploy(who, 2, false);
+    await host.run(['sed', '-i', `s/"agentId": "${who.agent.id}"/"agentId": "agent-someone-else"/`, layout.served]);
+    const before = { files: await fingerprint([layout.served, layout.unitFile]), current: await host.run(['readlink', layout.current]), pid: await mainPid(who) };
+    const error = await fails(host, 'activate-revision', activateArgs(prepareArgs(who, 2)));
+    assert.deepEqual([error.code, error.path], ['ownership', layout.served]);
+    assert.deepEqual({ files: await fingerprint([layout.served, layout.unitFile]), current: await host.run(['readlink', layout.current]), pid: await mainPid(who) }, before);
+    await host.run(['rm', layout.served]);
+    await ok(host, 'delete-namespace', { namespace: who.namespace });
+  });
+
   test('a newer revision staged but never activated does not supersede the current one', async () => {
     const who = owner('order', 'order');
     await ok(host, 'ensure-namespace', { namespace: who.namespace });

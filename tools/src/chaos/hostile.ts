@@ -261,7 +261,7 @@ const CASES: HostileCase[] = [
       await staged(ctx);
       await ctx.plant(ctx.layout.served, markerText({ kind: 'served', version: 1, driver: 'compute-ssh', namespaceId: ctx.owner.namespace.id, agentId: foreign(ctx).agent.id, revisionId: ctx.p1.revision.id, revisionNumber: 1, configurationHash: ctx.p1.configuration.hash, port: 18899, servedAt: new Date().toISOString() }));
     },
-    attempts: [prepare2],
+    attempts: [prepare2, activate1, deleteNs],
   },
   {
     name: 'state/ replaced by a link to /etc',

@@ -32,6 +32,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   const previousUnit = verifyUnitFile(layout, owner);
   const current = readCurrent(layout);
   refuseRollback(layout, owner, revision);
+  readServed(layout, owner);
 
   let unitText: string;
   try {

@@ -8,7 +8,7 @@ import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../co
 import { ROOT_PRIVATE_DIR, createDirAtomic, ensureDir, listDir, lstatOrNull, ownershipError, parentOf, sweepTemps, TEMP_MARK, writeFileAtomic } from '../fsx.js';
 import { writeMarker } from '../marker-io.js';
 import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
-import { ensurePasswordFile } from '../password.js';
+import { ensurePasswordFile, requirePasswordFile } from '../password.js';
 import { allocatePort } from '../ports.js';
 import { isSuperseded } from '../revision-order.js';
 
@@ -31,6 +31,7 @@ export async function prepareRevision(ctx: OpContext, args: Args): Promise<Opera
   const paths = revisionPaths(layout, revision);
   const staged = verifyStaged(args, layout, paths, account.gid);
   if (isSuperseded(layout, owner, revision)) return { ...result, ready: false, reason: 'superseded', snapshot: 'skipped' };
+  requirePasswordFile(layout.passwordFile); // one that exists must be root's 0600 before anything changes
 
   ctx.session.checkpoint();
   sweepTemps(layout.dir);
