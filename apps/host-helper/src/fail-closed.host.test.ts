@@ -78,7 +78,7 @@ describe('fail closed on a real host', () => {
     await host.run(['rm', '-r', namespaceLayout(ROOT, who.namespace.id).dir]);
   });
 
-  test('the port scan fails closed on a Namespace without its marker, an Agent without its marker and two Agents on one port', async () => {
+  test('the port scan fails closed on a Namespace without its marker, an Agent without its marker, a link and two Agents on one port', async () => {
     const a = owner('porta', 'ports');
     const b = { ...owner('portb', 'ports'), namespace: a.namespace };
     const newcomer = owner('portnew', 'portnew');
@@ -93,6 +93,7 @@ describe('fail closed on a real host', () => {
     const faults: [string, () => Promise<unknown>, () => Promise<unknown>, string[], RegExp][] = [
       ['Namespace without marker', () => host.run(['mkdir', '-m', '711', stray.dir]), () => host.run(['rm', '-r', stray.dir]), [stray.marker], /Namespace directory has no marker/],
       ['Agent without marker', () => host.run(['mkdir', '-m', '711', strayAgent]), () => host.run(['rm', '-r', strayAgent]), [`${strayAgent}/agent.json`], /Agent directory has no marker/],
+      ['Namespace directory replaced by a link', () => host.run(['ln', '-s', '/var/tmp', stray.dir]), () => host.run(['rm', stray.dir]), [stray.dir], /expected a directory, found a link/],
       ['two Agents on one port', () => host.run(['sed', '-i', `s/"port": ${portB}/"port": ${portA}/`, layoutOf(b).marker]), () => host.run(['tee', layoutOf(b).marker], { input: original }), [layoutOf(a).marker, layoutOf(b).marker], new RegExp(`records port ${portA}, which .* records too`)],
     ];
     for (const [name, plant, undo, paths, message] of faults) {

@@ -2,7 +2,7 @@
 import { agentHash, agentMarker, namespaceMarker, nsHash } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
 import type { OpContext } from './context.js';
-import { listDir, ownershipError } from './fsx.js';
+import { listDir, lstatOrNull, ownershipError } from './fsx.js';
 import { readMarker } from './marker-io.js';
 
 export function choosePort(used: ReadonlySet<number>, range: { start: number; end: number }): number | undefined {
@@ -21,6 +21,7 @@ export function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
   const namespaces = `${ctx.runtime.root}/namespaces`;
   for (const ns of listDir(namespaces)) {
     if (ns.startsWith('.')) continue;
+    requireDirectory(`${namespaces}/${ns}`);
     const nsMarkerPath = `${namespaces}/${ns}/namespace.json`;
     const nsMarker = readMarker(nsMarkerPath, namespaceMarker);
     if (!nsMarker) throw ownershipError(nsMarkerPath, 'Namespace directory has no marker; cannot tell which ports it holds');
@@ -28,6 +29,7 @@ export function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
     for (const agent of listDir(`${namespaces}/${ns}/agents`)) {
       const dir = `${namespaces}/${ns}/agents/${agent}`;
       if (agent.startsWith('.') || dir === ownAgentDir) continue;
+      requireDirectory(dir);
       const path = `${dir}/agent.json`;
       const marker = readMarker(path, agentMarker);
       if (!marker) throw ownershipError(path, 'Agent directory has no marker; cannot tell which port it holds');
@@ -40,6 +42,11 @@ export function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
     }
   }
   return new Set(owners.keys());
+}
+
+/** Security: a link or a file where the scan expects a directory is refused, never followed. */
+function requireDirectory(path: string): void {
+  if (!lstatOrNull(path)?.isDirectory()) throw ownershipError(path, 'expected a directory, found a link or a file');
 }
 
 export function allocatePort(ctx: OpContext, ownAgentDir?: string): number {
