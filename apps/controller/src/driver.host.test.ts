@@ -39,6 +39,7 @@ for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host ov
   const binding = agentBinding('flow', 'stable');
   const rev1 = revisionOf(binding, 1);
   const rev2 = revisionOf(binding, 2, { fixtureGateway: { readyAfterMs: 200 } });
+  const rev4 = revisionOf(binding, 4, { fixtureGateway: { readyAfterMs: 200 } });
   let active: AgentRevision | null = null;
   const inventory = async () => (await driver.inventory('stable')).namespaces.flatMap((ns) => ns.agents);
 
@@ -117,19 +118,20 @@ for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host ov
     calls.splice(0);
   });
 
-  test('activation of the committed revision, then retirement of the previous one', async () => {
-    active = rev2;
-    await driver.activateRevision(rev2);
-    await driver.retireRevision(rev1);
-    await driver.retireRevision(revisionOf(binding, 3));
-    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:2', 'beforeWorkloadStop:1', 'beforeWorkloadStop:3']);
+  test('activation of the committed revision, then retirement of the previous ones', async () => {
+    // OCC commits a new revision, never the older rev2 that lost its commit: the host refuses to roll back.
+    active = rev4;
+    assert.equal((await driver.prepareRevision(rev4)).ready, true);
+    await driver.activateRevision(rev4);
+    for (const revision of [rev1, rev2, revisionOf(binding, 3)]) await driver.retireRevision(revision);
+    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:4', 'beforeWorkloadStop:1', 'beforeWorkloadStop:2', 'beforeWorkloadStop:3']);
     const [agent] = await inventory();
-    assert.deepEqual(agent?.revisions.map((r) => r.number), [2]);
-    assert.equal(agent?.servedRevisionId, rev2.id);
+    assert.deepEqual(agent?.revisions.map((r) => r.number), [4]);
+    assert.equal(agent?.servedRevisionId, rev4.id);
   });
 
   test('deactivateRevision only verifies ownership', async () => {
-    await driver.deactivateRevision(rev2);
+    await driver.deactivateRevision(rev4);
     assert.equal((await inventory())[0]?.unitState, 'active');
   });
 
@@ -138,23 +140,23 @@ for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host ov
     const unitFile = `/etc/systemd/system/${agent!.unit}`;
     const original = await host.run(['cat', unitFile]);
     await host.run(['sed', '-i', '2s/.*/# X-OCC-Namespace-Id=someone-else/', unitFile]);
-    const error = await driver.activateRevision(rev2).catch((e: unknown) => e);
+    const error = await driver.activateRevision(rev4).catch((e: unknown) => e);
     assert.ok(error instanceof ComputeError);
     assert.equal(error.code, 'ownership');
     assert.equal(error.failure, 'permanent');
     assert.equal(error.details.path, unitFile);
     assert.equal(error.details.host, 'stable');
-    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:2', 'beforeWorkloadStop:2'], 'a failed activation compensates its hooks');
+    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:4', 'beforeWorkloadStop:4'], 'a failed activation compensates its hooks');
     await host.run(['tee', unitFile], { input: original });
   });
 
   test('stopRevision stops the gateway and keeps the snapshot', async () => {
-    await driver.stopRevision(rev2);
+    await driver.stopRevision(rev4);
     const [agent] = await inventory();
     assert.equal(agent?.unitState, 'inactive');
     assert.equal(agent?.currentRevisionId, null);
-    assert.deepEqual(agent?.revisions.map((r) => r.number), [2]);
-    assert.deepEqual(calls.splice(0), ['beforeWorkloadStop:2']);
+    assert.deepEqual(agent?.revisions.map((r) => r.number), [4]);
+    assert.deepEqual(calls.splice(0), ['beforeWorkloadStop:4']);
   });
 
   test('deleteNamespace removes everything and clears the bindings only after success', async () => {

@@ -97,11 +97,20 @@ export async function verifyAccount(ctx: OpContext, owner: AgentOwner): Promise<
   return verifyActive(markerPath, marker, user, group);
 }
 
-/** Removes an owned account: user, then group, then its marker, so a retry finds what is left. */
-export async function removeAccount(ctx: OpContext, markerPath: string, marker: AccountMarker): Promise<void> {
+/**
+ * Security: an owned account may be removed only while the user and group that still exist carry
+ * the recorded UID/GID (a retry may find either already gone). Returns what exists.
+ */
+export async function verifyRemovable(markerPath: string, marker: AccountMarker): Promise<{ user: Entry | null; group: Entry | null }> {
   const [user, group] = await Promise.all([lookup('passwd', marker.account), lookup('group', marker.account)]);
   if (user && marker.uid !== undefined && user.id !== marker.uid) throw ownershipError(markerPath, `user ${marker.account} has UID ${user.id}, not the recorded ${marker.uid}`);
   if (group && marker.gid !== undefined && group.id !== marker.gid) throw ownershipError(markerPath, `group ${marker.account} has GID ${group.id}, not the recorded ${marker.gid}`);
+  return { user, group };
+}
+
+/** Removes an owned account: user, then group, then its marker, so a retry finds what is left. */
+export async function removeAccount(ctx: OpContext, markerPath: string, marker: AccountMarker): Promise<void> {
+  const { user, group } = await verifyRemovable(markerPath, marker);
   ctx.session.checkpoint();
   if (user) await mustRun('userdel', [marker.account]);
   // userdel already drops a same-named primary group where USERGROUPS_ENAB is set.

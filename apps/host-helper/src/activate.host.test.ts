@@ -11,6 +11,7 @@ describe('activation lifecycle on a real host', () => {
   const layout = agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
   const rev1 = prepareArgs(who, 1);
   const rev2 = prepareArgs(who, 2, { fixtureGateway: { readyAfterMs: 300 } });
+  const rev5 = prepareArgs(who, 5);
   const unitState = async () => (await host.exec(['systemctl', 'is-active', layout.unitName])).stdout.trim();
   const unitEnabled = async () => (await host.exec(['systemctl', 'is-enabled', layout.unitName])).stdout.trim();
   const starts = async () => (await host.run(['cat', `${layout.state}/fixture-starts.jsonl`])).trim().split('\n').length;
@@ -164,22 +165,24 @@ describe('activation lifecycle on a real host', () => {
   });
 
   test('stop disables the unit and removes current and served.json, keeping snapshots, home, state and password', async () => {
-    await ok(host, 'activate-revision', activateArgs(rev2));
-    const result = await ok(host, 'stop-revision', { owner: who, revision: rev2.revision });
+    // Recovery from the failed revisions goes forward: a new revision, never an older snapshot.
+    await ok(host, 'prepare-revision', rev5);
+    await ok(host, 'activate-revision', activateArgs(rev5));
+    const result = await ok(host, 'stop-revision', { owner: who, revision: rev5.revision });
     assert.deepEqual(result, { unitFound: true, currentRemoved: true });
     assert.equal(await unitState(), 'inactive');
     assert.equal(await unitEnabled(), 'disabled');
     for (const path of [layout.current, layout.served]) assert.equal(await exists(host, path), false);
-    for (const path of [revisionLayout(layout.dir, rev2.revision.id).config, layout.home, `${layout.state}/kept`, layout.passwordFile]) assert.equal(await exists(host, path), true);
+    for (const path of [revisionLayout(layout.dir, rev5.revision.id).config, layout.home, `${layout.state}/kept`, layout.passwordFile]) assert.equal(await exists(host, path), true);
   });
 
   test('a later activation starts the stopped Agent again', async () => {
-    await ok(host, 'activate-revision', activateArgs(rev2));
+    await ok(host, 'activate-revision', activateArgs(rev5));
     assert.equal(await unitState(), 'active');
   });
 
   test('retiring the current revision stops the unit and removes the pointer first', async () => {
-    const result = await ok(host, 'retire-revision', { owner: who, revision: rev2.revision });
+    const result = await ok(host, 'retire-revision', { owner: who, revision: rev5.revision });
     assert.deepEqual(result, { removed: true, wasCurrent: true });
     assert.equal(await unitState(), 'inactive');
     assert.equal(await exists(host, layout.current), false);

@@ -111,6 +111,30 @@ export function writeFileAtomic(path: string, data: string | Buffer, want: Owner
   syncDir(dir);
 }
 
+/**
+ * Creates a directory complete with its contents in one step: `fill` writes into a private temp
+ * directory, which is then renamed onto `path` (absent, or an empty leftover). A directory the
+ * driver owns therefore never exists without its marker, and an interrupted creation leaves only a
+ * temp directory that `sweepTemps` removes.
+ */
+export function createDirAtomic(path: string, want: Ownership, fill: (dir: string) => void): void {
+  const dir = parentOf(path);
+  const temp = `${dir}/.${baseOf(path)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
+  fs.mkdirSync(temp, { mode: 0o700 });
+  try {
+    withDirFd(temp, (fd) => {
+      fs.fchownSync(fd, want.uid, want.gid);
+      fs.fchmodSync(fd, want.mode);
+    });
+    fill(temp);
+    fs.renameSync(temp, path);
+  } catch (error) {
+    fs.rmSync(temp, { recursive: true, force: true });
+    throw error;
+  }
+  syncDir(dir);
+}
+
 /** Reads a regular file without following a link, after checking who owns it. */
 export function readOwnedFile(path: string, want: Ownership): Buffer | null {
   let fd: number;

@@ -4,6 +4,7 @@ import {
   agentMarker,
   hasOwnershipHeader,
   namespaceMarker,
+  revHash,
   revisionMarker,
   servedMarker,
   sha256Hex,
@@ -46,6 +47,20 @@ export function readRevision(paths: RevisionLayout, owner: AgentOwner, revision?
   expectOwner(paths.marker, marker, agentOwnerFields(owner));
   if (revision) expectOwner(paths.marker, marker, { revisionId: revision.id, revisionNumber: revision.number });
   return marker;
+}
+
+/** Paths of the revision stored in `revisions/<name>`, whatever revision that turns out to be. */
+export function revisionDirPaths(layout: AgentLayout, name: string): RevisionLayout {
+  const dir = `${layout.revisions}/${name}`;
+  return { dir, currentTarget: `revisions/${name}`, config: `${dir}/openclaw.json`, marker: `${dir}/revision.json` };
+}
+
+/** A stored revision's marker, or null: it must be this Agent's and its directory must be named for its revision ID. */
+export function readRevisionDir(layout: AgentLayout, name: string, owner: AgentOwner): { paths: RevisionLayout; marker: RevisionMarker | null } {
+  const paths = revisionDirPaths(layout, name);
+  const marker = readRevision(paths, owner);
+  if (marker && revHash(marker.revisionId) !== name) throw ownershipError(paths.marker, 'revision marker is stored under another revision\'s directory');
+  return { paths, marker };
 }
 
 /** Security: snapshot bytes must still hash to what the revision marker recorded. */

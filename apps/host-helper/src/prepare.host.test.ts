@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountName, agentLayout, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, exists, fails, ok, owner, prepareArgs, statOf } from './testing/remote.js';
+import { ROOT, UNIT_DIR, activateArgs, exists, fails, ok, owner, prepareArgs, statOf } from './testing/remote.js';
 
 describe('prepare-revision on a real host', () => {
   let host: TestHost;
@@ -123,8 +123,9 @@ describe('prepare-revision on a real host', () => {
     assert.equal(error.code, 'ownership');
   });
 
-  test('an older candidate answers not-ready and stages nothing', async () => {
+  test('a candidate older than the current revision answers not-ready and stages nothing', async () => {
     await ok(host, 'prepare-revision', prepareArgs(a, 5));
+    await ok(host, 'activate-revision', activateArgs(prepareArgs(a, 5)));
     const result = await ok(host, 'prepare-revision', prepareArgs(a, 3));
     assert.equal(result.ready, false);
     assert.equal(result.reason, 'superseded');

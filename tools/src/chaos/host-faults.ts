@@ -1,6 +1,7 @@
 // Section b: faults on the host side while an activation runs: the helper SIGKILLed, sshd
 // restarted, the host rebooted, and activations of a revision that never becomes ready
-// (served.json must never name it). After each: invariants, then a retry that must converge.
+// (served.json must never name it; a new revision recovers). After each: invariants, then a retry
+// that must converge.
 import { unitName } from '@occ-ssh/markers';
 import { encodeArgument, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from './collector.js';
@@ -50,12 +51,12 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
   // Reboots last, so a slow reboot cannot starve the other kinds of the lane.
   kinds.push(...Array<FaultKind>(plan.reboots).fill('reboot'));
 
-  let retirePrevious: OperationArgs<'retire-revision'> | undefined;
+  let retirePrevious: OperationArgs<'retire-revision'>[] = [];
   for (const kind of kinds) {
     number += 1;
     const candidate = prepareArgs(owner, number, kind === 'never-ready' ? { neverReady: true } : { readyAfterMs: rng.int(200, 1200) });
-    // One round trip: retire the revision the last trial left behind, stage the candidate, list.
-    const setup: [OperationName, unknown][] = [...(retirePrevious ? [['retire-revision', retirePrevious] as [OperationName, unknown]] : []), ['prepare-revision', candidate]];
+    // One round trip: retire the revisions the last trial left behind, stage the candidate, list.
+    const setup: [OperationName, unknown][] = [...retirePrevious.map((args) => ['retire-revision', args] as [OperationName, unknown]), ['prepare-revision', candidate]];
     const steps = await runSteps(link, [...setup.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(link, operation, args as never)) })), { collect: {} }]);
     for (const [index, [operation]] of setup.entries()) {
       if (!helperOf(steps[index]).line?.ok) throw new Error(`fault lane: ${operation} failed before a trial`);
@@ -104,11 +105,16 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
     if (kind === 'never-ready') {
       // Readiness never came, so served.json must not exist at all; then the ready revision must come back.
       record.problems.push(...servedNames(after, candidate.revision.id), ...(hasServed(after) ? ['served.json exists after an activation that never became ready'] : []));
-      const back = await call(link, 'activate-revision', activateArgs(active), { mux: true });
-      if (!back.line?.ok) record.problems.push(`re-activating the ready revision failed: ${back.line && !back.line.ok ? back.line.error.message : 'no result line'}`);
-      retirePrevious = targetArgs(candidate);
+      // OCC recovers with a new revision, never an older snapshot: activation refuses to roll back.
+      number += 1;
+      const recovery = prepareArgs(owner, number, { readyAfterMs: 300 });
+      const prepared = await call(link, 'prepare-revision', recovery, { mux: true });
+      const back = prepared.line?.ok ? await call(link, 'activate-revision', activateArgs(recovery), { mux: true }) : prepared;
+      if (!back.line?.ok) record.problems.push(`recovering with a new ready revision failed: ${back.line && !back.line.ok ? back.line.error.message : 'no result line'}`);
+      retirePrevious = [targetArgs(active), targetArgs(candidate)];
+      active = recovery;
     } else {
-      retirePrevious = targetArgs(active);
+      retirePrevious = [targetArgs(active)];
       active = candidate;
     }
     records.push(record);

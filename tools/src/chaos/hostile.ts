@@ -1,9 +1,10 @@
 // Section e: hostile host state. Foreign or edited markers, changed snapshots, links where the
 // driver expects files or directories, unit files it did not write, squatted account names and
-// reused UIDs: each must be refused with an `ownership` error, adopt nothing and write nothing
-// (tree hash unchanged). Links an Agent plants inside its own home/ and state/ must never be
+// reused UIDs, directories without their markers, two Agents on one port and an activation older
+// than the current revision: each must be refused with an `ownership` error, adopt nothing and
+// write nothing (tree hash unchanged). Links an Agent plants inside its own home/ and state/ must never be
 // followed: prepare, activate and delete succeed and the link targets stay exactly as they were.
-import { accountName, agentLayout, markerText, nsHash, revisionLayout, unitOwnershipHeader, type AgentLayout } from '@occ-ssh/markers';
+import { accountName, agentHash, agentLayout, markerText, nsHash, revisionLayout, unitOwnershipHeader, type AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs, OperationName } from '@occ-ssh/protocol';
 import { encodeArgument } from '@occ-ssh/protocol';
 import { helperOf, runSteps, shOf, TREE_HASH } from './collector.js';
@@ -58,6 +59,11 @@ const prepare2: Attempt = ['prepare-revision', (ctx) => ctx.p2];
 const activate1: Attempt = ['activate-revision', (ctx) => activateArgs(ctx.p1)];
 const ensureNs: Attempt = ['ensure-namespace', (ctx) => ({ namespace: ctx.owner.namespace })];
 const deleteNs: Attempt = ['delete-namespace', (ctx) => ({ namespace: ctx.owner.namespace })];
+const stop1: Attempt = ['stop-revision', (ctx) => ({ owner: ctx.owner, revision: ctx.p1.revision })];
+const retire1: Attempt = ['retire-revision', (ctx) => ({ owner: ctx.owner, revision: ctx.p1.revision })];
+/** A new Agent in the same Namespace: its prepare is the one that scans every marker for a free port. */
+const newcomer = (ctx: Ctx): AgentOwner => ({ ...ownerOf(`${ctx.owner.agent.id.slice('agent-'.length)}-new`), namespace: ctx.owner.namespace });
+const prepareNewcomer: Attempt = ['prepare-revision', (ctx) => prepareArgs(newcomer(ctx), 1)];
 
 /** The Agent staged (and optionally serving) the ordinary way, in one round trip. */
 async function staged(ctx: Ctx, activate = false): Promise<void> {
@@ -157,7 +163,16 @@ const CASES: HostileCase[] = [
       await staged(ctx);
       await ctx.link.run(['sh', '-c', `printf ' ' >> ${revisionLayout(ctx.layout.dir, ctx.p1.revision.id).config}`]);
     },
-    attempts: [activate1, prepare1],
+    attempts: [activate1, prepare1, stop1, retire1, deleteNs],
+  },
+  {
+    name: 'revision directory renamed away from its revision ID',
+    setup: async (ctx) => {
+      await staged(ctx);
+      const dir = revisionLayout(ctx.layout.dir, ctx.p1.revision.id).dir;
+      await ctx.link.run(['mv', dir, `${ctx.layout.revisions}/0123456789ab`]);
+    },
+    attempts: [prepare2, activate1, deleteNs],
   },
   {
     name: 'snapshot replaced by a link to /etc/passwd',
@@ -202,22 +217,15 @@ const CASES: HostileCase[] = [
       await ctx.link.run(['systemctl', 'stop', ctx.layout.unitName]);
       await ctx.link.run(['usermod', '-u', '4343', ctx.account]);
     },
-    attempts: [prepare2, activate1],
-    // delete-namespace validates Agents, revisions and units before it stops anything, but compares
-    // account UIDs only when it reaches the accounts: the Namespace tree is gone by then.
-    after: async (ctx) => {
-      const outcome = await call(ctx.link, 'delete-namespace', { namespace: ctx.owner.namespace }, { mux: true });
-      const problems: string[] = [];
-      if (outcome.line?.ok !== false || outcome.line.error.code !== 'ownership') problems.push(`delete-namespace was not refused with ownership: ${outcome.line?.ok ? 'succeeded' : (outcome.line?.error.code ?? 'no result line')}`);
-      const user = (await ctx.link.exec(['getent', 'passwd', ctx.account])).stdout.split(':')[2];
-      if (user !== '4343') problems.push('the account with the reused UID was removed or changed');
-      if ((await ctx.link.exec(['test', '-f', `${ROOT}/accounts/${ctx.account}.json`])).code !== 0) problems.push('the account marker was removed');
-      const treeGone = (await ctx.link.exec(['test', '-e', `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}`])).code !== 0;
-      return {
-        problems,
-        observation: `delete-namespace refused the account with ownership and kept it and its marker, ${treeGone ? 'after it had already stopped the unit and removed the Namespace tree' : 'with the Namespace tree still in place'}`,
-      };
+    attempts: [prepare2, activate1, stop1, retire1, deleteNs],
+  },
+  {
+    name: 'the Agent account marker removed',
+    setup: async (ctx) => {
+      await staged(ctx);
+      await ctx.link.run(['rm', `${ROOT}/accounts/${ctx.account}.json`]);
     },
+    attempts: [prepare2, activate1, deleteNs],
   },
   {
     name: 'a unit file without the ownership header',
@@ -253,7 +261,7 @@ const CASES: HostileCase[] = [
       await staged(ctx);
       await ctx.plant(ctx.layout.served, markerText({ kind: 'served', version: 1, driver: 'compute-ssh', namespaceId: ctx.owner.namespace.id, agentId: foreign(ctx).agent.id, revisionId: ctx.p1.revision.id, revisionNumber: 1, configurationHash: ctx.p1.configuration.hash, port: 18899, servedAt: new Date().toISOString() }));
     },
-    attempts: [prepare2],
+    attempts: [prepare2, activate1, deleteNs],
   },
   {
     name: 'state/ replaced by a link to /etc',
@@ -273,6 +281,46 @@ const CASES: HostileCase[] = [
     },
     attempts: [prepare2],
     watch: [['/root', 'full']],
+  },
+  {
+    name: 'a Namespace directory without its marker',
+    setup: async (ctx) => {
+      const dir = `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}`;
+      await ctx.link.run(['mkdir', '-m', '711', dir, `${dir}/agents`]);
+    },
+    attempts: [ensureNs, prepare1],
+  },
+  {
+    name: 'an Agent directory without its marker beside a new Agent',
+    setup: async (ctx) => {
+      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { mux: true });
+      await ctx.link.run(['mkdir', '-m', '711', `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}/agents/${agentHash(foreign(ctx).agent.id)}`]);
+    },
+    attempts: [prepare1],
+  },
+  {
+    name: 'two Agents recording one port',
+    core: true,
+    setup: async (ctx) => {
+      await staged(ctx);
+      const { port } = JSON.parse(await ctx.link.run(['cat', ctx.layout.marker])) as { port: number };
+      const other = { ...foreign(ctx), namespace: ctx.owner.namespace };
+      const dir = `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}/agents/${agentHash(other.agent.id)}`;
+      await ctx.link.run(['mkdir', '-m', '711', dir]);
+      await ctx.plant(`${dir}/agent.json`, agentMarkerOf(ctx, { agentId: other.agent.id, servicePrincipalId: other.servicePrincipal.id, port }));
+    },
+    attempts: [prepareNewcomer, deleteNs],
+  },
+  {
+    name: 'an activation older than the current revision (a late worker)',
+    core: true,
+    setup: async (ctx) => {
+      await staged(ctx);
+      const ops: [OperationName, unknown][] = [['prepare-revision', ctx.p2], ['activate-revision', activateArgs(ctx.p2)]];
+      const steps = await runSteps(ctx.link, ops.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(ctx.link, operation, args as never)) })));
+      if (!steps.every((step) => helperOf(step).line?.ok)) throw new Error('could not activate the newer revision');
+    },
+    attempts: [activate1],
   },
   {
     name: 'the Namespace directory is a link',
@@ -319,11 +367,14 @@ function targetsScript(watch: readonly [string, 'full' | 'meta'][]): string {
 /** Removes whatever a case left, so no damaged marker blocks the next case (port allocation reads them all). */
 async function scrub(ctx: Ctx): Promise<void> {
   const nsDir = `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}`;
+  const newcomerAccount = accountName(RUNTIME_USER, ctx.owner.namespace.id, newcomer(ctx).agent.id);
   await ctx.link.exec(['sh', '-c', [
     `if [ -e ${ctx.layout.unitFile} ]; then systemctl disable --now ${ctx.layout.unitName} >/dev/null 2>&1; rm -f ${ctx.layout.unitFile}; systemctl daemon-reload; fi`,
     `userdel ${ctx.account} >/dev/null 2>&1`,
     `groupdel ${ctx.account} >/dev/null 2>&1`,
     `rm -f ${ROOT}/accounts/${ctx.account}.json`,
+    // The newcomer's account exists only if a port-scan case was not refused.
+    `userdel ${newcomerAccount} >/dev/null 2>&1; groupdel ${newcomerAccount} >/dev/null 2>&1; rm -f ${ROOT}/accounts/${newcomerAccount}.json`,
     `rm -rf ${nsDir} /var/tmp/elsewhere /etc/chaos-sentinel`,
     'true',
   ].join('; ')]);

@@ -132,11 +132,14 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     await driver
       .prepareRevision({ ...revision(3, {}), configuration: { gateway: { auth: { mode: 'password', password: docSentinel } } } })
       .then(() => problems.push('a plaintext password was admitted'), (error: unknown) => errors.push(describe(error)));
+    // Recovery goes forward with a new revision: activation refuses the older `good` once `never` is current.
+    const recovery = revision(4, { readyAfterMs: 1500 });
+    await driver.prepareRevision(recovery);
     const failing = controller(link.host, [namespace.name], { logger: log.logger, hooks: [iam, failingHook] });
     failing.bindAgent(binding);
-    await failing.activateRevision(good).then(() => problems.push('a failing hook did not stop the launch'), (error: unknown) => errors.push(describe(error)));
+    await failing.activateRevision(recovery).then(() => problems.push('a failing hook did not stop the launch'), (error: unknown) => errors.push(describe(error)));
     await failing.close();
-    await driver.activateRevision(good);
+    await driver.activateRevision(recovery);
 
     // The operator CLI: status and a deploy whose activation never becomes ready, with --json and --verbose.
     if (!existsSync(BUILT_CLI)) problems.push('the CLI is not built (dist/apps/controller/occ-ssh.js): run the build first');

@@ -8,6 +8,7 @@ import { writeMarker } from '../marker-io.js';
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
 import { probeReady, waitReady } from '../readiness.js';
+import { refuseRollback } from '../revision-order.js';
 import { daemonReload, enableUnit, isActive, isEnabled, needsDaemonReload, restartUnit } from '../systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
@@ -30,6 +31,8 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   }
   const previousUnit = verifyUnitFile(layout, owner);
   const current = readCurrent(layout);
+  refuseRollback(layout, owner, revision);
+  readServed(layout, owner);
 
   let unitText: string;
   try {

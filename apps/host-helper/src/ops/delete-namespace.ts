@@ -1,12 +1,12 @@
 // delete-namespace: validate the whole deletion set, then stop units, remove the tree and the accounts.
 import { renameSync } from 'node:fs';
-import { accountMarker, agentLayout, agentMarker, nsHash, type AccountMarker } from '@occ-ssh/markers';
-import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { removeAccount } from '../accounts.js';
+import { accountMarker, accountMarkerPath, agentLayout, agentMarker, nsHash, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
+import { DRIVER_ID, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
+import { removeAccount, verifyRemovable } from '../accounts.js';
 import { namespacePaths, type OpContext } from '../context.js';
 import { listDir, lstatOrNull, ownershipError, removeFile, removeTree, syncDir } from '../fsx.js';
 import { expectOwner, readMarker } from '../marker-io.js';
-import { readCurrent, readRevision, verifyNamespace, verifyUnitFile } from '../ownership.js';
+import { readCurrent, readRevisionDir, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { daemonReload, stopAndDisable } from '../systemd.js';
 
 type Args = OperationArgs<'delete-namespace'>;
@@ -18,10 +18,15 @@ export async function deleteNamespace(ctx: OpContext, args: Args): Promise<Opera
   const treeExisted = lstatOrNull(ns.dir) !== null;
   const accounts = ownedAccounts(ctx, args.namespace.id);
 
-  let agentsRemoved = 0;
+  // Security: the whole set is validated before the first effect, so a conflict stops nothing.
+  let agents: AgentLayout[] = [];
   if (treeExisted) {
     verifyNamespace(ns.marker, args.namespace);
-    const agents = validateAgents(ctx, args, ns.agents);
+    agents = validateAgents(ctx, args, ns.agents, accounts);
+  }
+  for (const { path, marker } of accounts) await verifyRemovable(path, marker);
+
+  if (treeExisted) {
     for (const agent of agents) {
       ctx.session.checkpoint();
       await stopAndDisable(agent.unitName);
@@ -34,7 +39,6 @@ export async function deleteNamespace(ctx: OpContext, args: Args): Promise<Opera
     removeTree(doomed);
     renameSync(ns.dir, doomed);
     syncDir(namespaces);
-    agentsRemoved = agents.length;
   }
   removeTree(doomed);
   const accountsRemoved: string[] = [];
@@ -43,11 +47,13 @@ export async function deleteNamespace(ctx: OpContext, args: Args): Promise<Opera
     await removeAccount(ctx, path, marker);
     accountsRemoved.push(marker.account);
   }
-  return { treeExisted, agentsRemoved, accountsRemoved };
+  return { treeExisted, agentsRemoved: agents.length, accountsRemoved };
 }
 
-/** Security: every Agent, revision and unit in the set must be ours before any gateway is stopped. */
-function validateAgents(ctx: OpContext, args: Args, agentsDir: string) {
+type OwnedAccount = { path: string; marker: AccountMarker };
+
+/** Security: every Agent, its account, revisions, snapshots and unit must be ours before any gateway is stopped. */
+function validateAgents(ctx: OpContext, args: Args, agentsDir: string, accounts: OwnedAccount[]): AgentLayout[] {
   const agents = [];
   for (const name of listDir(agentsDir)) {
     if (name.startsWith('.')) continue;
@@ -62,20 +68,33 @@ function validateAgents(ctx: OpContext, args: Args, agentsDir: string) {
     const owner = { namespace: args.namespace, agent: { id: marker.agentId }, servicePrincipal: { id: marker.servicePrincipalId } };
     const layout = agentLayout(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, args.namespace.id, marker.agentId);
     if (layout.dir !== `${agentsDir}/${name}`) throw ownershipError(markerPath, 'Agent marker is stored under another Agent\'s directory');
+    verifyAgentAccount(ctx, layout, marker, owner, accounts);
+    const revisions = lstatOrNull(layout.revisions);
+    if (revisions && !revisions.isDirectory()) throw ownershipError(layout.revisions, 'expected a directory, found a link or file');
     for (const revision of listDir(layout.revisions)) {
       if (revision.startsWith('.')) continue;
-      const dir = `${layout.revisions}/${revision}`;
-      readRevision({ dir, currentTarget: `revisions/${revision}`, config: `${dir}/openclaw.json`, marker: `${dir}/revision.json` }, owner);
+      const { paths, marker: staged } = readRevisionDir(layout, revision, owner);
+      if (staged) verifySnapshot(paths, staged, marker.gid);
     }
     verifyUnitFile(layout, owner);
     readCurrent(layout);
+    readServed(layout, owner);
     agents.push(layout);
   }
   return agents;
 }
 
+/** The Agent's account marker must be among the Namespace's, name this Agent, and record the Agent marker's UID/GID. */
+function verifyAgentAccount(ctx: OpContext, layout: AgentLayout, agent: AgentMarker, owner: AgentOwner, accounts: OwnedAccount[]): void {
+  const path = accountMarkerPath(ctx.runtime.root, agent.account);
+  const account = accounts.find((entry) => entry.path === path)?.marker;
+  if (!account) throw ownershipError(path, `account marker of Agent ${agent.agentId} is missing or belongs to another Namespace`);
+  expectOwner(path, account, { agentId: owner.agent.id, servicePrincipalId: owner.servicePrincipal.id, state: 'active' });
+  if (account.uid !== agent.uid || account.gid !== agent.gid) throw ownershipError(layout.marker, 'Agent marker records a different UID/GID than its account marker');
+}
+
 /** Account markers of this Namespace; each must parse, so a damaged one stops the deletion. */
-function ownedAccounts(ctx: OpContext, namespaceId: string): { path: string; marker: AccountMarker }[] {
+function ownedAccounts(ctx: OpContext, namespaceId: string): OwnedAccount[] {
   const dir = `${ctx.runtime.root}/accounts`;
   const owned = [];
   for (const name of listDir(dir)) {

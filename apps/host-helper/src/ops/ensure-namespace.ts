@@ -1,24 +1,31 @@
-// ensure-namespace: create the Namespace directory and marker, or verify an existing marker.
+// ensure-namespace: create the Namespace directory with its marker, or verify an existing one.
 import { namespaceMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { namespacePaths, type OpContext } from '../context.js';
-import { ROOT_PRIVATE_DIR, ensureDir, sweepTemps } from '../fsx.js';
+import { namespacePaths, rootPaths, type OpContext } from '../context.js';
+import { ROOT_PRIVATE_DIR, createDirAtomic, ensureDir, lstatOrNull, ownershipError, sweepTemps } from '../fsx.js';
 import { expectOwner, readMarker, writeMarker } from '../marker-io.js';
 
 export async function ensureNamespace(ctx: OpContext, args: OperationArgs<'ensure-namespace'>): Promise<OperationResult<'ensure-namespace'>> {
   const paths = namespacePaths(ctx, args.namespace.id);
   const owner = { driver: DRIVER_ID, namespaceId: args.namespace.id, namespaceName: args.namespace.name };
   ctx.session.checkpoint();
-  ensureDir(paths.dir, ROOT_PRIVATE_DIR);
-  sweepTemps(paths.dir);
-  const existing = readMarker(paths.marker, namespaceMarker);
-  if (existing) {
+  if (lstatOrNull(paths.dir) !== null) {
+    ensureDir(paths.dir, ROOT_PRIVATE_DIR);
+    sweepTemps(paths.dir);
+    const existing = readMarker(paths.marker, namespaceMarker);
+    // Security: the driver never makes a Namespace directory without its marker, so one without it is not ours.
+    if (!existing) throw ownershipError(paths.marker, 'Namespace directory exists without its marker; refusing to adopt it');
     expectOwner(paths.marker, existing, owner);
     ensureDir(paths.agents, ROOT_PRIVATE_DIR);
     return { created: false };
   }
+  const namespaces = rootPaths(ctx).namespaces;
+  sweepTemps(namespaces, `.${paths.dir.slice(namespaces.length + 1)}`);
   ctx.session.checkpoint();
-  writeMarker(paths.marker, { kind: 'namespace', version: 1, ...owner });
-  ensureDir(paths.agents, ROOT_PRIVATE_DIR);
+  createDirAtomic(paths.dir, ROOT_PRIVATE_DIR, (dir) => {
+    const inTemp = (path: string) => `${dir}${path.slice(paths.dir.length)}`;
+    writeMarker(inTemp(paths.marker), { kind: 'namespace', version: 1, ...owner });
+    ensureDir(inTemp(paths.agents), ROOT_PRIVATE_DIR);
+  });
   return { created: true };
 }

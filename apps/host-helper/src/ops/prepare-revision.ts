@@ -1,16 +1,19 @@
 // prepare-revision: the Agent's account, port, directories and immutable snapshot.
 // Leaves the unit, `current` and the running gateway untouched, so a failed OCC commit cuts nothing over.
-import { revisionMarker, sha256Hex, type RevisionMarker } from '@occ-ssh/markers';
+// Everything it relies on is verified before its first change.
+import { sha256Hex, type AgentMarker, type RevisionMarker } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { ensureAccount } from '../accounts.js';
+import { ensureAccount, verifyAccount, type Account } from '../accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { ROOT_PRIVATE_DIR, ensureDir, listDir, ownershipError, sweepTemps, writeFileAtomic } from '../fsx.js';
-import { readMarker, writeMarker } from '../marker-io.js';
-import { agentOwnerFields, readAgent, readRevision, readServed, verifyNamespace, verifySnapshot } from '../ownership.js';
-import { ensurePasswordFile } from '../password.js';
+import { ROOT_PRIVATE_DIR, createDirAtomic, ensureDir, listDir, lstatOrNull, ownershipError, parentOf, sweepTemps, TEMP_MARK, writeFileAtomic } from '../fsx.js';
+import { writeMarker } from '../marker-io.js';
+import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
+import { ensurePasswordFile, requirePasswordFile } from '../password.js';
 import { allocatePort } from '../ports.js';
+import { isSuperseded } from '../revision-order.js';
 
 type Args = OperationArgs<'prepare-revision'>;
+type Layout = ReturnType<typeof agentPaths>;
 
 export async function prepareRevision(ctx: OpContext, args: Args): Promise<OperationResult<'prepare-revision'>> {
   const { owner, revision, configuration } = args;
@@ -21,65 +24,81 @@ export async function prepareRevision(ctx: OpContext, args: Args): Promise<Opera
   const layout = agentPaths(ctx, owner);
   const existingAgent = readAgent(layout, owner);
   if (!existingAgent) refuseForeignLeftovers(layout.dir);
+  verifyUnitFile(layout, owner);
+  const { account, port } = existingAgent ? await knownAgent(ctx, args, layout, existingAgent) : await newAgent(ctx, args, layout);
 
-  const account = await ensureAccount(ctx, owner, layout.home);
+  const result = { port, account };
+  const paths = revisionPaths(layout, revision);
+  const staged = verifyStaged(args, layout, paths, account.gid);
+  if (isSuperseded(layout, owner, revision)) return { ...result, ready: false, reason: 'superseded', snapshot: 'skipped' };
+  requirePasswordFile(layout.passwordFile); // one that exists must be root's 0600 before anything changes
+
   ctx.session.checkpoint();
-  ensureDir(layout.dir, ROOT_PRIVATE_DIR);
   sweepTemps(layout.dir);
-  let port = existingAgent?.port;
-  if (existingAgent && (existingAgent.uid !== account.uid || existingAgent.gid !== account.gid || existingAgent.account !== account.name)) {
-    throw ownershipError(layout.marker, 'Agent marker records a different account than the live one');
-  }
-  if (port === undefined) {
-    port = allocatePort(ctx);
-    ctx.session.checkpoint();
-    writeMarker(layout.marker, { kind: 'agent', version: 1, ...agentOwnerFields(owner), account: account.name, uid: account.uid, gid: account.gid, port });
-  }
   const agentDirOwner = { uid: account.uid, gid: account.gid, mode: 0o700 };
   ensureDir(layout.home, agentDirOwner, { repairMode: true });
   ensureDir(layout.state, agentDirOwner, { repairMode: true });
   ensureDir(layout.revisions, ROOT_PRIVATE_DIR);
-
-  const result = { port, account };
-  if (isSuperseded(args, layout)) return { ...result, ready: false, reason: 'superseded', snapshot: 'skipped' };
   if (configuration.auth !== 'trusted-proxy') {
     ctx.session.checkpoint();
     ensurePasswordFile(layout.passwordFile);
   }
-  return { ...result, ready: true, snapshot: stageSnapshot(ctx, args, layout, account.gid) };
+  return { ...result, ready: true, snapshot: staged ? 'verified' : stageSnapshot(ctx, args, paths, account.gid) };
 }
 
-/** An Agent directory without its marker is only accepted when an interrupted prepare left it empty. */
+/** Security: an Agent with a marker must still have exactly the account it recorded; none is created for it. */
+async function knownAgent(ctx: OpContext, args: Args, layout: Layout, agent: AgentMarker): Promise<{ account: Account; port: number }> {
+  ensureDir(layout.dir, ROOT_PRIVATE_DIR);
+  const account = await verifyAccount(ctx, args.owner);
+  if (agent.uid !== account.uid || agent.gid !== account.gid || agent.account !== account.name) {
+    throw ownershipError(layout.marker, 'Agent marker records a different account than the live one');
+  }
+  return { account, port: agent.port };
+}
+
+/** A new Agent: the port is chosen before any change, then the account and the directory with its marker. */
+async function newAgent(ctx: OpContext, args: Args, layout: Layout): Promise<{ account: Account; port: number }> {
+  const port = allocatePort(ctx, layout.dir);
+  const account = await ensureAccount(ctx, args.owner, layout.home);
+  ctx.session.checkpoint();
+  sweepTemps(parentOf(layout.dir), `.${layout.dir.slice(parentOf(layout.dir).length + 1)}`);
+  sweepTemps(layout.dir);
+  const marker: AgentMarker = { kind: 'agent', version: 1, ...agentOwnerFields(args.owner), account: account.name, uid: account.uid, gid: account.gid, port };
+  createDirAtomic(layout.dir, ROOT_PRIVATE_DIR, (dir) => writeMarker(`${dir}${layout.marker.slice(layout.dir.length)}`, marker));
+  return { account, port };
+}
+
+/** An Agent directory without its marker is only accepted empty but for temp files (an interrupted prepare of an older helper). */
 function refuseForeignLeftovers(dir: string): void {
-  const leftovers = listDir(dir).filter((name) => !name.startsWith('.'));
+  const stat = lstatOrNull(dir);
+  if (stat && !stat.isDirectory()) throw ownershipError(dir, 'expected a directory; refusing to follow or replace it');
+  const leftovers = listDir(dir).filter((name) => !(name.startsWith('.') && name.includes(TEMP_MARK)));
   if (leftovers.length > 0) throw ownershipError(dir, 'Agent directory exists without its Agent marker; refusing to adopt it');
 }
 
 /**
- * A candidate older than any revision already staged or served answers not-ready; the same
- * number under a different revision ID is an ownership conflict.
+ * Checks every staged snapshot of the Agent: each must be its own, and the same number under a
+ * different revision ID is an ownership conflict. True when this exact revision is staged intact.
  */
-function isSuperseded(args: Args, layout: ReturnType<typeof agentPaths>): boolean {
-  let newest = readServed(layout, args.owner)?.revisionNumber ?? 0;
+function verifyStaged(args: Args, layout: Layout, paths: ReturnType<typeof revisionPaths>, gid: number): boolean {
   for (const name of listDir(layout.revisions)) {
     if (name.startsWith('.')) continue;
-    const path = `${layout.revisions}/${name}/revision.json`;
-    const marker = readMarker(path, revisionMarker);
-    if (!marker) continue;
-    if (marker.namespaceId !== args.owner.namespace.id || marker.agentId !== args.owner.agent.id) {
-      throw ownershipError(path, 'revision marker belongs to a different Agent');
+    const { marker } = readRevisionDir(layout, name, args.owner);
+    if (marker && marker.revisionNumber === args.revision.number && marker.revisionId !== args.revision.id) {
+      throw ownershipError(`${layout.revisions}/${name}/revision.json`, `revision number ${args.revision.number} is already staged under a different revision ID`);
     }
-    if (marker.revisionNumber === args.revision.number && marker.revisionId !== args.revision.id) {
-      throw ownershipError(path, `revision number ${args.revision.number} is already staged under a different revision ID`);
-    }
-    newest = Math.max(newest, marker.revisionNumber);
   }
-  return newest > args.revision.number;
+  const existing = readRevision(paths, args.owner, args.revision);
+  if (!existing) return false;
+  if (existing.configurationHash !== args.configuration.hash || existing.auth !== args.configuration.auth) {
+    throw ownershipError(paths.marker, 'revision is already staged with a different configuration');
+  }
+  verifySnapshot(paths, existing, gid);
+  return true;
 }
 
 /** Writes openclaw.json, then revision.json last: the marker is the commit point of a snapshot. */
-function stageSnapshot(ctx: OpContext, args: Args, layout: ReturnType<typeof agentPaths>, gid: number): 'created' | 'verified' {
-  const paths = revisionPaths(layout, args.revision);
+function stageSnapshot(ctx: OpContext, args: Args, paths: ReturnType<typeof revisionPaths>, gid: number): 'created' {
   const want: RevisionMarker = {
     kind: 'revision',
     version: 1,
@@ -90,14 +109,6 @@ function stageSnapshot(ctx: OpContext, args: Args, layout: ReturnType<typeof age
     harness: args.harness,
     auth: args.configuration.auth,
   };
-  const existing = readRevision(paths, args.owner, args.revision);
-  if (existing) {
-    if (existing.configurationHash !== want.configurationHash || existing.auth !== want.auth) {
-      throw ownershipError(paths.marker, 'revision is already staged with a different configuration');
-    }
-    verifySnapshot(paths, existing, gid);
-    return 'verified';
-  }
   ctx.session.checkpoint();
   ensureDir(paths.dir, ROOT_PRIVATE_DIR);
   sweepTemps(paths.dir);

@@ -1,8 +1,9 @@
 // verify-, stop- and retire-revision: ownership checks, then at most a stop and a removal.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { removeFile, removeTree } from '../fsx.js';
-import { readAgent, readCurrent, readRevision, readServed, verifyNamespace, verifyUnitFile } from '../ownership.js';
+import { verifyAccount } from '../accounts.js';
+import { ownershipError, removeFile, removeTree } from '../fsx.js';
+import { readAgent, readCurrent, readRevision, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { stopAndDisable } from '../systemd.js';
 
 type Target = OperationArgs<'verify-revision'>;
@@ -20,6 +21,20 @@ function inspect(ctx: OpContext, { owner, revision }: Target) {
   return { layout, agent, paths, marker, unit, current, served };
 }
 
+/**
+ * Before a stop or a removal, the account and the snapshot are verified as activation does: a
+ * changed snapshot or a reused UID is refused and left in place for inspection.
+ */
+async function inspectForChange(ctx: OpContext, target: Target) {
+  const seen = inspect(ctx, target);
+  if (seen.agent) {
+    const account = await verifyAccount(ctx, target.owner);
+    if (seen.agent.uid !== account.uid || seen.agent.gid !== account.gid) throw ownershipError(seen.layout.marker, 'Agent marker records a different account');
+    if (seen.marker) verifySnapshot(seen.paths, seen.marker, account.gid);
+  }
+  return seen;
+}
+
 export async function verifyRevision(ctx: OpContext, args: Target): Promise<OperationResult<'verify-revision'>> {
   const seen = inspect(ctx, args);
   const isCurrent = seen.current === seen.paths.currentTarget;
@@ -29,7 +44,7 @@ export async function verifyRevision(ctx: OpContext, args: Target): Promise<Oper
 
 /** Stops the gateway when it runs this revision (or nothing identifiable), keeping the snapshot, home, state and credentials. */
 export async function stopRevision(ctx: OpContext, args: Target): Promise<OperationResult<'stop-revision'>> {
-  const seen = inspect(ctx, args);
+  const seen = await inspectForChange(ctx, args);
   if (!seen.agent) return { unitFound: false, currentRemoved: false };
   if (seen.current !== null && seen.current !== seen.paths.currentTarget) return { unitFound: seen.unit !== null, currentRemoved: false };
   ctx.session.checkpoint();
@@ -42,7 +57,7 @@ export async function stopRevision(ctx: OpContext, args: Target): Promise<Operat
 
 /** Removes only this revision's snapshot; when it is current, the gateway is stopped and the pointer removed first. */
 export async function retireRevision(ctx: OpContext, args: Target): Promise<OperationResult<'retire-revision'>> {
-  const seen = inspect(ctx, args);
+  const seen = await inspectForChange(ctx, args);
   if (!seen.agent) return { removed: false, wasCurrent: false };
   const wasCurrent = seen.current === seen.paths.currentTarget;
   if (wasCurrent) {
