@@ -42,6 +42,8 @@ describe('address classes', () => {
     assert.deepEqual(sshHosts(['-T', '-J', 'root@192.0.2.9:22,10.213.1.2', '--', '127.0.0.1', 'true']), ['192.0.2.9', '10.213.1.2', '127.0.0.1']);
     assert.deepEqual(sshHosts(['-oProxyJump=[2001:db8::1]:22', '-O', 'check', '-S', '/s', 'root@[::1]']), ['2001:db8::1', '::1']);
     assert.deepEqual(sshHosts(['-o', 'HostName=198.51.100.4', 'alias']), ['198.51.100.4', 'alias']);
+    const config = 'Host occ-ssh-jump\n  HostName 10.213.9.2\n  Port 22\n';
+    assert.deepEqual(sshHosts(['-F', '/x/ssh_config', '-J', 'occ-ssh-jump', '--', '10.213.3.6', 'true'], () => config), ['10.213.9.2', '10.213.3.6']);
   });
 });
 

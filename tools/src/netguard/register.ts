@@ -2,6 +2,7 @@
 // any connection to an address outside loopback and the test-host range throws before a packet
 // is sent, whether it comes from a socket (ssh2, http) or from an `ssh` child process.
 import childProcess from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
@@ -31,7 +32,7 @@ function connectHost(args: unknown[]): string | undefined {
 function guardSpawn<T extends (...a: never[]) => unknown>(original: T): T {
   return function (this: unknown, command: unknown, args: unknown, ...rest: unknown[]) {
     if (typeof command === 'string' && path.basename(command) === 'ssh' && Array.isArray(args)) {
-      for (const host of sshHosts(args as string[])) refuse(host);
+      for (const host of sshHosts(args as string[], (file) => readFileSync(file, 'utf8'))) refuse(host);
     }
     return (original as unknown as (...a: unknown[]) => unknown).call(this, command, args, ...rest);
   } as unknown as T;

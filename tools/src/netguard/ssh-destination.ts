@@ -12,7 +12,27 @@ const hostOf = (spec: string) => {
 
 const jumpHosts = (value: string) => (value.toLowerCase() === 'none' ? [] : value.split(',').map(hostOf));
 
-export function sshHosts(argv: readonly string[]): string[] {
+/** `Host alias` → `HostName` of an ssh_config text (single-name Host blocks, as the driver writes them). */
+export function configAliases(text: string): Map<string, string> {
+  const aliases = new Map<string, string>();
+  let current: string | undefined;
+  for (const line of text.split('\n')) {
+    const [key, ...rest] = line.trim().split(/\s+/);
+    if (key?.toLowerCase() === 'host') current = rest.length === 1 ? rest[0] : undefined;
+    else if (key?.toLowerCase() === 'hostname' && current && rest[0]) aliases.set(current, rest[0]);
+  }
+  return aliases;
+}
+
+/** The hosts an argv reaches; `readConfig` returns the text of a `-F` file (aliases resolve through it). */
+export function sshHosts(argv: readonly string[], readConfig: (path: string) => string = () => ''): string[] {
+  const config = argv.findIndex((arg) => arg === '-F');
+  const file = config >= 0 ? argv[config + 1] : undefined;
+  const aliases = file && file !== 'none' ? configAliases(readConfig(file)) : new Map<string, string>();
+  return rawHosts(argv).map((host) => aliases.get(host) ?? host);
+}
+
+function rawHosts(argv: readonly string[]): string[] {
   const hosts: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;

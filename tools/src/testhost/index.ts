@@ -5,3 +5,4 @@ export { reapTestHosts } from './reap.js';
 export type { ExecOptions, ExecResult } from './ssh.js';
 export type { Variant } from './recipe.js';
 export { NODE_VERSION, OPENCLAW_VERSION } from './recipe.js';
+export { linkTestHosts } from './link.js';

@@ -48,6 +48,12 @@ describe('loadInstallationConfiguration', () => {
     assert.equal(config.maxConcurrentOperationsPerHost, 4);
   });
 
+  it('reads an optional jump host, defaulting its port', () => {
+    const text = seedWith(['        connectTimeoutSeconds: 10\n', '        connectTimeoutSeconds: 10\n        jumpHost:\n          address: bastion.example.net\n          user: jump\n']);
+    assert.deepEqual(loadInstallationConfiguration({ text }).ssh.jumpHost, { address: 'bastion.example.net', port: 22, user: 'jump' });
+    assert.equal(loadInstallationConfiguration({ text: seedWith() }).ssh.jumpHost, undefined);
+  });
+
   it('keeps explicit optional settings', () => {
     const text = seedWith(['          end: 18899\n', '          end: 18899\n      transport: openssh-mux\n      maxConcurrentOperationsPerHost: 10\n']);
     const config = loadInstallationConfiguration({ text });

@@ -26,6 +26,10 @@ const INTEGER_TIMEOUT = 'expected an integer from 1 to 300';
 
 const CASES: RefusalCase[] = [
   // Unknown keys, at every depth.
+  refused('unknown jumpHost key', TIMEOUT, `${TIMEOUT}        jumpHost:\n          address: 198.51.100.7\n          user: jump\n          proxy: x\n`, `${C}.ssh.jumpHost.proxy`, 'unknown key (line 12)'),
+  refused('jumpHost address with an option', TIMEOUT, `${TIMEOUT}        jumpHost:\n          address: -oProxyCommand=sh\n          user: jump\n`, `${C}.ssh.jumpHost.address`, 'must not start with "-" (ssh would read it as an option), got "-oProxyCommand=sh" (line 10)'),
+  refused('jumpHost user with a space', TIMEOUT, `${TIMEOUT}        jumpHost:\n          address: 198.51.100.7\n          user: a b\n`, `${C}.ssh.jumpHost.user`, 'expected a login name: lower-case letters, digits, _ and -, starting with a letter or _, got "a b" (line 11)'),
+  refused('jumpHost without a user', TIMEOUT, `${TIMEOUT}        jumpHost:\n          address: 198.51.100.7\n`, `${C}.ssh.jumpHost.user`, 'is required (line 9)'),
   refused('unknown top-level setting', END, `${END}      transprt: ssh2\n`, `${C}.transprt`, 'unknown key (line 26)'),
   refused('unknown ssh key', TIMEOUT, '        connectTimeout: 10\n', `${C}.ssh.connectTimeout`, 'unknown key (line 8)'),
   refused('unknown host key', PORT, '          portt: 22\n', `${C}.hosts.stable.portt`, 'unknown key (line 12)'),

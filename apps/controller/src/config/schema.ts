@@ -26,11 +26,22 @@ function within(inner: string, outer: string): boolean {
   return inner === outer || inner.startsWith(outer === '/' ? '/' : `${outer}/`);
 }
 
+/** Login names OpenSSH and shadow accept on a bastion; it need not be root there. */
+const JUMP_USER_PATTERN = /^[a-z_][a-z0-9_-]{0,31}$/;
+
+/** A bastion every connection goes through; its host key comes from the same known_hosts file. */
+const jumpHost = z.strictObject({
+  address: hostAddress,
+  port: integerFrom(1, 65535).default(22),
+  user: z.string({ error: unlessMissing('expected a login name') }).regex(JUMP_USER_PATTERN, { error: 'expected a login name: lower-case letters, digits, _ and -, starting with a letter or _' }),
+});
+
 const ssh = z
   .strictObject({
     identityFile: safePath,
     knownHostsFile: safePath,
     connectTimeoutSeconds: integerFrom(1, 300).default(10),
+    jumpHost: z.optional(jumpHost),
   })
   .superRefine((value, ctx) => {
     if (value.identityFile === value.knownHostsFile) {
@@ -92,6 +103,12 @@ export const sshComputeConfigurationSchema = z.strictObject({
   maxConcurrentOperationsPerHost: integerFrom(1, 10).default(4),
 });
 
+export interface JumpHost {
+  readonly address: string;
+  readonly port: number;
+  readonly user: string;
+}
+
 export interface HostConfiguration {
   readonly address: string;
   readonly port: number;
@@ -102,7 +119,12 @@ export interface HostConfiguration {
 
 /** The validated, defaulted and frozen SSH Compute settings of one Installation. */
 export interface SshComputeConfiguration {
-  readonly ssh: { readonly identityFile: string; readonly knownHostsFile: string; readonly connectTimeoutSeconds: number };
+  readonly ssh: {
+    readonly identityFile: string;
+    readonly knownHostsFile: string;
+    readonly connectTimeoutSeconds: number;
+    readonly jumpHost?: JumpHost;
+  };
   readonly hosts: { readonly [namespaceName: string]: HostConfiguration };
   readonly runtime: {
     readonly nodePath: string;

@@ -26,6 +26,7 @@ export interface InstallationOptions {
   transport?: 'system-ssh' | 'openssh-mux' | 'ssh2';
   knownHostsFile?: string;
   identityFile?: string;
+  jumpHost?: { address: string; port: number; user: string };
 }
 
 /** One Installation whose `hosts` maps each given Namespace name to its test host. */
@@ -41,6 +42,7 @@ export function installationYaml(hosts: Record<string, HostInfo>, options: Insta
     `        identityFile: ${options.identityFile ?? first.identityFile}`,
     `        knownHostsFile: ${options.knownHostsFile ?? first.knownHostsFile}`,
     '        connectTimeoutSeconds: 3',
+    ...(options.jumpHost ? ['        jumpHost:', `          address: ${options.jumpHost.address}`, `          port: ${options.jumpHost.port}`, `          user: ${options.jumpHost.user}`] : []),
     '      hosts:',
     ...Object.entries(hosts).flatMap(([name, host]) => [`        ${name}:`, `          address: ${host.address}`, `          port: ${host.port}`, '          user: root']),
     '      runtime:',

@@ -7,7 +7,8 @@ import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
-import { sshOptions, type SshClientSettings } from './ssh-args.js';
+import { sshStderrCause, type TransportCause } from './failure-cause.js';
+import { JUMP_ALIAS, sshOptions, type SshClientSettings } from './ssh-args.js';
 import { SystemSshCommandExecutor } from './system-ssh.js';
 
 /** How long an idle master connection stays up after its last session. */
@@ -79,13 +80,19 @@ export class OpenSshMuxExecutor implements CommandExecutor {
       return { exitCode: null, signal: null, stdout: '', stderrBytes: 0, stdoutTruncated: false, timedOut: false, aborted: Boolean(request.signal?.aborted), transportFailed: true, transportCause: 'unknown' };
     }
     this.hosts.set(hostKey(request.host), request.host);
-    return client.execute(request);
+    const result = await client.execute(request);
+    if (!result.transportFailed || !this.settings.jumpHost || !(result.transportCause === 'connection-closed' || result.transportCause === 'unknown')) return result;
+    // A master started with ControlPersist sends its ProxyJump hop's stderr to /dev/null: ask the
+    // hop itself why it failed, and keep the first answer when the hop is fine.
+    const hop = await jumpHopCause(this.sshPath, client.configArgs(), this.settings, request.host);
+    return hop === 'unknown' || hop === 'connection-closed' ? result : { ...result, transportCause: hop };
   }
 
   /** Asks every master this executor may have started to exit, then removes the control directory. */
   async close(): Promise<void> {
     const pending = this.directory;
     const hosts = [...this.hosts.values()];
+    const inner = this.inner;
     this.directory = undefined;
     this.inner = undefined;
     this.hosts.clear();
@@ -93,11 +100,14 @@ export class OpenSshMuxExecutor implements CommandExecutor {
     const directory = await pending.catch(() => undefined);
     if (!directory) return;
     const options = OpenSshMuxExecutor.multiplexOptions(directory, this.persistSeconds);
+    // The same -F/-J as the calls: a master is found by ControlPath, whose %C covers the jump host.
+    const config = inner?.configArgs() ?? ['-F', 'none'];
     await Promise.all(
       hosts.map((host) =>
-        runQuietly(this.sshPath, ['-F', 'none', ...sshOptions(this.settings), ...options, '-O', 'exit', '-p', String(host.port), '-l', host.user, '--', host.address]),
+        runQuietly(this.sshPath, [...config, ...sshOptions(this.settings), ...options, '-O', 'exit', '-p', String(host.port), '-l', host.user, '--', host.address]),
       ),
     );
+    await inner?.close();
     await rm(directory, { recursive: true, force: true });
   }
 
@@ -129,6 +139,27 @@ function hostKey(host: HostTarget): string {
 }
 
 /** Runs a short ssh control command with the same minimal environment as the executor; output is discarded. */
+/** Runs only the jump hop (`-W` to the target, stdin closed) and reads the cause from its stderr. */
+function jumpHopCause(sshPath: string, config: string[], settings: SshClientSettings, host: HostTarget): Promise<TransportCause> {
+  const file = config.slice(0, 2);
+  return new Promise((resolve) => {
+    const child = spawn(sshPath, [...file, '-W', `[${host.address}]:${host.port}`, JUMP_ALIAS], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < 8192) stderr += chunk.toString('utf8');
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), (settings.connectTimeoutSeconds + 5) * 1000);
+    child.on('error', () => undefined);
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(sshStderrCause(stderr));
+    });
+  });
+}
+
 function runQuietly(command: string, args: string[]): Promise<void> {
   return new Promise((resolve) => {
     const child = spawn(command, args, {

@@ -11,6 +11,7 @@ export function createExecutor(config: SshComputeConfiguration): CommandExecutor
     identityFile: config.ssh.identityFile,
     knownHostsFile: config.ssh.knownHostsFile,
     connectTimeoutSeconds: config.ssh.connectTimeoutSeconds,
+    ...(config.ssh.jumpHost ? { jumpHost: config.ssh.jumpHost } : {}),
   };
   switch (config.transport) {
     case 'system-ssh':

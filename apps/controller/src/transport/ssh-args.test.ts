@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HOST } from '../testing/fakes.js';
-import { sshArgv, sshOptions, type SshClientSettings } from './ssh-args.js';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { JUMP_ALIAS, JumpConfigFile, jumpHostConfig, sshArgv, sshOptions, type SshClientSettings } from './ssh-args.js';
 
 const SETTINGS: SshClientSettings = { identityFile: '/etc/openclaw/ssh/id_ed25519', knownHostsFile: '/etc/openclaw/ssh/known_hosts', connectTimeoutSeconds: 10 };
 const COMMAND = '/usr/bin/node - eyJhIjoxfQ==';
@@ -60,5 +62,31 @@ describe('sshArgv', () => {
     const options = sshOptions(SETTINGS);
     assert.equal(options.length % 2, 0);
     for (let i = 0; i < options.length; i += 2) assert.equal(options[i], '-o');
+  });
+});
+
+describe('the jump host', () => {
+  const JUMP = { ...SETTINGS, jumpHost: { address: '198.51.100.7', port: 2200, user: 'jump' } };
+
+  it('is an ssh_config Host block with the same strict options as every connection', () => {
+    const text = jumpHostConfig(JUMP);
+    assert.equal(text.split('\n')[0], `Host ${JUMP_ALIAS}`);
+    assert.match(text, /^ {2}HostName 198\.51\.100\.7\n {2}Port 2200\n {2}User jump\n/m);
+    for (const option of sshOptions(SETTINGS).filter((_, i) => i % 2 === 1)) assert.ok(text.includes(`\n  ${option.replace('=', ' ')}\n`), option);
+  });
+
+  it('lives in a private file that argv names with -F and -J, and is removed on request', () => {
+    const file = new JumpConfigFile(JUMP);
+    try {
+      assert.equal(statSync(file.path).mode & 0o777, 0o600);
+      assert.equal(statSync(dirname(file.path)).mode & 0o777, 0o700);
+      assert.equal(readFileSync(file.path, 'utf8'), jumpHostConfig(JUMP));
+      const argv = sshArgv(JUMP, HOST, COMMAND, [], file);
+      assert.deepEqual(argv.slice(0, 4), ['-F', file.path, '-J', JUMP_ALIAS]);
+      assert.deepEqual(argv.slice(-2), ['203.0.113.10', COMMAND]);
+    } finally {
+      file.remove();
+    }
+    assert.equal(existsSync(file.path), false);
   });
 });

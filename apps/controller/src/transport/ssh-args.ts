@@ -1,11 +1,25 @@
 // The exact argv of the system ssh client: strict host keys, batch mode, explicit files.
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { HostTarget } from './executor.js';
+
+export interface JumpHostSettings {
+  address: string;
+  port: number;
+  user: string;
+}
 
 export interface SshClientSettings {
   identityFile: string;
   knownHostsFile: string;
   connectTimeoutSeconds: number;
+  /** A bastion every connection goes through, checked against the same known_hosts file. */
+  jumpHost?: JumpHostSettings;
 }
+
+/** The Host name the jump host has in the generated ssh_config. */
+export const JUMP_ALIAS = 'occ-ssh-jump';
 
 /** Options that keep the client strict whatever the machine's ssh_config says (it is not read). */
 export function sshOptions(settings: SshClientSettings): string[] {
@@ -30,10 +44,42 @@ export function sshOptions(settings: SshClientSettings): string[] {
   return options.flatMap((option) => ['-o', option]);
 }
 
-export function sshArgv(settings: SshClientSettings, host: HostTarget, remoteCommand: string, extra: readonly string[] = []): string[] {
+/**
+ * ssh_config text for the jump host. OpenSSH runs a ProxyJump hop as `ssh -F <this file> -W ...`,
+ * without the command line's -o options, so the same strict options must be in the file.
+ */
+export function jumpHostConfig(settings: SshClientSettings & { jumpHost: JumpHostSettings }): string {
+  const { address, port, user } = settings.jumpHost;
+  const options = sshOptions(settings).filter((_, i) => i % 2 === 1).map((option) => `  ${option.replace('=', ' ')}`);
+  return [`Host ${JUMP_ALIAS}`, `  HostName ${address}`, `  Port ${port}`, `  User ${user}`, ...options, ''].join('\n');
+}
+
+/** A private directory holding the jump host's ssh_config, for as long as its executor lives. */
+export class JumpConfigFile {
+  readonly path: string;
+  private readonly directory: string;
+
+  constructor(settings: SshClientSettings & { jumpHost: JumpHostSettings }, baseDirectory = tmpdir()) {
+    // mkdtemp makes a 0700 directory owned by this process's user; the file is 0600 inside it.
+    this.directory = mkdtempSync(join(baseDirectory, 'occ-ssh-jump-'));
+    this.path = join(this.directory, 'ssh_config');
+    writeFileSync(this.path, jumpHostConfig(settings), { mode: 0o600, flag: 'wx' });
+    chmodSync(this.path, 0o600);
+  }
+
+  remove(): void {
+    rmSync(this.directory, { recursive: true, force: true });
+  }
+}
+
+/** `-F` and `-J` for every ssh call of an executor: no config file, or the jump host's. */
+export function configArgs(jump: JumpConfigFile | undefined): string[] {
+  return jump ? ['-F', jump.path, '-J', JUMP_ALIAS] : ['-F', 'none'];
+}
+
+export function sshArgv(settings: SshClientSettings, host: HostTarget, remoteCommand: string, extra: readonly string[] = [], jump?: JumpConfigFile): string[] {
   return [
-    '-F',
-    'none',
+    ...configArgs(jump),
     '-T',
     ...sshOptions(settings),
     ...extra,

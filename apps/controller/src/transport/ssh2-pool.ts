@@ -6,11 +6,12 @@
 import { constants as fsConstants } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
+import type { Duplex } from 'node:stream';
 import { Client, type ClientChannel, type ConnectConfig, type ServerHostKeyAlgorithm } from 'ssh2';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
 import { socketErrorCause, type TransportCause } from './failure-cause.js';
 import { hostKeyAccepted, knownHostKeyTypes, parseKnownHosts, type HostKeyType, type KnownHostEntry } from './known-hosts.js';
-import type { SshClientSettings } from './ssh-args.js';
+import type { JumpHostSettings, SshClientSettings } from './ssh-args.js';
 import { MAX_STDOUT_BYTES } from './system-ssh.js';
 
 /** How long a closed channel may take to confirm before the call returns without it. */
@@ -158,6 +159,8 @@ class PooledConnection {
   private idleTimer: NodeJS.Timeout | undefined;
   private connectStarted = false;
   private markClosed: () => void = () => undefined;
+  /** The bastion's connection when ssh.jumpHost is set; it lives and dies with this one. */
+  private jump: Client | undefined;
 
   constructor(
     readonly key: string,
@@ -187,8 +190,13 @@ class PooledConnection {
     // Closed while the files were read: start nothing.
     if (!this.alive) throw new Error('connection closed');
     const { address, port, user } = this.target;
-    const algorithms = knownHostKeyTypes(files.knownHosts, address, port).flatMap((type) => HOST_KEY_ALGORITHMS[type]);
-    if (algorithms.length === 0) {
+    let sock: Duplex | undefined;
+    if (this.settings.jumpHost) {
+      sock = await this.openJump(files, this.settings.jumpHost);
+      if (!this.alive) throw new Error('connection closed');
+    }
+    const target = connectConfig(this.settings, files, { address, port, user }, () => this.fail('host-key'));
+    if (!target) {
       // No trusted key names this host: the handshake could only end in refusal.
       this.fail('host-key');
       this.end();
@@ -208,39 +216,57 @@ class PooledConnection {
       client.on('close', () => {
         this.dead();
         this.markClosed();
+        this.jump?.end();
+        this.jump = undefined;
         this.emit({ type: 'closed', key: this.key });
         reject(new Error('connection closed'));
       });
-      const config: ConnectConfig = {
-        host: address,
-        port,
-        username: user,
-        privateKey: files.privateKey,
-        // Only publickey with the configured identity: no "none", agent, password or keyboard-interactive.
-        authHandler: ['publickey'],
-        tryKeyboard: false,
-        agentForward: false,
-        hostVerifier: (key: Buffer): boolean => {
-          const accepted = hostKeyAccepted(files.knownHosts, address, port, key);
-          if (!accepted) this.fail('host-key');
-          return accepted;
-        },
-        algorithms: { serverHostKey: algorithms },
-        readyTimeout: this.settings.connectTimeoutSeconds * 1000,
-        keepaliveInterval: KEEPALIVE_INTERVAL_MS,
-        keepaliveCountMax: KEEPALIVE_COUNT_MAX,
-      };
       try {
-        client.connect(config);
+        client.connect(sock ? { ...target, sock } : target);
         this.connectStarted = true;
         // Small request/response packets: Nagle plus delayed ACKs would add tens of milliseconds per call.
-        client.setNoDelay(true);
+        if (!sock) client.setNoDelay(true);
       } catch (error) {
         // A malformed or passphrase-protected identity is refused before any packet is sent (BatchMode has no prompt).
         this.fail(/private ?key|passphrase/i.test(String((error as Error)?.message)) ? 'identity-file' : 'protocol');
         this.end();
         reject(error);
       }
+    });
+  }
+
+  /**
+   * Connects to the bastion with the same identity, known_hosts and strictness as any host, and
+   * opens a direct-tcpip channel to the target through it; the target's SSH session runs inside.
+   */
+  private async openJump(files: ClientFiles, jump: JumpHostSettings): Promise<Duplex> {
+    const config = connectConfig(this.settings, files, jump, () => this.fail('host-key'));
+    const fail = (reason: ConnectionFailure, error: Error) => {
+      this.fail(reason);
+      this.end();
+      return error;
+    };
+    if (!config) throw fail('host-key', new Error('no known host key for the jump host'));
+    const client = new Client();
+    this.jump = client;
+    await new Promise<void>((resolve, reject) => {
+      client.once('ready', () => resolve());
+      client.on('error', (error: Error & { level?: string; code?: string }) => reject(fail(classify(error), error)));
+      client.once('close', () => {
+        this.end();
+        reject(new Error('jump host connection closed'));
+      });
+      try {
+        client.connect(config);
+      } catch (error) {
+        reject(fail('identity-file', error as Error));
+      }
+    });
+    return new Promise<Duplex>((resolve, reject) => {
+      client.forwardOut('127.0.0.1', 0, this.target.address, this.target.port, (error, stream) => {
+        if (error) reject(fail(forwardFailure(error), error));
+        else resolve(stream);
+      });
     });
   }
 
@@ -274,6 +300,9 @@ class PooledConnection {
     // A client that never started a connection has no socket to close, and emits no 'close'.
     if (this.connectStarted) this.client.end();
     else this.markClosed();
+    const jump = this.jump;
+    this.jump = undefined;
+    jump?.end();
   }
 
   /** Closes the connection and waits for the socket to go (bounded). */
@@ -307,6 +336,42 @@ class PooledConnection {
     this.idleTimer = setTimeout(() => this.end(), this.idleMs);
     this.idleTimer.unref();
   }
+}
+
+/** The strict client options for one SSH server, or undefined when known_hosts names no key for it. */
+function connectConfig(settings: SshClientSettings, files: ClientFiles, server: { address: string; port: number; user: string }, refused: () => void): ConnectConfig | undefined {
+  const { address, port, user } = server;
+  const algorithms = knownHostKeyTypes(files.knownHosts, address, port).flatMap((type) => HOST_KEY_ALGORITHMS[type]);
+  if (algorithms.length === 0) return undefined;
+  return {
+    host: address,
+    port,
+    username: user,
+    privateKey: files.privateKey,
+    // Only publickey with the configured identity: no "none", agent, password or keyboard-interactive.
+    authHandler: ['publickey'],
+    tryKeyboard: false,
+    agentForward: false,
+    hostVerifier: (key: Buffer): boolean => {
+      const accepted = hostKeyAccepted(files.knownHosts, address, port, key);
+      if (!accepted) refused();
+      return accepted;
+    },
+    algorithms: { serverHostKey: algorithms },
+    readyTimeout: settings.connectTimeoutSeconds * 1000,
+    keepaliveInterval: KEEPALIVE_INTERVAL_MS,
+    keepaliveCountMax: KEEPALIVE_COUNT_MAX,
+  };
+}
+
+/** Why the bastion could not open a channel to the target, from the reason it gave. */
+function forwardFailure(error: Error): ConnectionFailure {
+  const message = error.message;
+  if (/refused/i.test(message)) return 'refused';
+  if (/no route|unreachable/i.test(message)) return 'no-route';
+  if (/timed out/i.test(message)) return 'timeout';
+  if (/resolve|name or service/i.test(message)) return 'dns';
+  return 'connection-closed';
 }
 
 function classify(error: Error & { level?: string; code?: string }): ConnectionFailure {

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult } from './executor.js';
 import { sshStderrCause } from './failure-cause.js';
-import { sshArgv, type SshClientSettings } from './ssh-args.js';
+import { JumpConfigFile, configArgs, sshArgv, type SshClientSettings } from './ssh-args.js';
 
 export const MAX_STDOUT_BYTES = 4 * 1024 * 1024;
 const KILL_GRACE_MS = 3000;
@@ -18,8 +18,28 @@ export class SystemSshCommandExecutor implements CommandExecutor {
     private readonly extraArgs: readonly string[] = [],
   ) {}
 
+  private jump: JumpConfigFile | undefined;
+
   argv(request: Pick<ExecuteRequest, 'host' | 'remoteCommand'>): string[] {
-    return sshArgv(this.settings, request.host, request.remoteCommand, this.extraArgs);
+    return sshArgv(this.settings, request.host, request.remoteCommand, this.extraArgs, this.jumpConfig());
+  }
+
+  /** `-F`/`-J` as every call of this executor uses them (for control commands beside the calls). */
+  configArgs(): string[] {
+    return configArgs(this.jumpConfig());
+  }
+
+  /** Removes the jump host's generated ssh_config, if any; a later call writes it again. */
+  async close(): Promise<void> {
+    this.jump?.remove();
+    this.jump = undefined;
+  }
+
+  private jumpConfig(): JumpConfigFile | undefined {
+    const { jumpHost } = this.settings;
+    if (!jumpHost) return undefined;
+    this.jump ??= new JumpConfigFile({ ...this.settings, jumpHost });
+    return this.jump;
   }
 
   execute(request: ExecuteRequest): Promise<ExecuteResult> {
