@@ -9,6 +9,7 @@ import { HookRegistry } from './hooks/registry.js';
 import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './hooks/run.js';
 import { HostLimiter } from './limiter.js';
 import { createLogger, type Logger } from './logging.js';
+import { combineHostFailures } from './host-failures.js';
 import { checkLocalSshFiles, missingOnHost } from './preflight.js';
 import type { CommandExecutor, HostTarget } from './transport/executor.js';
 import { OPERATION_TIMEOUT_MS, runOperation, type OperationOutcome } from './transport/run-operation.js';
@@ -85,8 +86,13 @@ export class SshComputeDriver {
         if (missing) throw missing;
       }),
     );
-    const failed = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
-    if (failed) throw toComputeError(failed.reason);
+    // Every host is probed, and every failing host is named with its cause.
+    const failures = new Map<string, ComputeError>();
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status === 'rejected') failures.set(names[index]!, toComputeError(outcome.reason, { host: names[index]! }));
+    });
+    const failure = combineHostFailures(failures);
+    if (failure) throw failure;
   }
 
   /** Creates or verifies the Namespace marker, then runs afterNamespacePrepared hooks. */

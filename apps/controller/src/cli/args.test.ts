@@ -2,8 +2,9 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { UsageError, parseCli } from './args.js';
-import { EXIT, runCli } from './main.js';
+import { ComputeError } from '@occ-ssh/protocol';
+import { COMMANDS, UsageError, parseCli } from './args.js';
+import { EXIT, exitFor, runCli } from './main.js';
 
 function sink() {
   let text = '';
@@ -39,10 +40,44 @@ describe('occ-ssh arguments', () => {
     const err = sink();
     assert.equal(await runCli(['status'], sink().stream, err.stream), EXIT.usage);
     assert.match(err.text(), /^occ-ssh: --config/);
-    assert.match(err.text(), /exit codes: 0 success, 2 usage, 3 permanent failure, 75 retryable failure/);
+    assert.match(err.text(), /exit codes: 0 success, 2 usage, 3 permanent failure \(do not retry unchanged\),\n {2}4 retryable failure reported by a host, 75 a host could not be reached \(retryable\), 130 interrupted/);
     const out = sink();
     assert.equal(await runCli(['--help'], out.stream, sink().stream), EXIT.ok);
     assert.match(out.text(), /^usage: occ-ssh/);
+  });
+
+  test('each command has its own help with examples', async () => {
+    for (const command of COMMANDS) {
+      const out = sink();
+      assert.equal(await runCli([command, '--help'], out.stream, sink().stream), EXIT.ok);
+      assert.match(out.text(), new RegExp(`^usage: occ-ssh ${command} --config`));
+      assert.match(out.text(), /\nexamples?:\n {2}occ-ssh /);
+    }
+  });
+
+  test('--json usage errors are one JSON line on stdout', async () => {
+    const out = sink();
+    const err = sink();
+    assert.equal(await runCli(['status', '--json', '--force'], out.stream, err.stream), EXIT.usage);
+    const parsed = JSON.parse(out.text()) as { ok: boolean; error: { code: string; message: string } };
+    assert.equal(parsed.ok, false);
+    assert.equal(parsed.error.code, 'usage');
+    assert.match(parsed.error.message, /^Unknown option '--force'/);
+    assert.equal(err.text(), '');
+  });
+
+  test('--version names the controller, protocol and helper digests', async () => {
+    const out = sink();
+    assert.equal(await runCli(['--version'], out.stream, sink().stream), EXIT.ok);
+    assert.match(out.text(), /^occ-ssh \d+\.\d+\.\d+ \(protocol \d+\)\n/);
+    assert.match(out.text(), /artifact sha256 [0-9a-f]{64}\nhelper bundle sha256 [0-9a-f]{64} /);
+  });
+
+  test('exit statuses tell a permanent failure, a host that failed and a host that was not reached apart', () => {
+    const e = (code: 'ownership' | 'lock-timeout' | 'transport' | 'timeout') => new ComputeError(code, code);
+    assert.equal(exitFor([e('transport'), e('timeout')]), EXIT.unreachable);
+    assert.equal(exitFor([e('transport'), e('lock-timeout')]), EXIT.failed);
+    assert.equal(exitFor([e('lock-timeout'), e('ownership')]), EXIT.permanent);
   });
 
   test('an invalid Installation is a permanent failure (exit 3) naming the key', async () => {

@@ -8,17 +8,7 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export const USAGE = `usage: occ-ssh <command> --config <installation.yaml> [options]
-
-commands:
-  preflight          check the local SSH files and probe every configured host
-  deploy             bind, validate, prepare, commit to the ledger, activate, retire the previous revision
-  stop               stop the Agent's gateway (keeps snapshots, home, state and credentials)
-  retire             remove one revision's snapshot (stopping the gateway first if it is current)
-  delete-namespace   remove a Namespace's gateways, tree and accounts from its host
-  status             show Namespaces, Agents, ports, current and served revisions, unit state, readiness
-
-options:
+const OPTIONS = `options:
   --config <file>              the Installation YAML (required)
   --revision <file>            a revision JSON file: { namespace, agent, revision }
   --namespace <name>           Namespace name (selects the host)
@@ -29,11 +19,81 @@ options:
   --revision-number <n>        AgentRevision number
   --ledger <file>              the deploy ledger (default: $XDG_STATE_HOME/occ-ssh/ledger.json)
   --readiness-timeout <sec>    readiness bound per activation, 1-120 (default 120)
-  --json                       print one machine-readable JSON result
-  --verbose                    log operations to stderr
-  -h, --help                   show this help
+  --json                       print one machine-readable JSON result (usage errors too)
+  --verbose                    log operations to stderr (readable lines on a terminal, JSON otherwise)
+  -h, --help                   show help (after a command: that command's help)
+  --version                    show the controller, protocol and helper versions and the helper digests`;
 
-exit codes: 0 success, 2 usage, 3 permanent failure, 75 retryable failure`;
+export const EXIT_CODES = `exit codes: 0 success, 2 usage, 3 permanent failure (do not retry unchanged),
+  4 retryable failure reported by a host, 75 a host could not be reached (retryable), 130 interrupted`;
+
+export const USAGE = `usage: occ-ssh <command> --config <installation.yaml> [options]
+
+commands:
+  preflight          check the local SSH files and probe every configured host
+  deploy             bind, validate, prepare, commit to the ledger, activate, retire the previous revision
+  stop               stop the Agent's gateway (keeps snapshots, home, state and credentials)
+  retire             remove one revision's snapshot (stopping the gateway first if it is current)
+  delete-namespace   remove a Namespace's gateways, tree and accounts from its host
+  status             show Namespaces, Agents, ports, current and served revisions, unit state, readiness
+
+${OPTIONS}
+
+Run occ-ssh <command> --help for a command's details and examples.
+
+${EXIT_CODES}`;
+
+/** What each command does, what it needs, and how it is typically run. */
+export const COMMAND_HELP: Record<Command, string> = {
+  preflight: `usage: occ-ssh preflight --config <installation.yaml> [--json]
+
+Checks the identity and known_hosts files, then probes every configured host: SSH reachability,
+systemctl, flock, getent, the account tools, Node.js and OpenClaw. Every host is probed; the recap
+lists each one as ok, failed (the host answered: what is missing) or unreachable (and why).
+
+examples:
+  occ-ssh preflight --config /etc/openclaw/installation.yaml
+  occ-ssh preflight --config installation.yaml --json | jq '.hosts'`,
+  deploy: `usage: occ-ssh deploy --config <installation.yaml> --revision <revision.json> [--ledger <file>] [--readiness-timeout <sec>]
+
+The OCC worker flow for one revision: ensure the Namespace, bind the Agent, validate the harness
+auth, prepare the snapshot, commit it as the active revision in the ledger (compare-and-set),
+activate it (unit, current, restart, readiness) and retire the previous revision.
+Flags override the revision file: --namespace, --namespace-id, --agent-id, --service-principal-id,
+--revision-id, --revision-number.
+
+examples:
+  occ-ssh deploy --config installation.yaml --revision rev-7.json
+  occ-ssh deploy --config installation.yaml --revision rev.json --revision-number 8 --revision-id rev-8`,
+  stop: `usage: occ-ssh stop --config <installation.yaml> --revision <revision.json>
+
+Stops and disables the Agent's gateway and removes current and served.json. Snapshots, home, state
+and credentials stay; a later deploy activates its new revision.
+
+example:
+  occ-ssh stop --config installation.yaml --revision rev-7.json`,
+  retire: `usage: occ-ssh retire --config <installation.yaml> --revision <revision.json>
+
+Removes one revision's snapshot. If it is the current revision, the gateway is stopped first.
+
+example:
+  occ-ssh retire --config installation.yaml --revision rev-6.json`,
+  'delete-namespace': `usage: occ-ssh delete-namespace --config <installation.yaml> (--revision <revision.json> | --namespace <name> --namespace-id <id>)
+
+Removes the Namespace's gateways, unit files, tree (state included) and accounts from its host, after
+validating every Agent, revision and unit in it. Nothing is removed when anything is not ours.
+
+example:
+  occ-ssh delete-namespace --config installation.yaml --namespace stable --namespace-id ns-1`,
+  status: `usage: occ-ssh status --config <installation.yaml> [--namespace <name>] [--json]
+
+Read-only: Namespaces, Agents, accounts, ports, current and served revisions, unit state, readiness
+and the recent root operations on each host. Unreachable hosts are reported and the others still shown.
+
+examples:
+  occ-ssh status --config installation.yaml
+  occ-ssh status --config installation.yaml --namespace stable --json`,
+};
 
 export interface CliOptions {
   command: Command;
@@ -51,7 +111,10 @@ export interface CliOptions {
   verbose: boolean;
 }
 
-export function parseCli(argv: readonly string[]): CliOptions | 'help' {
+/** What to print instead of running: the general or one command's help, or the versions. */
+export type Informational = { help: Command | undefined } | 'version';
+
+export function parseCli(argv: readonly string[]): CliOptions | Informational {
   let parsed;
   try {
     parsed = parseArgs({
@@ -72,14 +135,17 @@ export function parseCli(argv: readonly string[]): CliOptions | 'help' {
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', default: false },
       },
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  if (values.help) return 'help';
+  if (values.version) return 'version';
   const [command, ...rest] = positionals;
+  const known = (COMMANDS as readonly string[]).includes(command ?? '') ? (command as Command) : undefined;
+  if (values.help) return { help: known };
   if (!command) throw new UsageError('a command is required');
   if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`);
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);

@@ -76,9 +76,11 @@ describe('occ-ssh on a real host', () => {
     assert.match(result.err, /path=\/var\/lib\/openclaw-enterprise\//);
   });
 
-  test('an unreachable host exits 75 (retryable) naming the host', async () => {
+  test('an unreachable host exits 75 (retryable) naming the host and its cause; the recap lists every host', async () => {
     const result = await cli('preflight');
-    assert.equal(result.code, EXIT.retryable);
+    assert.equal(result.code, EXIT.unreachable);
+    assert.match(result.out, /recap: 1 ok, 0 failed, 1 unreachable\n {2}stable : ok\n {2}gone {3}: unreachable {2}transport \(refused\)\n/);
+    assert.match(result.err, /\(refused\): the connection was refused; check the port/);
     assert.match(result.err, /retryable transport error/);
     assert.match(result.err, /host=gone/);
   });

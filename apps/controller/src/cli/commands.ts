@@ -1,5 +1,6 @@
 // The occ-ssh commands, each the OCC worker's sequence of driver calls for one operator intent.
-import { ComputeError, type InventoryResult } from '@occ-ssh/protocol';
+import { ComputeError, toComputeError, type InventoryResult } from '@occ-ssh/protocol';
+import { HostFailures } from '../host-failures.js';
 import { hostFor, type SshComputeConfiguration } from '../config/index.js';
 import type { SshComputeDriver } from '../driver.js';
 import type { AgentRevision } from '../types.js';
@@ -15,9 +16,29 @@ export interface CommandContext {
   report: Reporter;
 }
 
+/** Every host is checked; the recap says which are ok, which failed and which could not be reached. */
 export async function preflight({ driver, config, report }: CommandContext) {
-  await report.step(`preflight (${Object.keys(config.hosts).length} host(s))`, () => driver.preflight());
-  return { hosts: Object.keys(config.hosts) };
+  const names = Object.keys(config.hosts);
+  try {
+    await report.step(`preflight (${names.length} host(s))`, () => driver.preflight());
+  } catch (error) {
+    const failures = error instanceof HostFailures ? error.failures : new Map([[toComputeError(error).details.host ?? '', toComputeError(error)]]);
+    // A failure that names no host (the local SSH files) concerns every host alike.
+    if (failures.has('')) throw error;
+    for (const name of names) recapHost(report, name, failures.get(name));
+    throw new HostsFailed(failures);
+  }
+  for (const name of names) recapHost(report, name, undefined);
+  return { hosts: names };
+}
+
+/** The CLI's view of several failed hosts: each is printed, and the exit status is the worst. */
+export class HostsFailed extends HostFailures {}
+
+function recapHost(report: Reporter, host: string, failure: ComputeError | undefined): void {
+  if (!failure) return report.host(host, 'ok');
+  const unreachable = failure.code === 'transport' || failure.code === 'timeout';
+  report.host(host, unreachable ? 'unreachable' : 'failed', `${failure.code}${failure.details.transportCause ? ` (${failure.details.transportCause})` : ''}`);
 }
 
 /** The OCC worker flow: bind, validate, prepare, commit (compare-and-set), activate, retire the previous revision. */
@@ -74,11 +95,21 @@ export async function deleteNamespace({ options, driver, report }: CommandContex
 export async function status({ options, config, driver, report }: CommandContext) {
   const names = options.namespace ? [options.namespace] : Object.keys(config.hosts);
   const hosts: Record<string, InventoryResult> = {};
+  const failures = new Map<string, ComputeError>();
+  // An unreachable host does not hide the others: each is shown, and the recap lists them all.
   for (const name of names) {
     const host = hostFor(config, name);
-    hosts[name] = await report.step(`inventory of ${name} (${host.address})`, () => driver.inventory(name));
-    for (const line of describeInventory(hosts[name]!)) report.line(line);
+    try {
+      hosts[name] = await report.step(`inventory of ${name} (${host.address})`, () => driver.inventory(name));
+      for (const line of describeInventory(hosts[name]!)) report.line(line);
+      recapHost(report, name, undefined);
+    } catch (error) {
+      const failure = toComputeError(error, { host: name });
+      failures.set(name, failure);
+      recapHost(report, name, failure);
+    }
   }
+  if (failures.size > 0) throw new HostsFailed(failures);
   return { hosts };
 }
 

@@ -1,57 +1,123 @@
 // occ-ssh: the operator CLI over the SshComputeDriver library.
 import pino from 'pino';
-import { toComputeError } from '@occ-ssh/protocol';
+import { ComputeError, PROTOCOL_VERSION, toComputeError } from '@occ-ssh/protocol';
 import { loadInstallationConfiguration } from '../config/index.js';
 import { SshComputeDriver } from '../driver.js';
+import { loadHelperArtifact } from '../helper-artifact.js';
+import { bundleDigest } from '../helper-digest.js';
 import { REDACTED_PATHS } from '../logging.js';
-import { USAGE, UsageError, parseCli, type CliOptions } from './args.js';
-import { deleteNamespace, deploy, preflight, retire, status, stop, type CommandContext } from './commands.js';
+import { DRIVER_VERSION } from '../version.js';
+import { COMMAND_HELP, USAGE, UsageError, parseCli, type CliOptions } from './args.js';
+import { HostsFailed, deleteNamespace, deploy, preflight, retire, status, stop, type CommandContext } from './commands.js';
+import { logDestination } from './log-lines.js';
 import { Reporter, seconds } from './report.js';
 
-export const EXIT = { ok: 0, usage: 2, permanent: 3, retryable: 75 } as const;
+/** 4 and 75 are both retryable: 4 when a host answered with a failure, 75 when none could be reached. */
+export const EXIT = { ok: 0, usage: 2, permanent: 3, failed: 4, unreachable: 75, interrupted: 130 } as const;
 
 const RUN = { preflight, deploy, stop, retire, 'delete-namespace': deleteNamespace, status } as const;
 
-export async function runCli(argv: readonly string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
-  let options: CliOptions | 'help';
+type Stream = NodeJS.WritableStream & { isTTY?: boolean };
+
+/** Transport failures and time-outs mean the host was not reached; anything else a host reported. */
+export function isUnreachable(error: ComputeError): boolean {
+  return error.code === 'transport' || error.code === 'timeout';
+}
+
+export function exitFor(errors: readonly ComputeError[]): number {
+  if (errors.some((e) => e.permanent)) return EXIT.permanent;
+  if (errors.some((e) => !isUnreachable(e))) return EXIT.failed;
+  return EXIT.unreachable;
+}
+
+export interface CliRunOptions {
+  /** Aborted on SIGINT: the run stops waiting, closes connections and removes its temporary files. */
+  signal?: AbortSignal;
+}
+
+export async function runCli(argv: readonly string[], out: Stream = process.stdout, err: Stream = process.stderr, run: CliRunOptions = {}): Promise<number> {
+  const json = argv.includes('--json');
+  let options: ReturnType<typeof parseCli>;
   try {
     options = parseCli(argv);
   } catch (error) {
-    err.write(`occ-ssh: ${(error as Error).message}\n\n${USAGE}\n`);
+    if (json) out.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: (error as Error).message } })}\n`);
+    else err.write(`occ-ssh: ${(error as Error).message}\n\n${USAGE}\n`);
     return EXIT.usage;
   }
-  if (options === 'help') {
-    out.write(`${USAGE}\n`);
+  if (options === 'version') {
+    out.write(`${versionText()}\n`);
     return EXIT.ok;
   }
-  const report = new Reporter(options.json, out);
+  if ('help' in options) {
+    out.write(`${options.help ? COMMAND_HELP[options.help] : USAGE}\n`);
+    return EXIT.ok;
+  }
+  return execute(options, out, err, run.signal);
+}
+
+async function execute(options: CliOptions, out: Stream, err: Stream, signal: AbortSignal | undefined): Promise<number> {
+  const report = new Reporter(options.json, out, Boolean(out.isTTY));
   let driver: SshComputeDriver | undefined;
   try {
     const config = loadInstallationConfiguration({ path: options.config });
-    const logger = pino({ level: options.verbose ? 'info' : 'warn', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, pino.destination(2));
+    const logger = pino({ level: options.verbose ? 'info' : 'warn', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination(err));
     driver = new SshComputeDriver({
       configuration: config,
       logger,
       ...(options.readinessTimeoutMs === undefined ? {} : { readinessTimeoutMs: options.readinessTimeoutMs }),
     });
-    const result = await RUN[options.command]({ options, config, driver, report } satisfies CommandContext);
-    if (options.json) out.write(`${JSON.stringify({ ok: true, command: options.command, result, steps: report.steps, totalMs: report.totalMs() })}\n`);
+    const work: Promise<unknown> = RUN[options.command]({ options, config, driver, report } satisfies CommandContext);
+    const result = await untilAborted(work, signal);
+    if (result === 'interrupted') {
+      err.write(`occ-ssh ${options.command}: interrupted; connections closed and temporary files removed (a systemd job already submitted on a host may still complete)\n`);
+      return EXIT.interrupted;
+    }
+    report.recap();
+    if (options.json) out.write(`${JSON.stringify({ ok: true, command: options.command, result, steps: report.steps, hosts: report.hosts, totalMs: report.totalMs() })}\n`);
     else out.write(`${options.command}: done in ${seconds(report.totalMs())}\n`);
     return EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {
-      err.write(`occ-ssh: ${error.message}\n\n${USAGE}\n`);
+      if (options.json) out.write(`${JSON.stringify({ ok: false, command: options.command, error: { code: 'usage', message: error.message } })}\n`);
+      else err.write(`occ-ssh: ${error.message}\n\n${COMMAND_HELP[options.command]}\n`);
       return EXIT.usage;
     }
-    const failure = toComputeError(error);
-    const where = Object.entries(failure.details).map(([key, value]) => `${key}=${value}`).join(' ');
+    report.recap();
+    const failures = error instanceof HostsFailed ? [...error.failures.values()] : [toComputeError(error)];
     if (options.json) {
-      out.write(`${JSON.stringify({ ok: false, command: options.command, error: { code: failure.code, failure: failure.failure, message: failure.message, ...failure.details }, steps: report.steps })}\n`);
+      const shape = (e: ComputeError) => ({ code: e.code, failure: e.failure, message: e.message, ...e.details });
+      out.write(`${JSON.stringify({ ok: false, command: options.command, error: shape(toComputeError(error)), ...(failures.length > 1 ? { failures: failures.map(shape) } : {}), steps: report.steps, hosts: report.hosts })}\n`);
     } else {
-      err.write(`occ-ssh ${options.command}: ${failure.failure} ${failure.code} error: ${failure.message}${where ? `\n  (${where})` : ''}\n`);
+      for (const failure of failures) {
+        const where = Object.entries(failure.details).map(([key, value]) => `${key}=${value}`).join(' ');
+        err.write(`occ-ssh ${options.command}: ${failure.failure} ${failure.code} error: ${failure.message}${where ? `\n  (${where})` : ''}\n`);
+      }
     }
-    return failure.failure === 'permanent' ? EXIT.permanent : EXIT.retryable;
+    return exitFor(failures);
   } finally {
     await driver?.close();
   }
+}
+
+/** The work's result, or 'interrupted' as soon as the signal aborts (the work is left to the close). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | 'interrupted'> {
+  if (!signal) return work;
+  if (signal.aborted) return Promise.resolve('interrupted');
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve('interrupted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+export function versionText(): string {
+  const lines = [`occ-ssh ${DRIVER_VERSION} (protocol ${PROTOCOL_VERSION})`];
+  try {
+    const artifact = loadHelperArtifact();
+    lines.push(`host helper: ${artifact.bytes.length} bytes, artifact sha256 ${artifact.sha256}`, `helper bundle sha256 ${bundleDigest(artifact.bytes)} (as in the hosts' audit lines: journalctl -t occ-ssh-helper)`);
+  } catch (error) {
+    lines.push(`host helper: ${(error as Error).message}`);
+  }
+  return lines.join('\n');
 }

@@ -1,34 +1,74 @@
-// What the CLI prints: each step with its elapsed time as it happens, or one JSON result.
+// What the CLI prints: each step with its elapsed time as it happens (ticking on a terminal), a
+// per-host recap, or one JSON result.
+import { toComputeError } from '@occ-ssh/protocol';
+
 export interface StepRecord {
   step: string;
   ms: number;
+  ok: boolean;
+  detail?: string;
+  code?: string;
+}
+
+export type HostState = 'ok' | 'failed' | 'unreachable';
+
+export interface HostRecap {
+  host: string;
+  state: HostState;
   detail?: string;
 }
 
+const TICK_MS = 1000;
+
 export class Reporter {
   readonly steps: StepRecord[] = [];
+  readonly hosts: HostRecap[] = [];
   private readonly started = Date.now();
 
   constructor(
     private readonly json: boolean,
     private readonly out: NodeJS.WritableStream = process.stdout,
+    /** A terminal gets a ticking elapsed time on long steps; a pipe gets one line per step. */
+    private readonly tty = false,
   ) {}
 
   async step<T>(name: string, action: () => Promise<T>, describe?: (value: T) => string | undefined): Promise<T> {
     const started = Date.now();
-    if (!this.json) this.out.write(`  ${name} ... `);
+    const prefix = `  ${name} ... `;
+    if (!this.json) this.out.write(prefix);
+    const ticker = this.tty && !this.json ? setInterval(() => this.out.write(`\r${prefix}${seconds(Date.now() - started)}`), TICK_MS) : undefined;
+    const end = (text: string) => {
+      if (ticker) clearInterval(ticker);
+      if (!this.json) this.out.write(`${ticker ? `\r\x1b[K${prefix}` : ''}${text}\n`);
+    };
     try {
       const value = await action();
-      const record: StepRecord = { step: name, ms: Date.now() - started };
+      const record: StepRecord = { step: name, ms: Date.now() - started, ok: true };
       const detail = describe?.(value);
       if (detail) record.detail = detail;
       this.steps.push(record);
-      if (!this.json) this.out.write(`ok (${seconds(record.ms)})${detail ? `  ${detail}` : ''}\n`);
+      end(`ok (${seconds(record.ms)})${detail ? `  ${detail}` : ''}`);
       return value;
     } catch (error) {
-      if (!this.json) this.out.write(`failed (${seconds(Date.now() - started)})\n`);
+      const failure = toComputeError(error);
+      const record: StepRecord = { step: name, ms: Date.now() - started, ok: false, code: failure.code };
+      this.steps.push(record);
+      end(`failed: ${failure.failure} ${failure.code}${failure.details.transportCause ? ` (${failure.details.transportCause})` : ''} (${seconds(record.ms)})`);
       throw error;
     }
+  }
+
+  /** Records how one host fared; `recap` prints them all at the end. */
+  host(host: string, state: HostState, detail?: string): void {
+    this.hosts.push({ host, state, ...(detail ? { detail } : {}) });
+  }
+
+  recap(): void {
+    if (this.json || this.hosts.length === 0) return;
+    const width = Math.max(...this.hosts.map((h) => h.host.length));
+    const count = (state: HostState) => this.hosts.filter((h) => h.state === state).length;
+    this.out.write(`recap: ${count('ok')} ok, ${count('failed')} failed, ${count('unreachable')} unreachable\n`);
+    for (const h of this.hosts) this.out.write(`  ${h.host.padEnd(width)} : ${h.state}${h.detail ? `  ${h.detail}` : ''}\n`);
   }
 
   line(text: string): void {

@@ -1,0 +1,33 @@
+// Log lines for people on a terminal, JSON for everything else.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { describe, test } from 'node:test';
+import { logDestination, readableLine } from './log-lines.js';
+
+function sink(isTTY: boolean) {
+  let text = '';
+  const stream = new Writable({ write: (chunk: Buffer, _e, done) => ((text += chunk.toString()), done()) }) as Writable & { isTTY?: boolean };
+  stream.isTTY = isTTY;
+  return { stream, text: () => text };
+}
+
+const LINE = '{"level":30,"time":1764511200123,"pid":7,"hostname":"c","name":"compute-ssh","host":"stable","operation":"probe","ms":42,"msg":"operation done"}';
+
+describe('CLI log lines', () => {
+  test('a pino line reads as time, level, message and fields', () => {
+    assert.equal(readableLine(LINE), '14:00:00.123 INFO  operation done host=stable operation=probe ms=42');
+    assert.equal(readableLine('not json'), 'not json');
+  });
+
+  test('a terminal gets readable lines, split chunks included; a pipe gets the JSON unchanged', async () => {
+    const tty = sink(true);
+    const dest = logDestination(tty.stream);
+    dest.write(LINE.slice(0, 20));
+    dest.write(`${LINE.slice(20)}\n`);
+    const pipe = sink(false);
+    logDestination(pipe.stream).write(`${LINE}\n`);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(tty.text(), '14:00:00.123 INFO  operation done host=stable operation=probe ms=42\n');
+    assert.equal(pipe.text(), `${LINE}\n`);
+  });
+});

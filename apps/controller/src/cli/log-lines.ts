@@ -1,0 +1,38 @@
+// Where the CLI's pino logger writes: JSON lines for pipes and files, readable lines on a terminal.
+import { Writable } from 'node:stream';
+
+const LEVELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const OMITTED = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'name', 'v']);
+
+/** One pino JSON line as `HH:MM:SS.mmm LEVEL message key=value ...`; other text passes through. */
+export function readableLine(json: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return json;
+  }
+  const time = typeof record.time === 'number' ? new Date(record.time).toISOString().slice(11, 23) : '';
+  const level = LEVELS[Number(record.level)] ?? String(record.level);
+  const fields = Object.entries(record)
+    .filter(([key]) => !OMITTED.has(key))
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  return [time, level.padEnd(5), String(record.msg ?? ''), ...fields].filter(Boolean).join(' ');
+}
+
+export function logDestination(err: NodeJS.WritableStream & { isTTY?: boolean }): Writable {
+  let pending = '';
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      if (!err.isTTY) {
+        err.write(chunk);
+        return done();
+      }
+      pending += chunk.toString('utf8');
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) if (line) err.write(`${readableLine(line)}\n`);
+      done();
+    },
+  });
+}
