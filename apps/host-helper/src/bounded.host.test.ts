@@ -1,10 +1,11 @@
-// Real-host proof that the helper fails fast and closed: a caller that went away while the helper
-// queued for the lock.
+// Real-host proof that the helper fails fast and closed: a gateway that cannot start, and a caller
+// that went away while the helper queued for the lock.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { namespaceLayout } from '@occ-ssh/markers';
+import { agentLayout, namespaceLayout } from '@occ-ssh/markers';
+import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, call, exists, ok, owner } from './testing/remote.js';
+import { ROOT, UNIT_DIR, activateArgs, call, exists, ok, owner, prepareArgs } from './testing/remote.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TREE = `find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %T@\\n' 2>/dev/null | sort | sha256sum; getent passwd | sha256sum`;
@@ -12,6 +13,7 @@ const TREE = `find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %T@\\n' 2>/dev/nu
 describe('bounded failure on a real host', () => {
   let host: TestHost;
   const sh = (script: string) => host.run(['sh', '-c', script]);
+  const layoutOf = (who: AgentOwner) => agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
   const helperRunning = async () => (await host.exec(['pgrep', '-f', `^${host.nodePath} - `])).code === 0;
   const lockWaiters = async () => (await host.exec(['pgrep', '-f', '^flock --exclusive'])).stdout.trim();
 
@@ -19,6 +21,24 @@ describe('bounded failure on a real host', () => {
     host = await startTestHost({ name: 'hbound' });
   });
   after(() => host?.down());
+
+  test('a gateway that exits at start fails activation within seconds, retryable, with its exit status and no log text', async () => {
+    const who = owner('crash', 'crash');
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    const rev = prepareArgs(who, 1, { fixtureGateway: { exitAtStart: true } });
+    await ok(host, 'prepare-revision', rev);
+    const outcome = await call(host, 'activate-revision', activateArgs(rev, {}, 120_000));
+    const line = outcome.line;
+    assert.ok(line && !line.ok, 'activation failed');
+    assert.equal(line.error.code, 'not-ready');
+    assert.match(line.error.message, new RegExp(`^${layoutOf(who).unitName} (restarted \\d+ times without answering /readyz|failed \\([a-z-]+;) .*last exit: exit status 3\\)$`));
+    assert.doesNotMatch(line.error.message, /fixture gateway|exitAtStart/, 'no journal text');
+    assert.ok(outcome.ms < 40_000, `took ${outcome.ms} ms, not the 120 s readiness bound`);
+    assert.ok(line.timings.lockHoldMs !== undefined && line.timings.lockHoldMs < 40_000, `held the lock ${line.timings.lockHoldMs} ms`);
+    assert.equal(await exists(host, layoutOf(who).served), false);
+    process.stderr.write(`# exit-at-start gateway: not-ready after ${outcome.ms} ms: ${line.error.message}\n`);
+    await host.run(['systemctl', 'stop', layoutOf(who).unitName]);
+  });
 
   test('a helper whose session closes while it waits for the lock exits at once and changes nothing', async () => {
     const who = owner('queued', 'queued');

@@ -1,6 +1,7 @@
 // Polls the gateway's loopback /readyz: fast at first so activation adds little to start-up.
 import { request } from 'node:http';
-import type { Session } from './session.js';
+import { abortableSleep, type Session } from './session.js';
+import { unitRun, type UnitRun } from './systemd.js';
 
 export function probeReady(port: number, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
@@ -20,14 +21,63 @@ export function pollDelay(elapsedMs: number): number {
 }
 
 const FAST_POLL_MS = 25;
+/** How often systemd is asked about the unit while /readyz does not answer. */
+const UNIT_CHECK_MS = 500;
+/**
+ * Automatic restarts, since activation's own restart, after which a gateway that never answered is
+ * taken as crash-looping. One restart is tolerated: the real gateway can exit on its own start-up
+ * deadline on a starved host and then come up.
+ */
+export const RESTARTS_BEFORE_GIVING_UP = 3;
 
-/** Gives up at the deadline or when the session closes. A probe is one loopback request. */
-export async function waitReady(port: number, timeoutMs: number, session: Session): Promise<boolean> {
+/** What the wait checks besides /readyz: the unit it restarted. */
+export interface GatewayWatch {
+  unit: string;
+}
+
+export type Readiness = { ready: true } | { ready: false; reason?: string };
+
+/**
+ * Gives up at the deadline or when the session closes, and early when the unit has failed or keeps
+ * restarting. A probe is one loopback request.
+ */
+export async function waitReady(port: number, timeoutMs: number, session: Session, watch?: GatewayWatch): Promise<Readiness> {
   const started = Date.now();
   const deadline = started + timeoutMs;
+  const judge = watch && (await unitJudge(watch.unit));
+  let nextUnitCheck = started + UNIT_CHECK_MS;
   while (Date.now() < deadline && !session.isClosed) {
-    if (await probeReady(port, Math.min(1000, Math.max(50, deadline - Date.now())))) return true;
-    await new Promise((resolve) => setTimeout(resolve, pollDelay(Date.now() - started)));
+    if (await probeReady(port, Math.min(1000, Math.max(50, deadline - Date.now())))) return { ready: true };
+    if (judge && Date.now() >= nextUnitCheck) {
+      const reason = judge(await unitRun(watch.unit));
+      if (reason) return { ready: false, reason };
+      nextUnitCheck = Date.now() + UNIT_CHECK_MS;
+    }
+    try {
+      await abortableSleep(pollDelay(Date.now() - started), session.signal);
+    } catch {
+      break;
+    }
   }
-  return false;
+  return { ready: false };
+}
+
+/** Judges each view of the unit against the first one, remembering the last exit seen (no log contents). */
+async function unitJudge(unit: string): Promise<(run: UnitRun) => string | undefined> {
+  const first = await unitRun(unit);
+  let lastExit = first.exit;
+  return (run) => {
+    lastExit = run.exit ?? lastExit;
+    return unitVerdict(unit, run, first.restarts, lastExit);
+  };
+}
+
+/** Why the unit will not become ready without a new activation, or undefined while it may still. */
+export function unitVerdict(unit: string, run: UnitRun, restartsAtStart: number, lastExit: string | undefined): string | undefined {
+  const exit = `last exit: ${lastExit ?? 'none recorded'}`;
+  if (run.activeState === 'failed') return `${unit} failed (${run.result}; ${exit})`;
+  if (run.activeState === 'inactive') return `${unit} stopped while activation waited for it (${exit})`;
+  const restarts = run.restarts - restartsAtStart;
+  if (restarts >= RESTARTS_BEFORE_GIVING_UP) return `${unit} restarted ${restarts} times without answering /readyz (${exit})`;
+  return undefined;
 }

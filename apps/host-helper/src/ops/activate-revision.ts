@@ -75,9 +75,10 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   const restartedAt = Date.now();
   await restartUnit(layout.unitName);
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
-  if (!(await waitReady(agent.port, timeoutMs, ctx.session))) {
+  const readiness = await waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName });
+  if (!readiness.ready) {
     ctx.session.checkpoint();
-    throw new ComputeError('not-ready', `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
+    throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
   }
   const readyMs = Date.now() - restartedAt;
   ctx.session.checkpoint();
