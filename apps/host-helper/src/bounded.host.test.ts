@@ -1,11 +1,11 @@
-// Real-host proof that the helper fails fast and closed: a gateway that cannot start, and a caller
-// that went away while the helper queued for the lock.
+// Real-host proof that the helper fails fast and closed: a gateway that cannot start, a caller that
+// went away while the helper queued for the lock, and a sibling Agent squatting the Agent's port.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { agentLayout, namespaceLayout } from '@occ-ssh/markers';
+import { accountName, agentLayout, namespaceLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, call, exists, ok, owner, prepareArgs } from './testing/remote.js';
+import { ROOT, UNIT_DIR, activateArgs, call, exists, fails, ok, owner, prepareArgs } from './testing/remote.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TREE = `find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %T@\\n' 2>/dev/null | sort | sha256sum; getent passwd | sha256sum`;
@@ -14,6 +14,7 @@ describe('bounded failure on a real host', () => {
   let host: TestHost;
   const sh = (script: string) => host.run(['sh', '-c', script]);
   const layoutOf = (who: AgentOwner) => agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
+  const uidOf = async (who: AgentOwner) => Number((await host.run(['id', '-u', accountName('openclaw', who.namespace.id, who.agent.id)])).trim());
   const helperRunning = async () => (await host.exec(['pgrep', '-f', `^${host.nodePath} - `])).code === 0;
   const lockWaiters = async () => (await host.exec(['pgrep', '-f', '^flock --exclusive'])).stdout.trim();
 
@@ -65,5 +66,37 @@ describe('bounded failure on a real host', () => {
     } finally {
       await host.exec(['kill', '--', `-${holder}`]);
     }
+  });
+
+  test("a sibling Agent listening on the Agent's port is never taken for its gateway", async () => {
+    const a = owner('victim', 'squat');
+    const b = { ...owner('squatter', 'squat'), namespace: a.namespace };
+    await ok(host, 'ensure-namespace', { namespace: a.namespace });
+    const [a1, a2, b1] = [prepareArgs(a, 1), prepareArgs(a, 2), prepareArgs(b, 1)];
+    const { port } = await ok(host, 'prepare-revision', a1);
+    await ok(host, 'prepare-revision', b1);
+    await ok(host, 'activate-revision', activateArgs(a1));
+    await ok(host, 'prepare-revision', a2);
+    // A stops (a crash, an operator); B's account takes A's port and answers /readyz like a gateway.
+    await host.run(['systemctl', 'stop', layoutOf(a).unitName]);
+    const squatterUid = await uidOf(b);
+    await sh(`echo '{}' > /etc/occ-squat.json && chmod 644 /etc/occ-squat.json`);
+    await host.run([
+      'systemd-run', '--unit=occ-squatter', '--collect', `--uid=${squatterUid}`, '-p', 'PrivateTmp=yes',
+      '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
+      host.nodePath, host.fixtureGatewayPath, 'gateway', '--port', String(port),
+    ]);
+    try {
+      for (let i = 0; i < 100 && (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code !== 0; i += 1) await sleep(100);
+      const error = await fails(host, 'activate-revision', activateArgs(a2));
+      assert.equal(error.code, 'not-ready');
+      assert.match(error.message, new RegExp(`^127\\.0\\.0\\.1:${port} is held by UID ${squatterUid}, not by the Agent's account \\(UID ${await uidOf(a)}\\)`));
+      assert.equal(await exists(host, layoutOf(a).served), false, 'the squatter was not recorded as served');
+    } finally {
+      await host.exec(['systemctl', 'stop', 'occ-squatter']);
+    }
+    const retry = await ok(host, 'activate-revision', activateArgs(a2));
+    assert.ok(retry.readyMs > 0);
+    assert.equal((JSON.parse(await host.run(['cat', layoutOf(a).served])) as { revisionId: string }).revisionId, a2.revision.id);
   });
 });

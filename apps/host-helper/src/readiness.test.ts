@@ -1,7 +1,7 @@
 // The readiness poll's schedule and its early verdicts (pure parts of readiness.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { pollDelay, RESTARTS_BEFORE_GIVING_UP, unitVerdict } from './readiness.js';
+import { listenerVerdict, pollDelay, RESTARTS_BEFORE_GIVING_UP, unitVerdict } from './readiness.js';
 import { describeExit } from './systemd.js';
 
 describe('pollDelay', () => {
@@ -47,5 +47,19 @@ describe('describeExit', () => {
     assert.equal(describeExit(2, 9), 'killed by SIGKILL');
     assert.equal(describeExit(3, 6), 'dumped core on SIGABRT');
     assert.equal(describeExit(0, 0), undefined);
+  });
+});
+
+describe('listenerVerdict', () => {
+  const listener = (uid: number, address = '127.0.0.1') => ({ address, port: 18800, uid, inode: 1 });
+
+  it('accepts only when every listener on the port belongs to the Agent account', () => {
+    assert.equal(listenerVerdict([listener(998), listener(998, '[::1]')], 18800, 998), 'ours');
+    assert.equal(listenerVerdict([], 18800, 998), 'none');
+  });
+
+  it('names the squatter\'s UID, whichever address it holds', () => {
+    assert.equal(listenerVerdict([listener(1001)], 18800, 998), "127.0.0.1:18800 is held by UID 1001, not by the Agent's account (UID 998): another process squats the Agent's port");
+    assert.match(listenerVerdict([listener(998), listener(1001, '[::]')], 18800, 998), /^\[::\]:18800 is held by UID 1001/);
   });
 });

@@ -1,5 +1,6 @@
 // Polls the gateway's loopback /readyz: fast at first so activation adds little to start-up.
 import { request } from 'node:http';
+import { listenersOn, type Listener } from './listeners.js';
 import { abortableSleep, type Session } from './session.js';
 import { unitRun, type UnitRun } from './systemd.js';
 
@@ -30,16 +31,18 @@ const UNIT_CHECK_MS = 500;
  */
 export const RESTARTS_BEFORE_GIVING_UP = 3;
 
-/** What the wait checks besides /readyz: the unit it restarted. */
+/** What the wait checks besides /readyz: the unit it restarted and the account that must own the port. */
 export interface GatewayWatch {
   unit: string;
+  uid: number;
 }
 
 export type Readiness = { ready: true } | { ready: false; reason?: string };
 
 /**
  * Gives up at the deadline or when the session closes, and early when the unit has failed or keeps
- * restarting. A probe is one loopback request.
+ * restarting, or when whoever answers on the port is not the Agent's account. A probe is one
+ * loopback request.
  */
 export async function waitReady(port: number, timeoutMs: number, session: Session, watch?: GatewayWatch): Promise<Readiness> {
   const started = Date.now();
@@ -47,7 +50,12 @@ export async function waitReady(port: number, timeoutMs: number, session: Sessio
   const judge = watch && (await unitJudge(watch.unit));
   let nextUnitCheck = started + UNIT_CHECK_MS;
   while (Date.now() < deadline && !session.isClosed) {
-    if (await probeReady(port, Math.min(1000, Math.max(50, deadline - Date.now())))) return { ready: true };
+    if (await probeReady(port, Math.min(1000, Math.max(50, deadline - Date.now())))) {
+      if (!watch) return { ready: true };
+      const owner = listenerVerdict(listenersOn(port), port, watch.uid);
+      if (owner === 'ours') return { ready: true };
+      if (owner !== 'none') return { ready: false, reason: owner };
+    }
     if (judge && Date.now() >= nextUnitCheck) {
       const reason = judge(await unitRun(watch.unit));
       if (reason) return { ready: false, reason };
@@ -60,6 +68,24 @@ export async function waitReady(port: number, timeoutMs: number, session: Sessio
     }
   }
   return { ready: false };
+}
+
+/**
+ * Security: Agents share the host's network, so an answer on the port proves nothing by itself. A
+ * sibling Agent (or any other account) listening there would be taken for this Agent's gateway and
+ * handed its clients and password. Every listener on the port must belong to the Agent's account;
+ * the kernel lets a second socket share a port (SO_REUSEPORT) only for the same UID.
+ */
+export function listenerVerdict(listeners: readonly Listener[], port: number, uid: number): 'ours' | 'none' | string {
+  if (listeners.length === 0) return 'none';
+  const foreign = listeners.find((listener) => listener.uid !== uid);
+  if (!foreign) return 'ours';
+  return `${foreign.address}:${port} is held by UID ${foreign.uid}, not by the Agent's account (UID ${uid}): another process squats the Agent's port`;
+}
+
+/** True when something listens on the port and every listener belongs to the account. */
+export function ownedListener(port: number, uid: number): boolean {
+  return listenerVerdict(listenersOn(port), port, uid) === 'ours';
 }
 
 /** Judges each view of the unit against the first one, remembering the last exit seen (no log contents). */
