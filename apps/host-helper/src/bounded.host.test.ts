@@ -95,6 +95,22 @@ describe('bounded failure on a real host', () => {
     } finally {
       await host.exec(['systemctl', 'stop', 'occ-squatter']);
     }
+    // The Agent's own account, but a process outside its unit: not its gateway either.
+    const ownUid = await uidOf(a);
+    await host.run([
+      'systemd-run', '--unit=occ-squatter', '--collect', `--uid=${ownUid}`, '-p', 'PrivateTmp=yes',
+      '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
+      host.nodePath, host.fixtureGatewayPath, 'gateway', '--port', String(port),
+    ]);
+    try {
+      for (let i = 0; i < 100 && (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code !== 0; i += 1) await sleep(100);
+      const error = await fails(host, 'activate-revision', activateArgs(a2));
+      assert.equal(error.code, 'not-ready');
+      assert.equal(error.message, `127.0.0.1:${port} is held by the Agent's account (UID ${ownUid}) but by no process of ${layoutOf(a).unitName}`);
+      assert.equal(await exists(host, layoutOf(a).served), false);
+    } finally {
+      await host.exec(['systemctl', 'stop', 'occ-squatter']);
+    }
     const retry = await ok(host, 'activate-revision', activateArgs(a2));
     assert.ok(retry.readyMs > 0);
     assert.equal((JSON.parse(await host.run(['cat', layoutOf(a).served])) as { revisionId: string }).revisionId, a2.revision.id);

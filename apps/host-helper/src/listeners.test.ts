@@ -1,7 +1,7 @@
 // The kernel's socket tables, parsed: listeners, their owners and addresses.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseListeners } from './listeners.js';
+import { parseListeners, socketInodesOf } from './listeners.js';
 
 const TCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 0100007F:4970 00000000:0000 0A 00000000:00000000 00:00000000 00000000   998        0 41234 1 0000000000000000 100 0 0 10 0
@@ -31,5 +31,13 @@ describe('parseListeners', () => {
 
   it('ignores malformed lines instead of inventing listeners', () => {
     assert.deepEqual(parseListeners('header\n0: zz:4970 00000000:0000 0A 0 0 0 998 0 1\n\n   1: 0100007F:4970 00000000:0000 0A\n', true), []);
+  });
+});
+
+describe('socketInodesOf', () => {
+  it('finds no socket of the unit under a control group path systemd would never report', () => {
+    for (const path of ['system.slice/x.service', '/system.slice/../../etc', '/system.slice/x y.service']) {
+      assert.equal(socketInodesOf(path)?.size ?? 0, 0, path);
+    }
   });
 });

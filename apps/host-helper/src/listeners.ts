@@ -1,5 +1,5 @@
 // Who holds a TCP port on this host: the kernel's socket tables, read as root, no tool needed.
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { endianness } from 'node:os';
 
 export interface Listener {
@@ -44,12 +44,56 @@ function decodeAddress(hex: string, little: boolean): string {
 
 /** Every TCP listener on `port`, IPv4 and IPv6, in this helper's network namespace (the gateways'). */
 export function listenersOn(port: number): Listener[] {
-  const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map((path) => {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch {
-      return '';
-    }
-  });
+  const tables = ['/proc/net/tcp', '/proc/net/tcp6'].map((path) => readText(path) ?? '');
   return tables.flatMap((table) => parseListeners(table)).filter((listener) => listener.port === port);
+}
+
+/** Control-group roots to look under: cgroup v2, hybrid (v2 at unified/), legacy (systemd's named v1 hierarchy). */
+const CGROUP_ROOTS = ['/sys/fs/cgroup', '/sys/fs/cgroup/unified', '/sys/fs/cgroup/systemd'];
+
+/**
+ * The socket inodes open in the processes of a unit's control group (`ControlGroup=` as systemd
+ * reports it; empty when the unit has no processes), or undefined when this host's control groups
+ * are not where they can be read. Read as root from /proc; only link texts are read, nothing is followed.
+ */
+export function socketInodesOf(controlGroup: string): Set<number> | undefined {
+  const root = CGROUP_ROOTS.find((candidate) => existsSync(`${candidate}/cgroup.procs`));
+  if (!root) return undefined;
+  const inodes = new Set<number>();
+  if (controlGroup === '') return inodes;
+  // Security: a path systemd would never report holds no socket of the unit (fail closed).
+  if (!/^\/[A-Za-z0-9@._:\\/-]+$/.test(controlGroup) || controlGroup.split('/').includes('..')) return inodes;
+  // A unit between restarts may have no control group at all: then it holds no socket.
+  const procs = readText(`${root}${controlGroup}/cgroup.procs`) ?? '';
+  for (const pid of procs.split('\n').filter((line) => /^\d+$/.test(line))) {
+    for (const fd of readDir(`/proc/${pid}/fd`)) {
+      const match = /^socket:\[(\d+)\]$/.exec(readLink(`/proc/${pid}/fd/${fd}`));
+      if (match) inodes.add(Number(match[1]));
+    }
+  }
+  return inodes;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function readDir(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch {
+    return [];
+  }
+}
+
+function readLink(path: string): string {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return '';
+  }
 }

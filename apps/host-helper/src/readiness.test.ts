@@ -51,15 +51,21 @@ describe('describeExit', () => {
 });
 
 describe('listenerVerdict', () => {
-  const listener = (uid: number, address = '127.0.0.1') => ({ address, port: 18800, uid, inode: 1 });
+  const watch = { unit: 'openclaw-enterprise-gateway-abc.service', uid: 998 };
+  const listener = (uid: number, address = '127.0.0.1', inode = 41) => ({ address, port: 18800, uid, inode });
 
-  it('accepts only when every listener on the port belongs to the Agent account', () => {
-    assert.equal(listenerVerdict([listener(998), listener(998, '[::1]')], 18800, 998), 'ours');
-    assert.equal(listenerVerdict([], 18800, 998), 'none');
+  it('accepts only when every listener on the port belongs to the Agent account and, when known, to the unit', () => {
+    assert.equal(listenerVerdict([listener(998), listener(998, '[::1]', 42)], 18800, watch), 'ours');
+    assert.equal(listenerVerdict([listener(998), listener(998, '[::1]', 42)], 18800, watch, new Set([40, 41, 42])), 'ours');
+    assert.equal(listenerVerdict([], 18800, watch), 'none');
   });
 
   it('names the squatter\'s UID, whichever address it holds', () => {
-    assert.equal(listenerVerdict([listener(1001)], 18800, 998), "127.0.0.1:18800 is held by UID 1001, not by the Agent's account (UID 998): another process squats the Agent's port");
-    assert.match(listenerVerdict([listener(998), listener(1001, '[::]')], 18800, 998), /^\[::\]:18800 is held by UID 1001/);
+    assert.equal(listenerVerdict([listener(1001)], 18800, watch), "127.0.0.1:18800 is held by UID 1001, not by the Agent's account (UID 998): another process squats the Agent's port");
+    assert.match(listenerVerdict([listener(998), listener(1001, '[::]')], 18800, watch), /^\[::\]:18800 is held by UID 1001/);
+  });
+
+  it('refuses a listener of the Agent account that no process of the unit holds', () => {
+    assert.equal(listenerVerdict([listener(998), listener(998, '[::1]', 43)], 18800, watch, new Set([41])), "[::1]:18800 is held by the Agent's account (UID 998) but by no process of openclaw-enterprise-gateway-abc.service");
   });
 });

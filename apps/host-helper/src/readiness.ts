@@ -1,8 +1,8 @@
 // Polls the gateway's loopback /readyz: fast at first so activation adds little to start-up.
 import { request } from 'node:http';
-import { listenersOn, type Listener } from './listeners.js';
+import { listenersOn, socketInodesOf, type Listener } from './listeners.js';
 import { abortableSleep, type Session } from './session.js';
-import { unitRun, type UnitRun } from './systemd.js';
+import { controlGroup, unitRun, type UnitRun } from './systemd.js';
 
 export function probeReady(port: number, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
@@ -31,7 +31,7 @@ const UNIT_CHECK_MS = 500;
  */
 export const RESTARTS_BEFORE_GIVING_UP = 3;
 
-/** What the wait checks besides /readyz: the unit it restarted and the account that must own the port. */
+/** What the wait checks besides /readyz: the unit it restarted, whose account and processes must own the port. */
 export interface GatewayWatch {
   unit: string;
   uid: number;
@@ -47,17 +47,20 @@ export type Readiness = { ready: true } | { ready: false; reason?: string };
 export async function waitReady(port: number, timeoutMs: number, session: Session, watch?: GatewayWatch): Promise<Readiness> {
   const started = Date.now();
   const deadline = started + timeoutMs;
-  const judge = watch && (await unitJudge(watch.unit));
+  let judge: ((run: UnitRun) => string | undefined) | undefined;
   let nextUnitCheck = started + UNIT_CHECK_MS;
   while (Date.now() < deadline && !session.isClosed) {
     if (await probeReady(port, Math.min(1000, Math.max(50, deadline - Date.now())))) {
       if (!watch) return { ready: true };
-      const owner = listenerVerdict(listenersOn(port), port, watch.uid);
+      const owner = await portOwner(port, watch);
       if (owner === 'ours') return { ready: true };
       if (owner !== 'none') return { ready: false, reason: owner };
     }
-    if (judge && Date.now() >= nextUnitCheck) {
-      const reason = judge(await unitRun(watch.unit));
+    // The first view is the baseline: no automatic restart can come sooner than RestartSec=2.
+    if (watch && Date.now() >= nextUnitCheck) {
+      const run = await unitRun(watch.unit);
+      judge ??= unitJudge(watch.unit, run);
+      const reason = judge(run);
       if (reason) return { ready: false, reason };
       nextUnitCheck = Date.now() + UNIT_CHECK_MS;
     }
@@ -73,24 +76,33 @@ export async function waitReady(port: number, timeoutMs: number, session: Sessio
 /**
  * Security: Agents share the host's network, so an answer on the port proves nothing by itself. A
  * sibling Agent (or any other account) listening there would be taken for this Agent's gateway and
- * handed its clients and password. Every listener on the port must belong to the Agent's account;
- * the kernel lets a second socket share a port (SO_REUSEPORT) only for the same UID.
+ * handed its clients and password. Every listener on the port must belong to the Agent's account
+ * (the kernel lets a second socket share a port, SO_REUSEPORT, only for the same UID) and, where the
+ * unit's control group can be read, be open in one of the unit's own processes.
  */
-export function listenerVerdict(listeners: readonly Listener[], port: number, uid: number): 'ours' | 'none' | string {
+export function listenerVerdict(listeners: readonly Listener[], port: number, watch: GatewayWatch, unitSockets?: ReadonlySet<number>): 'ours' | 'none' | string {
   if (listeners.length === 0) return 'none';
-  const foreign = listeners.find((listener) => listener.uid !== uid);
-  if (!foreign) return 'ours';
-  return `${foreign.address}:${port} is held by UID ${foreign.uid}, not by the Agent's account (UID ${uid}): another process squats the Agent's port`;
+  const foreign = listeners.find((listener) => listener.uid !== watch.uid);
+  if (foreign) return `${foreign.address}:${port} is held by UID ${foreign.uid}, not by the Agent's account (UID ${watch.uid}): another process squats the Agent's port`;
+  const outside = unitSockets && listeners.find((listener) => !unitSockets.has(listener.inode));
+  if (outside) return `${outside.address}:${port} is held by the Agent's account (UID ${watch.uid}) but by no process of ${watch.unit}`;
+  return 'ours';
 }
 
-/** True when something listens on the port and every listener belongs to the account. */
-export function ownedListener(port: number, uid: number): boolean {
-  return listenerVerdict(listenersOn(port), port, uid) === 'ours';
+/** Reads who holds the port now: the socket tables, then the unit's processes' open sockets. */
+async function portOwner(port: number, watch: GatewayWatch): Promise<'ours' | 'none' | string> {
+  const listeners = listenersOn(port);
+  if (listeners.length === 0) return 'none';
+  return listenerVerdict(listeners, port, watch, socketInodesOf(await controlGroup(watch.unit)));
+}
+
+/** True when something listens on the port and every listener is the unit's, under the Agent's account. */
+export async function ownedListener(port: number, watch: GatewayWatch): Promise<boolean> {
+  return (await portOwner(port, watch)) === 'ours';
 }
 
 /** Judges each view of the unit against the first one, remembering the last exit seen (no log contents). */
-async function unitJudge(unit: string): Promise<(run: UnitRun) => string | undefined> {
-  const first = await unitRun(unit);
+function unitJudge(unit: string, first: UnitRun): (run: UnitRun) => string | undefined {
   let lastExit = first.exit;
   return (run) => {
     lastExit = run.exit ?? lastExit;

@@ -77,3 +77,8 @@ export function describeExit(code: number, status: number): string | undefined {
   if (code === 3) return `dumped core on ${signal()}`;
   return undefined;
 }
+
+/** The unit's control group as systemd names it (e.g. /system.slice/x.service); empty when it has none. */
+export async function controlGroup(unit: string): Promise<string> {
+  return (await runCommand('systemctl', ['show', '--property=ControlGroup', '--value', unit])).stdout.trim();
+}

@@ -89,7 +89,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
 async function alreadyServing(layout: ReturnType<typeof agentPaths>, owner: Args['owner'], marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
   const served = readServed(layout, owner);
   if (!served || served.revisionId !== marker.revisionId || served.configurationHash !== marker.configurationHash || served.port !== port) return false;
-  return (await isActive(layout.unitName)) && (await isEnabled(layout.unitName)) && (await probeReady(port)) && ownedListener(port, uid);
+  return (await isActive(layout.unitName)) && (await isEnabled(layout.unitName)) && (await probeReady(port)) && (await ownedListener(port, { unit: layout.unitName, uid }));
 }
 
 function servedMarker(marker: RevisionMarker, port: number) {
