@@ -58,7 +58,7 @@ async function main(argument: string | undefined, sealed: unknown): Promise<numb
   // Bounded: a closed session may never acknowledge the write.
   await Promise.race([
     new Promise<void>((resolve) => process.stdout.write(formatLine(line), () => resolve())),
-    new Promise<void>((resolve) => setTimeout(resolve, 1000).unref()),
+    new Promise<void>((resolve) => setTimeout(resolve, 1000)),
   ]);
   return line.ok ? 0 : 1;
 }
