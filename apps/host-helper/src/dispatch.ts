@@ -41,7 +41,7 @@ export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<He
   ctx.session.checkpoint();
   ensureRoot(ctx);
   const root = rootLayout(ctx.runtime.root);
-  const lock = await acquireLock(root.lock);
+  const lock = await acquireLock(root.lock, ctx.session.signal);
   timings.lockWaitMs = lock.waitedMs;
   try {
     ctx.session.checkpoint();

@@ -15,8 +15,11 @@ export interface HeldLock {
  * `flock -w 30 <lock> cat`: cat runs only once the lock is held, and echoes our probe byte to
  * say so. Its stdin is connected only to this helper, so however the helper dies, cat reads EOF,
  * exits, and the kernel drops the lock: there is never a stale lock to reclaim.
+ * `signal` (the session's) ends the wait at once: a helper whose caller is gone must not queue for
+ * the lock, take it, and hold up the next caller.
  */
-export function acquireLock(lockPath: string): Promise<HeldLock> {
+export function acquireLock(lockPath: string, signal?: AbortSignal): Promise<HeldLock> {
+  if (signal?.aborted) return Promise.reject(signal.reason as Error);
   const started = Date.now();
   const child = spawn('flock', ['--exclusive', '--close', '--wait', String(LOCK_WAIT_SECONDS), '--conflict-exit-code', String(CONFLICT_EXIT), lockPath, 'cat'], {
     stdio: ['pipe', 'pipe', 'ignore'],
@@ -24,12 +27,15 @@ export function acquireLock(lockPath: string): Promise<HeldLock> {
   });
   return new Promise((resolve, reject) => {
     let settled = false;
+    const onAbort = () => fail(signal!.reason as ComputeError);
     const fail = (error: ComputeError) => {
       if (settled) return;
       settled = true;
+      signal?.removeEventListener('abort', onAbort);
       child.kill('SIGKILL');
       reject(error);
     };
+    signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', () => fail(new ComputeError('host-requirement', 'flock could not be run')));
     child.on('exit', (code) => {
       if (code === CONFLICT_EXIT) fail(new ComputeError('lock-timeout', `${lockPath} is still held after ${LOCK_WAIT_SECONDS} s`, { path: lockPath }));
@@ -38,6 +44,7 @@ export function acquireLock(lockPath: string): Promise<HeldLock> {
     child.stdout!.once('data', () => {
       if (settled) return;
       settled = true;
+      signal?.removeEventListener('abort', onAbort);
       const acquiredAt = Date.now();
       resolve({ waitedMs: acquiredAt - started, acquiredAt, release: () => release(child) });
     });

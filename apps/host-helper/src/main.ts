@@ -48,7 +48,7 @@ async function main(argument: string | undefined, sealed: unknown): Promise<numb
     if (canonicalHash(op.runtime) !== op.configurationHash) {
       throw new ComputeError('configuration', 'runtime settings do not match their configuration hash');
     }
-    const result = await dispatch({ runtime: op.runtime, session }, op, timings);
+    const result = await Promise.race([dispatch({ runtime: op.runtime, session }, op, timings), stopped(session)]);
     line = { ...base(), ok: true, result };
   } catch (error) {
     const failure = toComputeError(error);
@@ -57,8 +57,28 @@ async function main(argument: string | undefined, sealed: unknown): Promise<numb
   }
   if (op) await audit(op, line.ok ? 'ok' : line.error.code, Date.now() - session.startedAt);
   session.stop();
-  await new Promise<void>((resolve) => process.stdout.write(formatLine(line), () => resolve()));
+  // Bounded: a closed session may never acknowledge the write.
+  await Promise.race([
+    new Promise<void>((resolve) => process.stdout.write(formatLine(line), () => resolve())),
+    new Promise<void>((resolve) => setTimeout(resolve, 1000)),
+  ]);
   return line.ok ? 0 : 1;
+}
+
+/** How long a step already running (a host command) may go on once the session is closed or out of time. */
+const STOP_GRACE_MS = 2000;
+
+/**
+ * Rejects with the session's reason a short grace after it ends. The waits end at once on their own;
+ * this bounds a host command in flight, so the helper exits (releasing the lock) as a kill would,
+ * which every step is built to survive. A job already handed to systemd completes on the host.
+ */
+function stopped(session: Session): Promise<never> {
+  return new Promise((_, reject) => {
+    const fire = () => setTimeout(() => reject(session.signal.reason as Error), STOP_GRACE_MS).unref();
+    if (session.signal.aborted) fire();
+    else session.signal.addEventListener('abort', fire, { once: true });
+  });
 }
 
 /** Names the kind of an unexpected error (an errno code or class) without echoing data. */

@@ -1,6 +1,8 @@
 // Polls the gateway's loopback /readyz: fast at first so activation adds little to start-up.
 import { request } from 'node:http';
-import type { Session } from './session.js';
+import { listenersOn, socketInodesOf, type Listener } from './listeners.js';
+import { abortableSleep, type Session } from './session.js';
+import { controlGroup, unitRun, type UnitRun } from './systemd.js';
 
 export function probeReady(port: number, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
@@ -20,14 +22,100 @@ export function pollDelay(elapsedMs: number): number {
 }
 
 const FAST_POLL_MS = 25;
+/** How often systemd is asked about the unit while /readyz does not answer. */
+const UNIT_CHECK_MS = 500;
+/**
+ * Automatic restarts, since activation's own restart, after which a gateway that never answered is
+ * taken as crash-looping. One restart is tolerated: the real gateway can exit on its own start-up
+ * deadline on a starved host and then come up.
+ */
+export const RESTARTS_BEFORE_GIVING_UP = 3;
 
-/** Gives up at the deadline or when the session closes. A probe is one loopback request. */
-export async function waitReady(port: number, timeoutMs: number, session: Session): Promise<boolean> {
+/** What the wait checks besides /readyz: the unit it restarted, whose account and processes must own the port. */
+export interface GatewayWatch {
+  unit: string;
+  uid: number;
+}
+
+export type Readiness = { ready: true } | { ready: false; reason?: string };
+
+/**
+ * Gives up at the deadline or when the session closes, and early when the unit has failed or keeps
+ * restarting, or when whoever answers on the port is not the Agent's account. A probe is one
+ * loopback request.
+ */
+export async function waitReady(port: number, timeoutMs: number, session: Session, watch?: GatewayWatch): Promise<Readiness> {
   const started = Date.now();
   const deadline = started + timeoutMs;
+  let judge: ((run: UnitRun) => string | undefined) | undefined;
+  let nextUnitCheck = started + UNIT_CHECK_MS;
   while (Date.now() < deadline && !session.isClosed) {
-    if (await probeReady(port, Math.min(1000, Math.max(50, deadline - Date.now())))) return true;
-    await new Promise((resolve) => setTimeout(resolve, pollDelay(Date.now() - started)));
+    if (await probeReady(port, Math.min(1000, Math.max(50, deadline - Date.now())))) {
+      if (!watch) return { ready: true };
+      const owner = await portOwner(port, watch);
+      if (owner === 'ours') return { ready: true };
+      if (owner !== 'none') return { ready: false, reason: owner };
+    }
+    // The first view is the baseline: no automatic restart can come sooner than RestartSec=2.
+    if (watch && Date.now() >= nextUnitCheck) {
+      const run = await unitRun(watch.unit);
+      judge ??= unitJudge(watch.unit, run);
+      const reason = judge(run);
+      if (reason) return { ready: false, reason };
+      nextUnitCheck = Date.now() + UNIT_CHECK_MS;
+    }
+    try {
+      await abortableSleep(pollDelay(Date.now() - started), session.signal);
+    } catch {
+      break;
+    }
   }
-  return false;
+  return { ready: false };
+}
+
+/**
+ * Security: Agents share the host's network, so an answer on the port proves nothing by itself. A
+ * sibling Agent (or any other account) listening there would be taken for this Agent's gateway and
+ * handed its clients and password. Every listener on the port must belong to the Agent's account
+ * (the kernel lets a second socket share a port, SO_REUSEPORT, only for the same UID) and, where the
+ * unit's control group can be read, be open in one of the unit's own processes.
+ */
+export function listenerVerdict(listeners: readonly Listener[], port: number, watch: GatewayWatch, unitSockets?: ReadonlySet<number>): 'ours' | 'none' | string {
+  if (listeners.length === 0) return 'none';
+  const foreign = listeners.find((listener) => listener.uid !== watch.uid);
+  if (foreign) return `${foreign.address}:${port} is held by UID ${foreign.uid}, not by the Agent's account (UID ${watch.uid}): another process squats the Agent's port`;
+  const outside = unitSockets && listeners.find((listener) => !unitSockets.has(listener.inode));
+  if (outside) return `${outside.address}:${port} is held by the Agent's account (UID ${watch.uid}) but by no process of ${watch.unit}`;
+  return 'ours';
+}
+
+/** Reads who holds the port now: the socket tables, then the unit's processes' open sockets. */
+async function portOwner(port: number, watch: GatewayWatch): Promise<'ours' | 'none' | string> {
+  const listeners = listenersOn(port);
+  if (listeners.length === 0) return 'none';
+  return listenerVerdict(listeners, port, watch, socketInodesOf(await controlGroup(watch.unit)));
+}
+
+/** True when something listens on the port and every listener is the unit's, under the Agent's account. */
+export async function ownedListener(port: number, watch: GatewayWatch): Promise<boolean> {
+  return (await portOwner(port, watch)) === 'ours';
+}
+
+/** Judges each view of the unit against the first one, remembering the last exit seen (no log contents). */
+function unitJudge(unit: string, first: UnitRun): (run: UnitRun) => string | undefined {
+  let lastExit = first.exit;
+  return (run) => {
+    lastExit = run.exit ?? lastExit;
+    return unitVerdict(unit, run, first.restarts, lastExit);
+  };
+}
+
+/** Why the unit will not become ready without a new activation, or undefined while it may still. */
+export function unitVerdict(unit: string, run: UnitRun, restartsAtStart: number, lastExit: string | undefined): string | undefined {
+  const exit = `last exit: ${lastExit ?? 'none recorded'}`;
+  if (run.activeState === 'failed') return `${unit} failed (${run.result}; ${exit})`;
+  if (run.activeState === 'inactive') return `${unit} stopped while activation waited for it (${exit})`;
+  const restarts = run.restarts - restartsAtStart;
+  if (restarts >= RESTARTS_BEFORE_GIVING_UP) return `${unit} restarted ${restarts} times without answering /readyz (${exit})`;
+  return undefined;
 }

@@ -10,22 +10,33 @@ export class Session {
   private closed = false;
   private seq = 0;
   private timer: NodeJS.Timeout | undefined;
+  private deadlineTimer: NodeJS.Timeout | undefined;
+  private readonly abort = new AbortController();
 
   constructor(
     private readonly out: NodeJS.WritableStream = process.stdout,
     readonly deadlineMs = HELPER_DEADLINE_MS,
   ) {
-    out.on('error', () => {
-      this.closed = true;
-    });
+    out.on('error', () => this.markClosed());
+  }
+
+  /**
+   * Aborted once the caller is gone or the deadline passes, with the ComputeError to report as its
+   * reason: every wait (the lock, readiness) listens to it, so neither holds the helper past either.
+   */
+  get signal(): AbortSignal {
+    return this.abort.signal;
   }
 
   start(): void {
     this.timer = setInterval(() => this.heartbeat(), HEARTBEAT_MS);
+    // A timer, not only the checkpoints: a wait between two checkpoints must end at the deadline too.
+    this.deadlineTimer = setTimeout(() => this.stopWith(this.deadlineError()), Math.max(0, this.remainingMs()));
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
+    if (this.deadlineTimer) clearTimeout(this.deadlineTimer);
   }
 
   /** A write to a closed ssh session fails; from then on nothing more may change on the host. */
@@ -33,10 +44,10 @@ export class Session {
     if (this.closed) return;
     try {
       this.out.write(formatLine({ type: 'heartbeat', seq: this.seq++ }), (error) => {
-        if (error) this.closed = true;
+        if (error) this.markClosed();
       });
     } catch {
-      this.closed = true;
+      this.markClosed();
     }
   }
 
@@ -46,11 +57,44 @@ export class Session {
 
   /** Called before every host mutation: refuses to go on once the caller is gone or time is up. */
   checkpoint(): void {
-    if (this.closed) throw new ComputeError('cancelled', 'the controller session closed; stopped before the next change');
-    if (this.remainingMs() <= 0) throw new ComputeError('timeout', `helper deadline of ${this.deadlineMs} ms reached`);
+    if (this.closed) throw this.closedError();
+    if (this.remainingMs() <= 0) throw this.deadlineError();
   }
 
   get isClosed(): boolean {
     return this.closed;
   }
+
+  private markClosed(): void {
+    this.closed = true;
+    this.stopWith(this.closedError());
+  }
+
+  private stopWith(reason: ComputeError): void {
+    if (!this.abort.signal.aborted) this.abort.abort(reason);
+  }
+
+  private closedError(): ComputeError {
+    return new ComputeError('cancelled', 'the controller session closed; stopped before the next change');
+  }
+
+  private deadlineError(): ComputeError {
+    return new ComputeError('timeout', `helper deadline of ${this.deadlineMs} ms reached`);
+  }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it is aborted. */
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }

@@ -1,4 +1,5 @@
 // systemctl steps for one gateway unit. A job handed to systemd completes even if we stop.
+import { constants } from 'node:os';
 import { runCommand, mustRun } from './system.js';
 
 const SYSTEMCTL_TIMEOUT_MS = 90_000;
@@ -46,4 +47,38 @@ export async function isEnabled(unit: string): Promise<boolean> {
 export async function activeState(unit: string): Promise<string> {
   const result = await runCommand('systemctl', ['show', '--property=ActiveState', '--value', unit]);
   return result.stdout.trim() || 'unknown';
+}
+
+/** systemd's view of a gateway's run: enough to tell a crash loop from a slow start, and nothing of its logs. */
+export interface UnitRun {
+  activeState: string;
+  result: string;
+  restarts: number;
+  /** The main process's last exit as systemd records it, e.g. `exit status 3`; none while it runs. */
+  exit: string | undefined;
+}
+
+export async function unitRun(unit: string): Promise<UnitRun> {
+  const result = await runCommand('systemctl', ['show', '--property=ActiveState,Result,NRestarts,ExecMainCode,ExecMainStatus', unit]);
+  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
+  return {
+    activeState: value('ActiveState') || 'unknown',
+    result: value('Result') || 'unknown',
+    restarts: Number(value('NRestarts')) || 0,
+    exit: describeExit(Number(value('ExecMainCode')), Number(value('ExecMainStatus'))),
+  };
+}
+
+/** ExecMainCode is the kernel's CLD_* code: 1 exited, 2 killed, 3 dumped core. */
+export function describeExit(code: number, status: number): string | undefined {
+  const signal = () => Object.entries(constants.signals).find(([, number]) => number === status)?.[0] ?? `signal ${status}`;
+  if (code === 1) return `exit status ${status}`;
+  if (code === 2) return `killed by ${signal()}`;
+  if (code === 3) return `dumped core on ${signal()}`;
+  return undefined;
+}
+
+/** The unit's control group as systemd names it (e.g. /system.slice/x.service); empty when it has none. */
+export async function controlGroup(unit: string): Promise<string> {
+  return (await runCommand('systemctl', ['show', '--property=ControlGroup', '--value', unit])).stdout.trim();
 }

@@ -82,6 +82,8 @@ SystemCallArchitectures=native
 SystemCallFilter=@system-service
 SystemCallFilter=~@privileged @resources
 SystemCallErrorNumber=EPERM
+SocketBindAllow=tcp:18800
+SocketBindDeny=any
 
 [Install]
 WantedBy=multi-user.target
@@ -144,6 +146,8 @@ SystemCallArchitectures=native
 SystemCallFilter=@system-service
 SystemCallFilter=~@privileged @resources
 SystemCallErrorNumber=EPERM
+SocketBindAllow=tcp:18801
+SocketBindDeny=any
 
 [Install]
 WantedBy=multi-user.target
@@ -165,6 +169,11 @@ describe('renderUnit goldens', () => {
     );
     assert.equal(text, TRUSTED_PROXY_UNIT);
     assert.doesNotMatch(text, /gateway-password\.env/);
+  });
+
+  it('lets the gateway bind only its own port, whatever the port', () => {
+    const text = renderUnit(input({ port: 18842 }));
+    assert.deepEqual(text.split('\n').filter((line) => line.startsWith('SocketBind')), ['SocketBindAllow=tcp:18842', 'SocketBindDeny=any']);
   });
 
   it('neither golden sets OPENCLAW_LOG_LEVEL nor a login shell, and both load the optional operator env file', () => {

@@ -79,6 +79,7 @@ export function renderUnit(input: UnitInput): string {
     'NoNewPrivileges=true',
     'PrivateTmp=true',
     ...sandboxLines(layout),
+    ...socketBindLines(input.port),
     '',
     '[Install]',
     'WantedBy=multi-user.target',
@@ -150,6 +151,18 @@ function sandboxLines(layout: AgentLayout): string[] {
     'SystemCallFilter=~@privileged @resources',
     'SystemCallErrorNumber=EPERM',
   ];
+}
+
+/**
+ * Security: Agents share the host's network, so the gateway may bind its own port and no other: a
+ * compromised or misconfigured gateway cannot squat a sibling Agent's port and be taken for its
+ * gateway. Allow takes precedence over deny. The real OpenClaw gateway was measured to bind only
+ * 127.0.0.1:<port> and [::1]:<port>. systemd enforces this with a cgroup BPF program; a systemd
+ * built without its BPF framework accepts the lines but does not enforce them (docs/hardening.md),
+ * which is why readiness also checks who owns the listener.
+ */
+function socketBindLines(port: number): string[] {
+  return [`SocketBindAllow=tcp:${port}`, 'SocketBindDeny=any'];
 }
 
 /** Security: a quoted Environment= assignment with systemd's escapes; specifiers doubled. */

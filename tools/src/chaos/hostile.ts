@@ -4,17 +4,24 @@
 // than the current revision: each must be refused with an `ownership` error, adopt nothing and
 // write nothing (tree hash unchanged). Links an Agent plants inside its own home/ and state/ must never be
 // followed: prepare, activate and delete succeed and the link targets stay exactly as they were.
+// A sibling Agent's account listening on the Agent's port must never be taken for its gateway:
+// activation answers not-ready naming the squatter's UID and served.json is not written.
 import { accountName, agentHash, agentLayout, markerText, nsHash, revisionLayout, unitOwnershipHeader, type AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs, OperationName } from '@occ-ssh/protocol';
 import { encodeArgument } from '@occ-ssh/protocol';
 import { helperOf, runSteps, shOf, TREE_HASH } from './collector.js';
 import { activateArgs, call, envelopeFor, ok, ownerOf, prepareArgs, ROOT, RUNTIME_USER, UNIT_DIR } from './ops.js';
+
+const SQUATTER_UNIT = 'occ-chaos-squatter';
 import type { HostLink } from './ssh.js';
 
 export interface HostileResult {
   name: string;
-  /** `refused`: every attempt must fail with ownership. `not-followed`: the operations succeed through planted links. */
-  kind: 'refused' | 'not-followed';
+  /**
+   * `refused`: every attempt must fail with ownership. `not-followed`: the operations succeed through
+   * planted links. `not-served`: every attempt must fail with not-ready naming the squatter's UID.
+   */
+  kind: 'refused' | 'not-followed' | 'not-served';
   attempts: { operation: string; outcome: string; ok: boolean }[];
   refused: boolean;
   unchanged: boolean;
@@ -47,7 +54,7 @@ interface HostileCase {
    * (owner, group, mode and type: for /etc, /etc/passwd and /etc/shadow, which userdel legitimately rewrites).
    */
   watch?: [string, 'full' | 'meta'][];
-  kind?: 'refused' | 'not-followed';
+  kind?: HostileResult['kind'];
   /** In the quick campaign's subset: at least one case of every kind of hostile state. */
   core?: boolean;
   /** A further check after the attempts, for an operation whose refusal comes after some of its own effects. */
@@ -331,6 +338,37 @@ const CASES: HostileCase[] = [
     watch: [['/var/tmp/elsewhere', 'full']],
   },
   {
+    name: "a sibling Agent's account listening on the Agent's port while its gateway is stopped",
+    core: true,
+    kind: 'not-served',
+    setup: async (ctx) => {
+      await staged(ctx, true);
+      const { port } = await ok(ctx.link, 'prepare-revision', ctx.p2, { mux: true });
+      const sibling = foreign(ctx);
+      await ok(ctx.link, 'ensure-namespace', { namespace: sibling.namespace }, { mux: true });
+      await ok(ctx.link, 'prepare-revision', prepareArgs(sibling, 1), { mux: true });
+      const uid = (await ctx.link.run(['id', '-u', accountName(RUNTIME_USER, sibling.namespace.id, sibling.agent.id)])).trim();
+      await ctx.link.run(['systemctl', 'stop', ctx.layout.unitName]);
+      await ctx.plant('/etc/occ-chaos-squatter.json', '{}', '644');
+      // The fixture gateway under the sibling's account answers /readyz 200 on the Agent's port.
+      await ctx.link.run([
+        'systemd-run', `--unit=${SQUATTER_UNIT}`, '--collect', `--uid=${uid}`, '-p', 'PrivateTmp=yes',
+        '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-chaos-squatter.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
+        ctx.link.host.nodePath, ctx.link.host.fixtureGatewayPath, 'gateway', '--port', String(port),
+      ]);
+      await ctx.link.run(['sh', '-c', 'for i in $(seq 100); do curl -sf -o /dev/null "$1" && exit 0; sleep 0.1; done; exit 1', 'wait', `http://127.0.0.1:${port}/readyz`]);
+    },
+    attempts: [['activate-revision', (ctx) => activateArgs(ctx.p2)]],
+    after: async (ctx) => {
+      const problems: string[] = [];
+      if ((await ctx.link.exec(['test', '-e', ctx.layout.served])).code === 0) problems.push('served.json was written for the squatter');
+      await ctx.link.exec(['systemctl', 'stop', SQUATTER_UNIT]);
+      await ctx.link.exec(['rm', '-f', '/etc/occ-chaos-squatter.json']);
+      await ok(ctx.link, 'delete-namespace', { namespace: foreign(ctx).namespace }, { mux: true });
+      return { problems };
+    },
+  },
+  {
     name: 'links the Agent plants inside home/ and state/ (to /etc, /root, /etc/shadow)',
     core: true,
     kind: 'not-followed',
@@ -368,14 +406,16 @@ function targetsScript(watch: readonly [string, 'full' | 'meta'][]): string {
 async function scrub(ctx: Ctx): Promise<void> {
   const nsDir = `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}`;
   const newcomerAccount = accountName(RUNTIME_USER, ctx.owner.namespace.id, newcomer(ctx).agent.id);
+  // The sibling a case may have staged (the port squatter's account) goes too.
+  const sibling = foreign(ctx);
+  const siblingLayout = agentLayout(ROOT, UNIT_DIR, sibling.namespace.id, sibling.agent.id);
+  const siblingAccount = accountName(RUNTIME_USER, sibling.namespace.id, sibling.agent.id);
   await ctx.link.exec(['sh', '-c', [
-    `if [ -e ${ctx.layout.unitFile} ]; then systemctl disable --now ${ctx.layout.unitName} >/dev/null 2>&1; rm -f ${ctx.layout.unitFile}; systemctl daemon-reload; fi`,
-    `userdel ${ctx.account} >/dev/null 2>&1`,
-    `groupdel ${ctx.account} >/dev/null 2>&1`,
-    `rm -f ${ROOT}/accounts/${ctx.account}.json`,
+    `systemctl stop ${SQUATTER_UNIT} >/dev/null 2>&1`,
+    ...[ctx.layout, siblingLayout].map((layout) => `if [ -e ${layout.unitFile} ]; then systemctl disable --now ${layout.unitName} >/dev/null 2>&1; rm -f ${layout.unitFile}; systemctl daemon-reload; fi`),
     // The newcomer's account exists only if a port-scan case was not refused.
-    `userdel ${newcomerAccount} >/dev/null 2>&1; groupdel ${newcomerAccount} >/dev/null 2>&1; rm -f ${ROOT}/accounts/${newcomerAccount}.json`,
-    `rm -rf ${nsDir} /var/tmp/elsewhere /etc/chaos-sentinel`,
+    ...[ctx.account, siblingAccount, newcomerAccount].flatMap((account) => [`userdel ${account} >/dev/null 2>&1`, `groupdel ${account} >/dev/null 2>&1`, `rm -f ${ROOT}/accounts/${account}.json`]),
+    `rm -rf ${nsDir} ${ROOT}/namespaces/${nsHash(sibling.namespace.id)} /var/tmp/elsewhere /etc/chaos-sentinel /etc/occ-chaos-squatter.json`,
     'true',
   ].join('; ')]);
 }
@@ -429,6 +469,10 @@ export async function runHostile(link: HostLink, progress: (line: string) => voi
           if (!refused) result.refused = false;
           if (before !== after) result.unchanged = false;
           before = after;
+        } else if (kind === 'not-served') {
+          const notServed = line !== undefined && !line.ok && line.error.code === 'not-ready' && /is held by UID \d+/.test(line.error.message);
+          result.attempts.push({ operation, outcome: text, ok: notServed });
+          if (!notServed) result.refused = false;
         } else {
           result.attempts.push({ operation, outcome: text, ok: line?.ok === true });
           if (line?.ok !== true) result.problems.push(`${operation} through planted links failed: ${text}`);
@@ -452,6 +496,7 @@ export async function runHostile(link: HostLink, progress: (line: string) => voi
       result.refused = false;
     }
     if (!result.refused && kind === 'refused') result.problems.push('not every attempt was refused with an ownership error');
+    if (!result.refused && kind === 'not-served') result.problems.push("not every attempt answered not-ready naming the squatter's UID");
     if (!result.unchanged) result.problems.push('a refused operation changed the host tree');
     if (!result.targetsUnchanged) result.problems.push('a link target outside the root changed');
     results.push(result);

@@ -219,6 +219,11 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     else {
       const refusing = hostile.results.filter((result) => result.kind === 'refused');
       want('hostile', '100% refused with ownership, nothing adopted or written', refusing.length > 0 && refusing.every((result) => result.refused && result.unchanged && result.problems.length === 0), `${hostile.refused}/${refusing.length} refused, ${hostile.unchanged}/${refusing.length} unchanged`);
+      const squatted = hostile.results.filter((result) => result.kind === 'not-served');
+      if (squatted.length > 0) {
+        const notServed = squatted.filter((result) => result.refused && result.problems.length === 0).length;
+        want('hostile', "a squatter on an Agent's port is never taken for its gateway", notServed === squatted.length, `${notServed}/${squatted.length} not served`);
+      }
       want('hostile', 'links planted by an Agent are never followed', hostile.results.every((result) => result.targetsUnchanged) && hostile.results.filter((result) => result.kind === 'not-followed').every((result) => result.problems.length === 0), `${hostile.targetsUnchanged}/${hostile.cases} link targets unchanged`);
     }
   }

@@ -7,7 +7,7 @@ import { ownershipError, parentOf, removeFile, replaceSymlink, sweepTemps, write
 import { writeMarker } from '../marker-io.js';
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
-import { probeReady, waitReady } from '../readiness.js';
+import { ownedListener, probeReady, waitReady } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
 import { daemonReload, enableUnit, isActive, isEnabled, needsDaemonReload, restartUnit } from '../systemd.js';
 
@@ -55,7 +55,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   const base = { port: agent.port, unit: layout.unitName, unitChanged };
 
   // A retry after a lost result: the exact revision already served and ready needs no restart.
-  if (!unitChanged && current === paths.currentTarget && (await alreadyServing(layout, owner, marker, agent.port))) {
+  if (!unitChanged && current === paths.currentTarget && (await alreadyServing(layout, owner, marker, agent.port, account.uid))) {
     return { ...base, readyMs: 0 };
   }
 
@@ -78,9 +78,10 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   const restartedAt = Date.now();
   await restartUnit(layout.unitName);
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
-  if (!(await waitReady(agent.port, timeoutMs, ctx.session))) {
+  const readiness = await waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid });
+  if (!readiness.ready) {
     ctx.session.checkpoint();
-    throw new ComputeError('not-ready', `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
+    throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
   }
   const readyMs = Date.now() - restartedAt;
   ctx.session.checkpoint();
@@ -88,10 +89,10 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   return { ...base, readyMs };
 }
 
-async function alreadyServing(layout: ReturnType<typeof agentPaths>, owner: Args['owner'], marker: RevisionMarker, port: number): Promise<boolean> {
+async function alreadyServing(layout: ReturnType<typeof agentPaths>, owner: Args['owner'], marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
   const served = readServed(layout, owner);
   if (!served || served.revisionId !== marker.revisionId || served.configurationHash !== marker.configurationHash || served.port !== port) return false;
-  return (await isActive(layout.unitName)) && (await isEnabled(layout.unitName)) && (await probeReady(port));
+  return (await isActive(layout.unitName)) && (await isEnabled(layout.unitName)) && (await probeReady(port)) && (await ownedListener(port, { unit: layout.unitName, uid }));
 }
 
 function servedMarker(marker: RevisionMarker, port: number) {

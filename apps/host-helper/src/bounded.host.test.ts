@@ -1,0 +1,118 @@
+// Real-host proof that the helper fails fast and closed: a gateway that cannot start, a caller that
+// went away while the helper queued for the lock, and a sibling Agent squatting the Agent's port.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { accountName, agentLayout, namespaceLayout } from '@occ-ssh/markers';
+import type { AgentOwner } from '@occ-ssh/protocol';
+import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { ROOT, UNIT_DIR, activateArgs, call, exists, fails, ok, owner, prepareArgs } from './testing/remote.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const TREE = `find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %T@\\n' 2>/dev/null | sort | sha256sum; getent passwd | sha256sum`;
+
+describe('bounded failure on a real host', () => {
+  let host: TestHost;
+  const sh = (script: string) => host.run(['sh', '-c', script]);
+  const layoutOf = (who: AgentOwner) => agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
+  const uidOf = async (who: AgentOwner) => Number((await host.run(['id', '-u', accountName('openclaw', who.namespace.id, who.agent.id)])).trim());
+  const helperRunning = async () => (await host.exec(['pgrep', '-f', `^${host.nodePath} - `])).code === 0;
+  const lockWaiters = async () => (await host.exec(['pgrep', '-f', '^flock --exclusive'])).stdout.trim();
+
+  before(async () => {
+    host = await startTestHost({ name: 'hbound' });
+  });
+  after(() => host?.down());
+
+  test('a gateway that exits at start fails activation within seconds, retryable, with its exit status and no log text', async () => {
+    const who = owner('crash', 'crash');
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    const rev = prepareArgs(who, 1, { fixtureGateway: { exitAtStart: true } });
+    await ok(host, 'prepare-revision', rev);
+    const outcome = await call(host, 'activate-revision', activateArgs(rev, {}, 120_000));
+    const line = outcome.line;
+    assert.ok(line && !line.ok, 'activation failed');
+    assert.equal(line.error.code, 'not-ready');
+    assert.match(line.error.message, new RegExp(`^${layoutOf(who).unitName} (restarted \\d+ times without answering /readyz|failed \\([a-z-]+;) .*last exit: exit status 3\\)$`));
+    assert.doesNotMatch(line.error.message, /fixture gateway|exitAtStart/, 'no journal text');
+    assert.ok(outcome.ms < 40_000, `took ${outcome.ms} ms, not the 120 s readiness bound`);
+    assert.ok(line.timings.lockHoldMs !== undefined && line.timings.lockHoldMs < 40_000, `held the lock ${line.timings.lockHoldMs} ms`);
+    assert.equal(await exists(host, layoutOf(who).served), false);
+    process.stderr.write(`# exit-at-start gateway: not-ready after ${outcome.ms} ms: ${line.error.message}\n`);
+    await host.run(['systemctl', 'stop', layoutOf(who).unitName]);
+  });
+
+  test('a helper whose session closes while it waits for the lock exits at once and changes nothing', async () => {
+    const who = owner('queued', 'queued');
+    await ok(host, 'ensure-namespace', { namespace: owner('base', 'base').namespace });
+    const holder = (await sh(`setsid flock ${ROOT}/.compute-lock sleep 60 </dev/null >/dev/null 2>&1 & echo $!`)).trim();
+    try {
+      const tree = await sh(TREE);
+      const pending = call(host, 'ensure-namespace', { namespace: who.namespace }, { killAfterMs: 2500 });
+      for (let i = 0; i < 40 && !(await lockWaiters()); i += 1) await sleep(50);
+      assert.ok(await lockWaiters(), 'the helper queued for the held lock');
+      const outcome = await pending;
+      assert.equal(outcome.line, undefined, 'the caller went away before any result');
+      const closedAt = Date.now();
+      while ((await helperRunning()) && Date.now() - closedAt < 20_000) await sleep(100);
+      const gone = Date.now() - closedAt;
+      assert.equal(await helperRunning(), false);
+      process.stderr.write(`# queued helper gone ${gone} ms after its session closed\n`);
+      assert.ok(gone < 5000, `the helper lingered ${gone} ms after its session closed (the lock wait is 30 s)`);
+      assert.equal(await lockWaiters(), '', 'no flock left queued for the lock');
+      await host.exec(['kill', '--', `-${holder}`]);
+      await sleep(1500);
+      assert.equal(await sh(TREE), tree, 'nothing changed, even once the lock was free');
+      assert.equal(await exists(host, namespaceLayout(ROOT, who.namespace.id).dir), false);
+    } finally {
+      await host.exec(['kill', '--', `-${holder}`]);
+    }
+  });
+
+  test("a sibling Agent listening on the Agent's port is never taken for its gateway", async () => {
+    const a = owner('victim', 'squat');
+    const b = { ...owner('squatter', 'squat'), namespace: a.namespace };
+    await ok(host, 'ensure-namespace', { namespace: a.namespace });
+    const [a1, a2, b1] = [prepareArgs(a, 1), prepareArgs(a, 2), prepareArgs(b, 1)];
+    const { port } = await ok(host, 'prepare-revision', a1);
+    await ok(host, 'prepare-revision', b1);
+    await ok(host, 'activate-revision', activateArgs(a1));
+    await ok(host, 'prepare-revision', a2);
+    // A stops (a crash, an operator); B's account takes A's port and answers /readyz like a gateway.
+    await host.run(['systemctl', 'stop', layoutOf(a).unitName]);
+    const squatterUid = await uidOf(b);
+    await sh(`echo '{}' > /etc/occ-squat.json && chmod 644 /etc/occ-squat.json`);
+    await host.run([
+      'systemd-run', '--unit=occ-squatter', '--collect', `--uid=${squatterUid}`, '-p', 'PrivateTmp=yes',
+      '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
+      host.nodePath, host.fixtureGatewayPath, 'gateway', '--port', String(port),
+    ]);
+    try {
+      for (let i = 0; i < 100 && (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code !== 0; i += 1) await sleep(100);
+      const error = await fails(host, 'activate-revision', activateArgs(a2));
+      assert.equal(error.code, 'not-ready');
+      assert.match(error.message, new RegExp(`^127\\.0\\.0\\.1:${port} is held by UID ${squatterUid}, not by the Agent's account \\(UID ${await uidOf(a)}\\)`));
+      assert.equal(await exists(host, layoutOf(a).served), false, 'the squatter was not recorded as served');
+    } finally {
+      await host.exec(['systemctl', 'stop', 'occ-squatter']);
+    }
+    // The Agent's own account, but a process outside its unit: not its gateway either.
+    const ownUid = await uidOf(a);
+    await host.run([
+      'systemd-run', '--unit=occ-squatter', '--collect', `--uid=${ownUid}`, '-p', 'PrivateTmp=yes',
+      '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
+      host.nodePath, host.fixtureGatewayPath, 'gateway', '--port', String(port),
+    ]);
+    try {
+      for (let i = 0; i < 100 && (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code !== 0; i += 1) await sleep(100);
+      const error = await fails(host, 'activate-revision', activateArgs(a2));
+      assert.equal(error.code, 'not-ready');
+      assert.equal(error.message, `127.0.0.1:${port} is held by the Agent's account (UID ${ownUid}) but by no process of ${layoutOf(a).unitName}`);
+      assert.equal(await exists(host, layoutOf(a).served), false);
+    } finally {
+      await host.exec(['systemctl', 'stop', 'occ-squatter']);
+    }
+    const retry = await ok(host, 'activate-revision', activateArgs(a2));
+    assert.ok(retry.readyMs > 0);
+    assert.equal((JSON.parse(await host.run(['cat', layoutOf(a).served])) as { revisionId: string }).revisionId, a2.revision.id);
+  });
+});

@@ -1,0 +1,55 @@
+// The session's deadline timer and the lock wait it ends (local processes: the lock is a real flock).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { describe, it } from 'node:test';
+import { ComputeError } from '@occ-ssh/protocol';
+import { acquireLock } from './lock.js';
+import { Session } from './session.js';
+
+const aborted = (signal: AbortSignal) => new Promise<unknown>((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
+const isCode = (code: string) => (error: unknown) => error instanceof ComputeError && error.code === code;
+
+describe('Session', () => {
+  it('ends at its deadline by a timer, without waiting for the next checkpoint', async () => {
+    const session = new Session(new PassThrough(), 300);
+    session.start();
+    const started = Date.now();
+    const reason = await aborted(session.signal);
+    session.stop();
+    assert.ok(isCode('timeout')(reason), String(reason));
+    assert.ok(Date.now() - started < 1000);
+  });
+
+  it('aborts its signal with a cancelled error as soon as a heartbeat write fails', async () => {
+    const session = new Session(new Writable({ write: (_chunk, _encoding, done) => done(new Error('EPIPE')) }));
+    session.heartbeat();
+    assert.ok(isCode('cancelled')(await aborted(session.signal)));
+    assert.throws(() => session.checkpoint(), isCode('cancelled'));
+  });
+});
+
+describe('acquireLock', () => {
+  it('stops waiting for a held lock the moment the session ends, and leaves no waiting flock behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occ-lock-'));
+    const lockPath = join(dir, '.compute-lock');
+    const holder = spawn('flock', [lockPath, 'sleep', '30'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const session = new Session(new PassThrough(), 400);
+      session.start();
+      const started = Date.now();
+      await assert.rejects(acquireLock(lockPath, session.signal), isCode('timeout'));
+      session.stop();
+      assert.ok(Date.now() - started < 1500, `waited ${Date.now() - started} ms for a 30 s lock`);
+      const waiting = spawn('pgrep', ['-f', `^flock --exclusive .*${lockPath}`]);
+      assert.equal(await new Promise((resolve) => waiting.on('exit', resolve)), 1, 'the flock child was killed');
+    } finally {
+      holder.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
