@@ -115,4 +115,25 @@ describe('bounded failure on a real host', () => {
     assert.ok(retry.readyMs > 0);
     assert.equal((JSON.parse(await host.run(['cat', layoutOf(a).served])) as { revisionId: string }).revisionId, a2.revision.id);
   });
+
+  test('inventory does not report an Agent ready while another account also listens on its port', async () => {
+    const a = owner('shared', 'inv');
+    const b = { ...owner('lurker', 'inv'), namespace: a.namespace };
+    await ok(host, 'ensure-namespace', { namespace: a.namespace });
+    const [a1, b1] = [prepareArgs(a, 1), prepareArgs(b, 1)];
+    const { port } = await ok(host, 'prepare-revision', a1);
+    await ok(host, 'prepare-revision', b1);
+    await ok(host, 'activate-revision', activateArgs(a1));
+    const readyOf = async () => (await ok(host, 'inventory', {})).namespaces.flatMap((ns) => ns.agents).find((x) => x.agentId === a.agent.id)?.ready;
+    assert.equal(await readyOf(), true);
+    // The gateway keeps 127.0.0.1:<port> and answers /readyz; a sibling's account takes [::1]:<port>.
+    await host.run(['systemd-run', '--unit=occ-lurker', '--collect', `--uid=${await uidOf(b)}`, host.nodePath, '-e', `require('net').createServer().listen(${port}, '::1')`]);
+    try {
+      for (let i = 0; i < 50 && (await host.exec(['sh', '-c', `ss -Hltn 'sport = :${port}' | grep -q '::1'`])).code !== 0; i += 1) await sleep(100);
+      assert.equal(await readyOf(), false);
+    } finally {
+      await host.exec(['systemctl', 'stop', 'occ-lurker']);
+    }
+    assert.equal(await readyOf(), true);
+  });
 });

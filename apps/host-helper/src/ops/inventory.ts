@@ -5,7 +5,7 @@ import { AUDIT_IDENTIFIER } from '../audit.js';
 import type { OpContext } from '../context.js';
 import { listDir, lstatOrNull, readSymlink } from '../fsx.js';
 import { readMarker } from '../marker-io.js';
-import { probeReady } from '../readiness.js';
+import { ownedListener, probeReady } from '../readiness.js';
 import { runCommand } from '../system.js';
 import { activeState, isEnabled } from '../systemd.js';
 
@@ -79,7 +79,8 @@ async function describeAgent(ctx: OpContext, dir: string, agent: NonNullable<Ret
     currentRevisionId: current ? (byDir.get(current) ?? null) : null,
     servedRevisionId: served?.revisionId ?? null,
     servedAt: served?.servedAt ?? null,
-    ready: unitState === 'active' && (await probeReady(agent.port, 500)),
+    // A port answering is not enough: a squatter may hold it while the gateway is down.
+    ready: unitState === 'active' && (await probeReady(agent.port, 500)) && (await ownedListener(agent.port, { unit, uid: agent.uid })),
     revisions: revisions.sort((a, b) => a.number - b.number),
   };
 }
