@@ -1,5 +1,5 @@
 // Pure renderer of the per-Agent systemd gateway unit, and the check of its ownership header.
-import { LAUNCH_ENV_NAME_PATTERN, launchEnvironmentProblems, safePathProblem } from '@occ-ssh/protocol';
+import { LAUNCH_ENV_NAME_PATTERN, launchEnvironmentProblems, safePathProblem, sandboxHiddenProblem } from '@occ-ssh/protocol';
 import type { AgentLayout } from './layout.js';
 
 export interface UnitInput {
@@ -85,17 +85,6 @@ export function renderUnit(input: UnitInput): string {
     'WantedBy=multi-user.target',
     '',
   ].join('\n');
-}
-
-/**
- * Directories the sandbox replaces or hides from the gateway (ProtectHome=yes, PrivateTmp=true,
- * TemporaryFileSystem=/dev/shm): a program or Agent directory under one of them could never start.
- */
-const SANDBOX_HIDDEN = ['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm'] as const;
-
-function sandboxHiddenProblem(path: string): string | undefined {
-  const hidden = SANDBOX_HIDDEN.find((dir) => path === dir || path.startsWith(`${dir}/`));
-  return hidden && `it is under ${hidden}, which the unit's sandbox hides from the gateway`;
 }
 
 /**
