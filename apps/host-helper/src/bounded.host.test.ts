@@ -68,6 +68,16 @@ describe('bounded failure on a real host', () => {
     }
   });
 
+  /** A fixture gateway outside any Agent unit, as `uid`, answering /readyz on `port`. */
+  async function squat(uid: number, port: number): Promise<void> {
+    await host.run([
+      'systemd-run', '--unit=occ-squatter', '--collect', `--uid=${uid}`, '-p', 'PrivateTmp=yes',
+      '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
+      host.nodePath, host.fixtureGatewayPath, 'gateway', '--port', String(port),
+    ]);
+    for (let i = 0; i < 100 && (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code !== 0; i += 1) await sleep(100);
+  }
+
   test("a sibling Agent listening on the Agent's port is never taken for its gateway", async () => {
     const a = owner('victim', 'squat');
     const b = { ...owner('squatter', 'squat'), namespace: a.namespace };
@@ -81,13 +91,8 @@ describe('bounded failure on a real host', () => {
     await host.run(['systemctl', 'stop', layoutOf(a).unitName]);
     const squatterUid = await uidOf(b);
     await sh(`echo '{}' > /etc/occ-squat.json && chmod 644 /etc/occ-squat.json`);
-    await host.run([
-      'systemd-run', '--unit=occ-squatter', '--collect', `--uid=${squatterUid}`, '-p', 'PrivateTmp=yes',
-      '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
-      host.nodePath, host.fixtureGatewayPath, 'gateway', '--port', String(port),
-    ]);
+    await squat(squatterUid, port);
     try {
-      for (let i = 0; i < 100 && (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code !== 0; i += 1) await sleep(100);
       const error = await fails(host, 'activate-revision', activateArgs(a2));
       assert.equal(error.code, 'not-ready');
       assert.match(error.message, new RegExp(`^127\\.0\\.0\\.1:${port} is held by UID ${squatterUid}, not by the Agent's account \\(UID ${await uidOf(a)}\\)`));
@@ -97,13 +102,8 @@ describe('bounded failure on a real host', () => {
     }
     // The Agent's own account, but a process outside its unit: not its gateway either.
     const ownUid = await uidOf(a);
-    await host.run([
-      'systemd-run', '--unit=occ-squatter', '--collect', `--uid=${ownUid}`, '-p', 'PrivateTmp=yes',
-      '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
-      host.nodePath, host.fixtureGatewayPath, 'gateway', '--port', String(port),
-    ]);
+    await squat(ownUid, port);
     try {
-      for (let i = 0; i < 100 && (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code !== 0; i += 1) await sleep(100);
       const error = await fails(host, 'activate-revision', activateArgs(a2));
       assert.equal(error.code, 'not-ready');
       assert.equal(error.message, `127.0.0.1:${port} is held by the Agent's account (UID ${ownUid}) but by no process of ${layoutOf(a).unitName}`);
