@@ -97,14 +97,19 @@ export class SshComputeDriver {
 
   /** Creates or verifies the Namespace marker, then runs afterNamespacePrepared hooks. */
   async ensureNamespace(namespace: NamespaceResource, context: OperationContext = {}): Promise<NamespaceReadyResult> {
-    const owners = this.hooks.fix();
     try {
-      await this.send(namespace.name, 'ensure-namespace', { namespace: { id: namespace.id, name: namespace.name } }, context.signal, { namespace: namespace.id });
-      await runNamespaceHooks(owners, 'afterNamespacePrepared', namespace, context.signal);
-      return { namespaceId: namespace.id, namespaceReady: true };
+      return await this.ensureNamespaceOrThrow(namespace, context);
     } catch (error) {
       return { namespaceId: namespace.id, namespaceReady: false, failure: toComputeError(error).failure };
     }
+  }
+
+  /** ensureNamespace for operator tools: the failure is thrown with its cause instead of folded into the result. */
+  async ensureNamespaceOrThrow(namespace: NamespaceResource, context: OperationContext = {}): Promise<NamespaceReadyResult> {
+    const owners = this.hooks.fix();
+    await this.send(namespace.name, 'ensure-namespace', { namespace: { id: namespace.id, name: namespace.name } }, context.signal, { namespace: namespace.id });
+    await runNamespaceHooks(owners, 'afterNamespacePrepared', namespace, context.signal);
+    return { namespaceId: namespace.id, namespaceReady: true };
   }
 
   /** Copies the authoritative Namespace, Agent and ServicePrincipal; revision operations require it. */
@@ -177,16 +182,21 @@ export class SshComputeDriver {
 
   /** beforeNamespaceDelete hooks, then the host deletion; bindings are cleared only after it succeeds. */
   async deleteNamespace(namespace: NamespaceResource, context: OperationContext = {}): Promise<NamespaceDeletedResult> {
-    const owners = this.hooks.fix();
     try {
-      hostFor(this.config, namespace.name);
-      await runNamespaceHooks(owners, 'beforeNamespaceDelete', namespace, context.signal);
-      await this.send(namespace.name, 'delete-namespace', { namespace: { id: namespace.id, name: namespace.name } }, context.signal, { namespace: namespace.id });
-      this.bindings.clearNamespace(namespace.id);
-      return { namespaceId: namespace.id, namespaceDeleted: true };
+      return await this.deleteNamespaceOrThrow(namespace, context);
     } catch (error) {
       return { namespaceId: namespace.id, namespaceDeleted: false, failure: toComputeError(error).failure };
     }
+  }
+
+  /** deleteNamespace for operator tools: the failure is thrown with its cause instead of folded into the result. */
+  async deleteNamespaceOrThrow(namespace: NamespaceResource, context: OperationContext = {}): Promise<NamespaceDeletedResult> {
+    const owners = this.hooks.fix();
+    hostFor(this.config, namespace.name);
+    await runNamespaceHooks(owners, 'beforeNamespaceDelete', namespace, context.signal);
+    await this.send(namespace.name, 'delete-namespace', { namespace: { id: namespace.id, name: namespace.name } }, context.signal, { namespace: namespace.id });
+    this.bindings.clearNamespace(namespace.id);
+    return { namespaceId: namespace.id, namespaceDeleted: true };
   }
 
   /** Where the Agent's gateway listens: loopback on its configured host. */

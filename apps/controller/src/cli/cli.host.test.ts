@@ -1,6 +1,7 @@
 // occ-ssh against a real host: the worker flow with a durable ledger, status, exit codes and error naming.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
@@ -92,5 +93,39 @@ describe('occ-ssh on a real host', () => {
     assert.equal(deleted.code, EXIT.ok, deleted.err);
     const status = await cli('status', '--namespace', 'stable', '--json');
     assert.deepEqual((JSON.parse(status.out) as { result: { hosts: { stable: { namespaces: unknown[] } } } }).result.hosts.stable.namespaces, []);
+  });
+
+  test('deploy to a host whose known_hosts entry is wrong shows the failed step and names the host key', async () => {
+    const wrongKey = `${dir}/stranger`;
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', wrongKey]);
+    const knownHostsFile = `${dir}/known_hosts.wrong`;
+    writeFileSync(knownHostsFile, `${host.address} ${readFileSync(`${wrongKey}.pub`, 'utf8').split(' ').slice(0, 2).join(' ')}\n`);
+    const wrong = `${dir}/installation.wrong.yaml`;
+    writeFileSync(wrong, installationYaml({ stable: hostInfo(host) }, { knownHostsFile }));
+    const out = sink();
+    const err = sink();
+    const code = await runCli(['deploy', '--revision', revisionFile(4), '--config', wrong, '--ledger', ledger], out.stream, err.stream);
+    assert.equal(code, EXIT.unreachable);
+    assert.match(out.text(), /ensure namespace \.\.\. failed: retryable transport \(host-key\) \(\d/);
+    assert.doesNotMatch(out.text(), /ensure namespace \.\.\. ok/);
+    assert.match(err.text(), /ssh could not run the helper \(host-key\): the host key is not the one in ssh\.knownHostsFile/);
+    assert.match(err.text(), /transportCause=host-key/);
+  });
+
+  test('Ctrl-C stops waiting, closes the SSH masters and removes the control directory', async () => {
+    const controlDirs = () => new Set(readdirSync(tmpdir()).filter((entry) => entry.startsWith('occ-ssh-mux-')));
+    const before = controlDirs();
+    const interrupt = new AbortController();
+    const out = sink();
+    const err = sink();
+    const slow = revisionFile(5, { fixtureGateway: { readyAfterMs: 20_000 } });
+    const running = runCli(['deploy', '--revision', slow, '--config', config, '--ledger', ledger], out.stream, err.stream, { signal: interrupt.signal });
+    for (let i = 0; i < 200 && !out.text().includes('activate ('); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.match(out.text(), /activate \(/, 'the deploy reached its activation');
+    assert.ok([...controlDirs()].some((entry) => !before.has(entry)), 'a control directory exists while it runs');
+    interrupt.abort();
+    assert.equal(await running, EXIT.interrupted);
+    assert.match(err.text(), /interrupted; connections closed and temporary files removed/);
+    assert.deepEqual([...controlDirs()].filter((entry) => !before.has(entry)), []);
   });
 });

@@ -46,10 +46,9 @@ export async function deploy({ options, driver, report }: CommandContext) {
   const { binding, revision } = resourcesFrom(options);
   const ledger = new Ledger(options.ledger ?? defaultLedgerPath());
   const before = ledger.entry(revision.namespaceId, revision.agentId);
-  const host = `${binding.namespace.name}`;
   report.line(`deploy ${revision.agentId} revision ${revision.number} (${revision.id}) to Namespace ${binding.namespace.name}`);
-  const ensured = await report.step('ensure namespace', () => driver.ensureNamespace(binding.namespace));
-  if (!ensured.namespaceReady) throw new ComputeError(ensured.failure === 'permanent' ? 'ownership' : 'internal', `Namespace ${binding.namespace.name} could not be prepared on its host`, { host });
+  // The throwing form: a failed step shows as failed, with the host's or the transport's own cause.
+  await report.step('ensure namespace', () => driver.ensureNamespaceOrThrow(binding.namespace));
   await report.step('bind agent', async () => driver.bindAgent(binding));
   await report.step('validate harness auth', async () => driver.validateHarnessAuth(revision.harness, revision.harnessAuth, revision.configuration));
   const prepared = await report.step('prepare revision', () => driver.prepareRevision(revision), (r) => (r.ready ? undefined : 'superseded by a newer revision'));
@@ -84,10 +83,7 @@ export async function retire({ options, driver, report }: CommandContext) {
 
 export async function deleteNamespace({ options, driver, report }: CommandContext) {
   const namespace = namespaceFrom(options);
-  const result = await report.step(`delete namespace ${namespace.name}`, () => driver.deleteNamespace(namespace));
-  if (!result.namespaceDeleted) {
-    throw new ComputeError(result.failure === 'permanent' ? 'ownership' : 'internal', `Namespace ${namespace.name} was not deleted; see the log for the host's answer`, { host: namespace.name });
-  }
+  const result = await report.step(`delete namespace ${namespace.name}`, () => driver.deleteNamespaceOrThrow(namespace));
   await new Ledger(options.ledger ?? defaultLedgerPath()).remove(namespace.id);
   return result;
 }
