@@ -39,6 +39,16 @@ export interface SshComputeDriverOptions {
   /** Readiness bound per activation, at most (and by default) 120 seconds. */
   readinessTimeoutMs?: number;
   operationTimeoutMs?: number;
+  /** Told of each helper heartbeat (about one a second while a host works), for operator progress. */
+  onHelperProgress?: (progress: HelperProgress) => void;
+}
+
+export interface HelperProgress {
+  host: string;
+  operation: OperationName;
+  /** Heartbeats seen so far in this invocation. */
+  heartbeats: number;
+  elapsedMs: number;
 }
 
 export class SshComputeDriver {
@@ -56,8 +66,10 @@ export class SshComputeDriver {
   private readonly limiter: HostLimiter;
   private readonly readinessTimeoutMs: number;
   private readonly operationTimeoutMs: number;
+  private readonly onHelperProgress: ((progress: HelperProgress) => void) | undefined;
 
   constructor(options: SshComputeDriverOptions) {
+    this.onHelperProgress = options.onHelperProgress;
     this.config = options.configuration;
     this.logger = options.logger ?? createLogger();
     this.executor = options.executor ?? createExecutor(this.config);
@@ -244,8 +256,10 @@ export class SshComputeDriver {
     const started = Date.now();
     try {
       // Keyed by the connection, not the Namespace: several Namespaces may share one host.
+      const progress = this.onHelperProgress;
+      const onHeartbeat = progress && ((seq: number) => progress({ host: host.name, operation, heartbeats: seq + 1, elapsedMs: Date.now() - started }));
       const outcome = await this.limiter.run(`${host.user}@${host.address}:${host.port}`, () =>
-        runOperation(this.executor, this.helper, DRIVER_VERSION, { operation, args, host, runtime: runtimeSettingsFor(this.config, namespaceName), ...(signal ? { signal } : {}) }, this.operationTimeoutMs),
+        runOperation(this.executor, this.helper, DRIVER_VERSION, { operation, args, host, runtime: runtimeSettingsFor(this.config, namespaceName), ...(signal ? { signal } : {}), ...(onHeartbeat ? { onHeartbeat } : {}) }, this.operationTimeoutMs),
       );
       log.info({ durationMs: Date.now() - started, timings: outcome.timings, requestId: outcome.requestId }, 'operation succeeded');
       return outcome;

@@ -116,12 +116,14 @@ describe('occ-ssh on a real host', () => {
     const controlDirs = () => new Set(readdirSync(tmpdir()).filter((entry) => entry.startsWith('occ-ssh-mux-')));
     const before = controlDirs();
     const interrupt = new AbortController();
+    // A terminal: the activation step ticks, showing the helper's heartbeats.
     const out = sink();
+    Object.assign(out.stream, { isTTY: true });
     const err = sink();
     const slow = revisionFile(5, { fixtureGateway: { readyAfterMs: 20_000 } });
     const running = runCli(['deploy', '--revision', slow, '--config', config, '--ledger', ledger], out.stream, err.stream, { signal: interrupt.signal });
-    for (let i = 0; i < 200 && !out.text().includes('activate ('); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.match(out.text(), /activate \(/, 'the deploy reached its activation');
+    for (let i = 0; i < 300 && !/activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/.test(out.text()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.match(out.text(), /activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/, 'the activation ticks with the helper\'s heartbeats');
     assert.ok([...controlDirs()].some((entry) => !before.has(entry)), 'a control directory exists while it runs');
     interrupt.abort();
     assert.equal(await running, EXIT.interrupted);

@@ -66,6 +66,7 @@ async function execute(options: CliOptions, out: Stream, err: Stream, signal: Ab
       configuration: config,
       logger,
       ...(options.readinessTimeoutMs === undefined ? {} : { readinessTimeoutMs: options.readinessTimeoutMs }),
+      onHelperProgress: (progress) => report.helperAlive(progress.heartbeats),
     });
     const work: Promise<unknown> = RUN[options.command]({ options, config, driver, report } satisfies CommandContext);
     const result = await untilAborted(work, signal);

@@ -24,6 +24,8 @@ export class Reporter {
   readonly steps: StepRecord[] = [];
   readonly hosts: HostRecap[] = [];
   private readonly started = Date.now();
+  /** When the helper last said it was alive, and how often: shown on the ticking step line. */
+  private heartbeat: { at: number; count: number } | undefined;
 
   constructor(
     private readonly json: boolean,
@@ -36,7 +38,8 @@ export class Reporter {
     const started = Date.now();
     const prefix = `  ${name} ... `;
     if (!this.json) this.out.write(prefix);
-    const ticker = this.tty && !this.json ? setInterval(() => this.out.write(`\r${prefix}${seconds(Date.now() - started)}`), TICK_MS) : undefined;
+    this.heartbeat = undefined;
+    const ticker = this.tty && !this.json ? setInterval(() => this.out.write(`\r\x1b[K${prefix}${seconds(Date.now() - started)}${this.liveness()}`), TICK_MS) : undefined;
     const end = (text: string) => {
       if (ticker) clearInterval(ticker);
       if (!this.json) this.out.write(`${ticker ? `\r\x1b[K${prefix}` : ''}${text}\n`);
@@ -56,6 +59,17 @@ export class Reporter {
       end(`failed: ${failure.failure} ${failure.code}${failure.details.transportCause ? ` (${failure.details.transportCause})` : ''} (${seconds(record.ms)})`);
       throw error;
     }
+  }
+
+  /** A helper heartbeat arrived (the driver's onHelperProgress). */
+  helperAlive(count: number): void {
+    this.heartbeat = { at: Date.now(), count };
+  }
+
+  private liveness(): string {
+    if (!this.heartbeat) return '';
+    const quiet = Date.now() - this.heartbeat.at;
+    return quiet > 3 * TICK_MS ? `, no heartbeat from the host for ${seconds(quiet)}` : `, host working (${this.heartbeat.count} heartbeats)`;
   }
 
   /** Records how one host fared; `recap` prints them all at the end. */

@@ -18,6 +18,8 @@ export interface ExecuteRequest {
   stdin: Buffer;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Each chunk of the remote command's stdout as it arrives: the helper's heartbeats, for progress. */
+  onStdout?: (chunk: Buffer) => void;
 }
 
 export interface ExecuteResult {

@@ -308,3 +308,20 @@ describe('runOperation: what errors may say', () => {
     }
   });
 });
+
+describe('runOperation: heartbeats', () => {
+  it('reports each heartbeat line as it arrives, across chunk boundaries, and ignores other output', async () => {
+    const seen: number[] = [];
+    const executor = new FakeExecutor((envelope) => ({ stdout: okLine(envelope) }));
+    const streaming = {
+      execute: async (request: Parameters<FakeExecutor['execute']>[0]) => {
+        const result = await executor.execute(request);
+        const text = `${heartbeat(0)}${heartbeat(1)}noise\n${heartbeat(2)}${result.stdout}`;
+        for (let i = 0; i < text.length; i += 7) request.onStdout?.(Buffer.from(text.slice(i, i + 7)));
+        return result;
+      },
+    };
+    await runOperation(streaming, FAKE_HELPER, DRIVER_VERSION, { operation: 'ensure-namespace', args: { namespace: { id: 'ns-1', name: 'stable' } }, host: HOST, runtime: RUNTIME, onHeartbeat: (seq) => seen.push(seq) });
+    assert.deepEqual(seen, [0, 1, 2]);
+  });
+});

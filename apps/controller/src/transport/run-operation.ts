@@ -7,6 +7,7 @@ import {
   PROTOCOL_VERSION,
   encodeArgument,
   findResultLine,
+  heartbeatLine,
   helperInput,
   makeEnvelope,
   sealOperation,
@@ -32,6 +33,8 @@ export interface OperationRequest<O extends OperationName> {
   host: HostTarget;
   runtime: RuntimeSettings;
   signal?: AbortSignal;
+  /** Called with each heartbeat the helper prints (about one a second while it works). */
+  onHeartbeat?: (seq: number) => void;
 }
 
 export interface OperationOutcome<O extends OperationName> {
@@ -65,10 +68,33 @@ export async function runOperation<O extends OperationName>(
   if (request.signal?.aborted) throw new ComputeError('cancelled', `${request.operation} cancelled before it was sent`, details);
   const call = { host: request.host.name, operation: request.operation, requestId, attributes: resourceAttributes(request.args as Parameters<typeof resourceAttributes>[0]) };
   return inHelperSpan(call, async () => {
-    const exec = await executor.execute({ host: request.host, remoteCommand: command, stdin: helperInput(helper.bytes, sealed), timeoutMs, ...(request.signal ? { signal: request.signal } : {}) });
+    const onStdout = request.onHeartbeat ? heartbeatReader(request.onHeartbeat) : undefined;
+    const exec = await executor.execute({ host: request.host, remoteCommand: command, stdin: helperInput(helper.bytes, sealed), timeoutMs, ...(request.signal ? { signal: request.signal } : {}), ...(onStdout ? { onStdout } : {}) });
     const result = interpret(exec, request.operation, requestId, expectedVersion, details, timeoutMs);
     return { ...result, requestId, argumentBytes: encoded.length } as OperationOutcome<O>;
   });
+}
+
+/** Reads heartbeat lines out of stdout chunks as they arrive; a chunk may hold part of a line. */
+function heartbeatReader(onHeartbeat: (seq: number) => void): (chunk: Buffer) => void {
+  let pending = '';
+  return (chunk) => {
+    pending += chunk.toString('utf8');
+    const lines = pending.split('\n');
+    pending = (lines.pop() ?? '').slice(-4096);
+    for (const line of lines) {
+      const heartbeat = heartbeatLine.safeParse(safeJson(line));
+      if (heartbeat.success) onHeartbeat(heartbeat.data.seq);
+    }
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function encodeWithDetails(envelope: Envelope, details: OperationDetails): string {

@@ -399,7 +399,7 @@ class CallControl {
   private readonly timer: NodeJS.Timeout;
   private readonly onAbort = () => this.halt('aborted');
 
-  constructor(private readonly request: ExecuteRequest) {
+  constructor(readonly request: ExecuteRequest) {
     this.stopped = new Promise((resolve) => {
       this.stop = () => resolve('stopped');
     });
@@ -601,6 +601,7 @@ function runChannel(connection: PooledConnection, channel: ClientChannel, stdin:
     };
 
     channel.on('data', (chunk: Buffer) => {
+      control.request.onStdout?.(chunk);
       if (stdoutBytes + chunk.length > MAX_STDOUT_BYTES) {
         truncated = true;
         return;

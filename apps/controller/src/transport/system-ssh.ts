@@ -71,6 +71,7 @@ export class SystemSshCommandExecutor implements CommandExecutor {
       request.signal?.addEventListener('abort', onAbort, { once: true });
 
       child.stdout.on('data', (chunk: Buffer) => {
+        request.onStdout?.(chunk);
         if (stdoutBytes + chunk.length > MAX_STDOUT_BYTES) {
           // A helper never prints this much: stop the session rather than read on.
           if (!truncated) terminate();
