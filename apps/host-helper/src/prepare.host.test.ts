@@ -19,7 +19,7 @@ describe('prepare-revision on a real host', () => {
   test('probe reports every required tool, takes no lock and creates nothing', async () => {
     const result = await ok(host, 'probe', {});
     assert.deepEqual(result.checks.filter((c) => !c.ok), []);
-    assert.deepEqual(result.checks.map((c) => c.name), ['systemctl', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'node-version', 'openclaw']);
+    assert.deepEqual(result.checks.map((c) => c.name), ['systemctl', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'node-version', 'openclaw', 'sandbox-paths']);
     assert.match(result.nodeVersion, /^v24\./);
     assert.equal(await exists(host, ROOT), false);
   });
