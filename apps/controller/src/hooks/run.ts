@@ -1,10 +1,10 @@
 // Runs hooks with a bound each, in registration order or reverse, and compensates on failure.
 import { ComputeError, LAUNCH_ENV_NAME_PATTERN, launchEnvironmentProblems } from '@occ-ssh/protocol';
-import type { AgentRevision, LifecycleDriver, LifecycleHooks, NamespaceResource, WorkloadLaunch } from '../types.js';
+import type { AgentRevision, LifecycleDriver, ComputeLifecycleHooks, Namespace, WorkloadLaunchContext } from '../types.js';
 
 export const HOOK_TIMEOUT_MS = 30_000;
 
-type Phase = keyof LifecycleHooks;
+type Phase = keyof ComputeLifecycleHooks;
 
 /** Security: the message names only the owner and phase, never what the hook threw. */
 function hookFailure(owner: LifecycleDriver, phase: Phase, timedOut: boolean): ComputeError {
@@ -35,11 +35,11 @@ async function bounded(owner: LifecycleDriver, phase: Phase, parent: AbortSignal
   }
 }
 
-export async function runNamespaceHooks(owners: readonly LifecycleDriver[], phase: 'afterNamespacePrepared' | 'beforeNamespaceDelete', namespace: NamespaceResource, signal?: AbortSignal): Promise<void> {
+export async function runNamespaceHooks(owners: readonly LifecycleDriver[], phase: 'afterNamespacePrepared' | 'beforeNamespaceDelete', namespace: Namespace, signal?: AbortSignal): Promise<void> {
   const ordered = phase === 'beforeNamespaceDelete' ? [...owners].reverse() : owners;
   for (const owner of ordered) {
-    const hook = owner.lifecycle[phase];
-    if (hook) await bounded(owner, phase, signal, (s) => hook.call(owner.lifecycle, structuredClone(namespace), s));
+    const hook = owner.computeLifecycleHooks[phase];
+    if (hook) await bounded(owner, phase, signal, (s) => hook.call(owner.computeLifecycleHooks, structuredClone(namespace), s));
   }
 }
 
@@ -47,10 +47,10 @@ export async function runNamespaceHooks(owners: readonly LifecycleDriver[], phas
 export async function runStopHooks(owners: readonly LifecycleDriver[], revision: AgentRevision, signal?: AbortSignal): Promise<void> {
   let first: ComputeError | undefined;
   for (const owner of [...owners].reverse()) {
-    const hook = owner.lifecycle.beforeWorkloadStop;
+    const hook = owner.computeLifecycleHooks.beforeWorkloadStop;
     if (!hook) continue;
     try {
-      await bounded(owner, 'beforeWorkloadStop', signal, (s) => hook.call(owner.lifecycle, structuredClone(revision), s));
+      await bounded(owner, 'beforeWorkloadStop', signal, (s) => hook.call(owner.computeLifecycleHooks, structuredClone(revision), s));
     } catch (error) {
       first ??= error as ComputeError;
     }
@@ -72,10 +72,10 @@ export async function runStartHooks(owners: readonly LifecycleDriver[], revision
   const environment: Record<string, string> = {};
   try {
     for (const owner of owners) {
-      const hook = owner.lifecycle.beforeWorkloadStart;
+      const hook = owner.computeLifecycleHooks.beforeWorkloadStart;
       if (!hook) continue;
-      const launch: WorkloadLaunch = { environment: {} };
-      await bounded(owner, 'beforeWorkloadStart', signal, (s) => hook.call(owner.lifecycle, structuredClone(revision), launch, s));
+      const launch: WorkloadLaunchContext = { environment: {} };
+      await bounded(owner, 'beforeWorkloadStart', signal, (s) => hook.call(owner.computeLifecycleHooks, structuredClone(revision), launch, s));
       started.push(owner);
       mergeEnvironment(environment, launch.environment, owner);
     }
