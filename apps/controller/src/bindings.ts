@@ -34,6 +34,10 @@ export class Bindings {
     if (agent.namespaceId !== namespace.id) throw new ComputeError('unbound', `Agent ${agent.id} does not belong to Namespace ${namespace.id}`);
     const existing = this.namespaces.get(namespace.id);
     if (existing && existing.name !== namespace.name) throw new ComputeError('unbound', `Namespace ${namespace.id} is already bound under another name`);
+    // Security: a binding is ownership; a second call may repeat it, never move it.
+    const bound = this.agents.get(agent.id);
+    if (bound && bound.namespaceId !== agent.namespaceId) throw new ComputeError('ownership', `Agent ${agent.id} is already bound to another Namespace`);
+    if (bound && bound.servicePrincipalId !== agent.servicePrincipalId) throw new ComputeError('ownership', `Agent ${agent.id} is already bound to another ServicePrincipal`);
     this.namespaces.set(namespace.id, Object.freeze({ id: namespace.id, name: namespace.name }));
     const copy: BoundAgent = { id: agent.id, namespaceId: agent.namespaceId, servicePrincipalId: agent.servicePrincipalId };
     this.agents.set(agent.id, Object.freeze(agent.pluginApprovers === undefined ? copy : { ...copy, pluginApprovers: structuredClone(agent.pluginApprovers) }));

@@ -114,6 +114,31 @@ describe('SshComputeDriver: bindings fail closed', () => {
     }
     assert.equal(executor.calls.length, 0);
   });
+  it('bindAgent refuses an Agent already bound with another ServicePrincipal or Namespace; the first binding stays in force', async () => {
+    const { driver, executor } = setup();
+    const moves = [
+      { namespace: NAMESPACE, agent: agentFor({ servicePrincipalId: 'sp-2' }) },
+      { namespace: { id: 'ns-2', name: 'stable' }, agent: agentFor({ namespaceId: 'ns-2' }) },
+    ];
+    for (const binding of moves) {
+      assert.throws(() => driver.bindAgent(binding), (error: unknown) => error instanceof ComputeError && error.code === 'ownership' && error.permanent && /already bound to another/.test(error.message));
+    }
+    // Nothing moved: the original revision still runs under sp-1 in ns-1, and the moved ones stay refused.
+    await driver.prepareRevision(revisionFor());
+    assert.deepEqual((argsOf(executor, 'prepare-revision').owner as typeof OWNER).servicePrincipal, { id: 'sp-1' });
+    assert.equal((await rejection(driver.prepareRevision(revisionFor({ servicePrincipalId: 'sp-2' })))).code, 'admission');
+    assert.equal((await rejection(driver.prepareRevision(revisionFor({ namespaceId: 'ns-2' })))).code, 'unbound');
+    assert.deepEqual(executor.operations, ['prepare-revision']);
+    // Repeating the same binding is what OCC does on every pass.
+    assert.doesNotThrow(() => driver.bindAgent({ namespace: NAMESPACE, agent: agentFor() }));
+  });
+
+  it('bindAgent may bind the Agent anew once its Namespace was deleted', async () => {
+    const { driver } = setup();
+    await driver.deleteNamespace(NAMESPACE);
+    assert.doesNotThrow(() => driver.bindAgent({ namespace: NAMESPACE, agent: agentFor({ servicePrincipalId: 'sp-2' }) }));
+  });
+
   it('refuses a Namespace that asks for existingNamespace adoption, permanently and without contacting a host', async () => {
     const { driver, executor, events } = setup({ bind: false });
     const adopting = { ...NAMESPACE, existingNamespace: 'tenant-a' };
