@@ -87,6 +87,25 @@ describe('SshComputeDriver: identity', () => {
   });
 });
 
+describe('SshComputeDriver: the operation signal', () => {
+  it('passes the signal of OCC\'s operation in progress, asked per call, to every host operation', async () => {
+    const events: string[] = [];
+    const executor = new FakeExecutor(undefined, events);
+    let current: AbortSignal | undefined;
+    const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, logger: pino({ level: 'silent' }), getOperationAbortSignal: () => current });
+    driver.bindAgent({ namespace: NAMESPACE, agent: agentFor() });
+    const first = new AbortController();
+    current = first.signal;
+    await driver.ensureNamespace(NAMESPACE);
+    const second = new AbortController();
+    current = second.signal;
+    await driver.prepareRevision(revisionFor());
+    current = undefined;
+    await driver.stopRevision(revisionFor());
+    assert.deepEqual(executor.calls.map((call) => call.request.signal), [first.signal, second.signal, undefined]);
+  });
+});
+
 describe('SshComputeDriver: bindings fail closed', () => {
   it('refuses every revision operation for an unbound revision without contacting a host', async () => {
     const { driver, executor, events } = setup({ bind: false });
