@@ -1,25 +1,46 @@
 // In-memory copies of the authoritative Namespace/Agent/ServicePrincipal bindings.
 import { ComputeError, agentIdentity, namespaceIdentity, servicePrincipalIdentity, type AgentOwner } from '@occ-ssh/protocol';
-import type { AgentBinding, AgentResource, AgentRevision, NamespaceResource } from './types.js';
+import type { Agent, AgentRevision, ComputeAgentBinding, Namespace } from './types.js';
+
+/** The fields the driver keeps from OCC's Agent; everything else stays with OCC. */
+export interface BoundAgent {
+  readonly id: string;
+  readonly namespaceId: string;
+  readonly servicePrincipalId: string;
+  readonly pluginApprovers?: Agent['pluginApprovers'];
+}
 
 export interface BoundRevision {
-  namespace: NamespaceResource;
-  agent: AgentResource;
+  namespace: Namespace;
+  agent: BoundAgent;
   owner: AgentOwner;
 }
 
-export class Bindings {
-  private readonly namespaces = new Map<string, NamespaceResource>();
-  private readonly agents = new Map<string, AgentResource>();
+/** Security: adoption of a backend namespace is unsupported; refused before any host is contacted. */
+export function refuseExistingNamespace(namespace: Namespace): void {
+  if (namespace?.existingNamespace !== undefined) {
+    throw new ComputeError('admission', `Namespace ${String(namespace.id)}: existingNamespace adoption is not supported by SSH Compute`, { key: 'existingNamespace' });
+  }
+}
 
-  bind({ namespace, agent }: AgentBinding): void {
-    const checks = [namespaceIdentity.safeParse({ id: namespace?.id, name: namespace?.name }), agentIdentity.safeParse({ id: agent?.id }), servicePrincipalIdentity.safeParse({ id: agent?.servicePrincipal?.id })];
+export class Bindings {
+  private readonly namespaces = new Map<string, Namespace>();
+  private readonly agents = new Map<string, BoundAgent>();
+
+  bind({ namespace, agent }: ComputeAgentBinding): void {
+    const checks = [namespaceIdentity.safeParse({ id: namespace?.id, name: namespace?.name }), agentIdentity.safeParse({ id: agent?.id }), servicePrincipalIdentity.safeParse({ id: agent?.servicePrincipalId })];
     if (checks.some((check) => !check.success)) throw new ComputeError('configuration', 'bindAgent received a malformed Namespace, Agent or ServicePrincipal identity');
+    refuseExistingNamespace(namespace);
     if (agent.namespaceId !== namespace.id) throw new ComputeError('unbound', `Agent ${agent.id} does not belong to Namespace ${namespace.id}`);
     const existing = this.namespaces.get(namespace.id);
     if (existing && existing.name !== namespace.name) throw new ComputeError('unbound', `Namespace ${namespace.id} is already bound under another name`);
+    // Security: a binding is ownership; a second call may repeat it, never move it.
+    const bound = this.agents.get(agent.id);
+    if (bound && bound.namespaceId !== agent.namespaceId) throw new ComputeError('ownership', `Agent ${agent.id} is already bound to another Namespace`);
+    if (bound && bound.servicePrincipalId !== agent.servicePrincipalId) throw new ComputeError('ownership', `Agent ${agent.id} is already bound to another ServicePrincipal`);
     this.namespaces.set(namespace.id, Object.freeze({ id: namespace.id, name: namespace.name }));
-    this.agents.set(agent.id, Object.freeze(structuredClone(agent)));
+    const copy: BoundAgent = { id: agent.id, namespaceId: agent.namespaceId, servicePrincipalId: agent.servicePrincipalId };
+    this.agents.set(agent.id, Object.freeze(agent.pluginApprovers === undefined ? copy : { ...copy, pluginApprovers: structuredClone(agent.pluginApprovers) }));
   }
 
   /** Security: a revision operation runs only for the exact bound Namespace and Agent; anything else fails closed. */
@@ -32,7 +53,7 @@ export class Bindings {
     return {
       namespace,
       agent,
-      owner: { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipal.id } },
+      owner: { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } },
     };
   }
 

@@ -15,21 +15,24 @@ import { closedLoopbackPort, silentLoopbackListener } from './testing/unreachabl
 for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host over ${transport}`, () => {
   let host: TestHost;
   let driver: SshComputeDriver;
+  /** What OCC's getOperationAbortSignal would return for the operation in progress. */
+  let operationSignal: AbortSignal | undefined;
   const log = memoryLogger();
   const calls: string[] = [];
   const iam: LifecycleDriver = {
     id: 'iam-test',
     capability: 'iam',
-    lifecycle: {
+    implementation: 'test/iam',
+    computeLifecycleHooks: {
       async afterNamespacePrepared(ns) {
         calls.push(`afterNamespacePrepared:${ns.name}`);
       },
       async beforeWorkloadStart(revision, launch) {
-        calls.push(`beforeWorkloadStart:${revision.number}`);
+        calls.push(`beforeWorkloadStart:${revision.revision}`);
         launch.environment.OCC_IAM_PLACEHOLDER = 'opaque-iam-7f3a';
       },
       async beforeWorkloadStop(revision) {
-        calls.push(`beforeWorkloadStop:${revision.number}`);
+        calls.push(`beforeWorkloadStop:${revision.revision}`);
       },
       async beforeNamespaceDelete(ns) {
         calls.push(`beforeNamespaceDelete:${ns.name}`);
@@ -45,7 +48,7 @@ for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host ov
 
   before(async () => {
     host = await startTestHost({ name: `cdrv-${transport.slice(0, 4)}` });
-    driver = new SshComputeDriver({ configuration: configFor({ stable: host }, { transport }), logger: log.logger, selectedLifecycleDrivers: ['iam-test'], readinessTimeoutMs: 20_000 });
+    driver = new SshComputeDriver({ configuration: configFor({ stable: host }, { transport }), logger: log.logger, getOperationAbortSignal: () => operationSignal, readinessTimeoutMs: 20_000 });
     driver.setLifecycleDrivers([iam]);
   });
   after(async () => {
@@ -86,7 +89,7 @@ for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host ov
     assert.equal(agent?.ready, true);
     const unit = await host.run(['cat', `/etc/systemd/system/${agent!.unit}`]);
     assert.match(unit, /^Environment="OCC_IAM_PLACEHOLDER=opaque-iam-7f3a"$/m);
-    const endpoint = await driver.getGatewayEndpoint(rev1);
+    const endpoint = await driver.gatewayAddress(rev1);
     assert.deepEqual(endpoint, { host: host.address, port: 18800, url: 'http://127.0.0.1:18800' });
   });
 
@@ -105,8 +108,10 @@ for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host ov
     const slow = revisionOf(binding, 3, { fixtureGateway: { readyAfterMs: 15_000 } });
     await driver.prepareRevision(slow);
     const controller = new AbortController();
+    operationSignal = controller.signal;
     setTimeout(() => controller.abort(), 2500);
-    const error = await driver.activateRevision(slow, { signal: controller.signal }).catch((e: unknown) => e);
+    const error = await driver.activateRevision(slow).catch((e: unknown) => e);
+    operationSignal = undefined;
     assert.ok(error instanceof ComputeError);
     assert.equal(error.code, 'cancelled');
     assert.equal(error.failure, 'retryable');

@@ -23,8 +23,11 @@ import {
 } from './testing/fakes.js';
 import type { AgentRevision, LifecycleDriver } from './types.js';
 
+const HARNESS = { id: 'openclaw', version: '2026.1.0', mode: 'embedded' } as const;
+/** A revision with fields in the shapes OCC may send, typed or not. */
+const revisionWith = (overrides: Record<string, unknown>) => revisionFor(overrides as Partial<AgentRevision>);
+
 const CONFIGURATION = loadInstallationConfiguration({ text: SEED_INSTALLATION });
-const SELECTED = ['configuration-postgres', 'iam-oidc'];
 const CANARY = 'document-canary-7f3a';
 const PLACEHOLDERS = { CFG_TOKEN: 'opaque-cfg-placeholder-1', IAM_TOKEN: 'opaque-iam-placeholder-2' };
 
@@ -41,7 +44,7 @@ function setup(options: Setup = {}) {
   const events: string[] = [];
   const executor = new FakeExecutor(options.responder, events);
   const stream = new MemoryStream();
-  const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, logger: pino({ level: 'debug' }, stream), selectedLifecycleDrivers: SELECTED });
+  const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, logger: pino({ level: 'debug' }, stream) });
   const owners = options.owners?.(events) ?? [
     recordingOwner('configuration-postgres', events, { environment: { CFG_TOKEN: PLACEHOLDERS.CFG_TOKEN }, ...options.cfg }),
     recordingOwner('iam-oidc', events, { capability: 'iam', environment: { IAM_TOKEN: PLACEHOLDERS.IAM_TOKEN }, ...options.iam }),
@@ -84,6 +87,25 @@ describe('SshComputeDriver: identity', () => {
   });
 });
 
+describe('SshComputeDriver: the operation signal', () => {
+  it('passes the signal of OCC\'s operation in progress, asked per call, to every host operation', async () => {
+    const events: string[] = [];
+    const executor = new FakeExecutor(undefined, events);
+    let current: AbortSignal | undefined;
+    const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, logger: pino({ level: 'silent' }), getOperationAbortSignal: () => current });
+    driver.bindAgent({ namespace: NAMESPACE, agent: agentFor() });
+    const first = new AbortController();
+    current = first.signal;
+    await driver.ensureNamespace(NAMESPACE);
+    const second = new AbortController();
+    current = second.signal;
+    await driver.prepareRevision(revisionFor());
+    current = undefined;
+    await driver.stopRevision(revisionFor());
+    assert.deepEqual(executor.calls.map((call) => call.request.signal), [first.signal, second.signal, undefined]);
+  });
+});
+
 describe('SshComputeDriver: bindings fail closed', () => {
   it('refuses every revision operation for an unbound revision without contacting a host', async () => {
     const { driver, executor, events } = setup({ bind: false });
@@ -94,7 +116,7 @@ describe('SshComputeDriver: bindings fail closed', () => {
       () => driver.deactivateRevision(revision),
       () => driver.stopRevision(revision),
       () => driver.retireRevision(revision),
-      () => driver.getGatewayEndpoint(revision),
+      () => driver.gatewayAddress(revision),
     ]) {
       const error = await rejection(call());
       assert.equal(error.code, 'unbound');
@@ -111,29 +133,71 @@ describe('SshComputeDriver: bindings fail closed', () => {
     }
     assert.equal(executor.calls.length, 0);
   });
+  it('bindAgent refuses an Agent already bound with another ServicePrincipal or Namespace; the first binding stays in force', async () => {
+    const { driver, executor } = setup();
+    const moves = [
+      { namespace: NAMESPACE, agent: agentFor({ servicePrincipalId: 'sp-2' }) },
+      { namespace: { id: 'ns-2', name: 'stable' }, agent: agentFor({ namespaceId: 'ns-2' }) },
+    ];
+    for (const binding of moves) {
+      assert.throws(() => driver.bindAgent(binding), (error: unknown) => error instanceof ComputeError && error.code === 'ownership' && error.permanent && /already bound to another/.test(error.message));
+    }
+    // Nothing moved: the original revision still runs under sp-1 in ns-1, and the moved ones stay refused.
+    await driver.prepareRevision(revisionFor());
+    assert.deepEqual((argsOf(executor, 'prepare-revision').owner as typeof OWNER).servicePrincipal, { id: 'sp-1' });
+    assert.equal((await rejection(driver.prepareRevision(revisionFor({ servicePrincipalId: 'sp-2' })))).code, 'admission');
+    assert.equal((await rejection(driver.prepareRevision(revisionFor({ namespaceId: 'ns-2' })))).code, 'unbound');
+    assert.deepEqual(executor.operations, ['prepare-revision']);
+    // Repeating the same binding is what OCC does on every pass.
+    assert.doesNotThrow(() => driver.bindAgent({ namespace: NAMESPACE, agent: agentFor() }));
+  });
+
+  it('bindAgent may bind the Agent anew once its Namespace was deleted', async () => {
+    const { driver } = setup();
+    await driver.deleteNamespace(NAMESPACE);
+    assert.doesNotThrow(() => driver.bindAgent({ namespace: NAMESPACE, agent: agentFor({ servicePrincipalId: 'sp-2' }) }));
+  });
+
+  it('refuses a Namespace that asks for existingNamespace adoption, permanently and without contacting a host', async () => {
+    const { driver, executor, events } = setup({ bind: false });
+    const adopting = { ...NAMESPACE, existingNamespace: 'tenant-a' };
+    assert.throws(() => driver.bindAgent({ namespace: adopting, agent: agentFor() }), (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.details.key === 'existingNamespace');
+    assert.deepEqual(await driver.ensureNamespace(adopting), { namespaceId: 'ns-1', namespaceReady: false, failure: 'permanent' });
+    assert.deepEqual(await driver.deleteNamespace(adopting), { namespaceId: 'ns-1', namespaceDeleted: false, failure: 'permanent' });
+    assert.equal(executor.calls.length, 0);
+    assert.deepEqual(events, [], 'no hook runs for a refused Namespace');
+  });
 });
 
 describe('SshComputeDriver: admission', () => {
-  it('validateHarnessAuth accepts only embedded runtime auth', () => {
+  it('validateHarnessAuth accepts only embedded runtime auth, in OCC\'s argument shapes', () => {
     const { driver } = setup();
-    assert.doesNotThrow(() => driver.validateHarnessAuth('openclaw/embedded', { method: 'runtime' }, {}));
-    for (const [harness, auth] of [
-      ['codex/dedicated', { method: 'runtime' }],
-      ['openclaw/embedded', { method: 'secret', secretRef: 'model-key' }],
-      ['openclaw/embedded', { method: 'runtime', env: 'OPENAI_API_KEY' }],
+    assert.doesNotThrow(() => driver.validateHarnessAuth(HARNESS, { method: 'runtime' }, {}));
+    assert.doesNotThrow(() => driver.validateHarnessAuth(HARNESS, { method: 'runtime' }, {}, {}));
+    for (const [harness, auth, configuration, secretBindings] of [
+      [{ ...HARNESS, mode: 'dedicated' }, { method: 'runtime' }, {}, undefined],
+      [{ id: 'codex', version: '1', mode: 'dedicated' }, { method: 'runtime' }, {}, undefined],
+      [HARNESS, { method: 'api_key', source: { kind: 'secret', id: 's', namespaceId: 'ns-1' }, secretDriverId: 'sd' }, {}, undefined],
+      [HARNESS, { method: 'runtime', env: 'OPENAI_API_KEY' }, {}, undefined],
+      [HARNESS, { method: 'runtime' }, {}, { KEY: { source: { kind: 'secret', id: 's', namespaceId: 'ns-1' } } }],
+      // The document is admitted here too, so a bad one is refused before OCC commits.
+      [HARNESS, { method: 'runtime' }, { gateway: { auth: { mode: 'token', token: 'sk-secret-123' } } }, undefined],
     ] as const) {
-      assert.throws(() => driver.validateHarnessAuth(harness, auth), (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.permanent);
+      assert.throws(() => driver.validateHarnessAuth(harness, auth, configuration, secretBindings), (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.permanent);
     }
   });
 
   it('refusals never reach the executor or the hooks', async () => {
+    const secretRef = { kind: 'secret', id: 'sec-1', namespaceId: 'ns-1' };
     const refused: AgentRevision[] = [
-      revisionFor({ harness: 'codex/dedicated' }),
-      revisionFor({ harnessAuth: { method: 'secret', secretRef: 'model-key' } }),
-      revisionFor({ secretBindings: [{ name: 'model-key' }] }),
-      revisionFor({ sandbox: { driver: 'sandbox-gvisor' } }),
-      revisionFor({ plugins: { 'memory-lancedb': {} } }),
-      revisionFor({ dedicated: true }),
+      revisionWith({ harness: { ...HARNESS, mode: 'dedicated' } }),
+      revisionWith({ harnessAuth: { method: 'api_key', source: secretRef, secretDriverId: 'secret-k8s' } }),
+      revisionWith({ secretBindings: { MODEL_API_KEY: { source: secretRef, delivery: { type: 'env' } } } }),
+      revisionWith({ sandboxDriverId: 'sandbox-gvisor' }),
+      revisionWith({ plugins: { driver: { id: 'plugin-x', implementation: 'occ/x' }, plugins: { 'memory-lancedb': { enabled: true } } } }),
+      revisionWith({ pluginApprovers: [] }),
+      revisionWith({ compute: { id: 'compute-k8s', implementation: 'occ/kubernetes' } }),
+      revisionWith({ servicePrincipalId: 'sp-other' }),
       revisionFor({ configuration: { gateway: { auth: { mode: 'token', token: 'sk-secret-123' } } } }),
       revisionFor({ configuration: { gateway: { auth: { password: 'hunter2' } } } }),
       revisionFor({ configuration: { gateway: { port: 18789 } } }),
@@ -150,12 +214,43 @@ describe('SshComputeDriver: admission', () => {
     }
   });
 
+  it('refuses OCC\'s per-pass context when it carries Secret environment, a workspace setup or managed auth', async () => {
+    const contexts = [
+      { harnessAuth: { method: 'runtime' }, secretEnvironment: [{ name: 'MODEL_API_KEY', secretId: 'sec-1', namespaceId: 'ns-1', agentId: 'agent-1', backendRef: {} }] },
+      { harnessAuth: { method: 'runtime' }, secretEnvironment: [], workspaceSetup: { id: 'ws-1', namespaceId: 'ns-1', agentId: 'agent-1', completed: false } },
+      { harnessAuth: { method: 'api_key', backendRef: {} }, secretEnvironment: [] },
+    ];
+    for (const context of contexts) {
+      const { driver, executor, events } = setup();
+      for (const call of [() => driver.prepareRevision(revisionFor(), context), () => driver.activateRevision(revisionFor(), context)]) {
+        const error = await rejection(call());
+        assert.equal(error.code, 'admission');
+        assert.match(String(error.details.key), /^context\./);
+      }
+      assert.equal(executor.calls.length, 0);
+      assert.deepEqual(events, []);
+    }
+    const { driver } = setup();
+    assert.equal((await driver.prepareRevision(revisionFor(), { harnessAuth: { method: 'runtime' }, secretEnvironment: [] })).ready, true);
+  });
+
+  it('stop, retire and deactivate refuse a revision of another Compute driver or ServicePrincipal, before hooks or host', async () => {
+    for (const revision of [revisionWith({ compute: { id: 'compute-ssh', implementation: 'occ/other' } }), revisionWith({ servicePrincipalId: 'sp-2' })]) {
+      const { driver, executor, events } = setup();
+      for (const call of [() => driver.stopRevision(revision), () => driver.retireRevision(revision), () => driver.deactivateRevision(revision)]) {
+        assert.equal((await rejection(call())).code, 'admission');
+      }
+      assert.equal(executor.calls.length, 0);
+      assert.deepEqual(events, []);
+    }
+  });
+
   it('refuses an Agent default plugin approver policy, an empty list included', async () => {
     const { driver, executor } = setup({ bind: false });
-    driver.bindAgent({ namespace: NAMESPACE, agent: agentFor({ defaultPluginApprovers: [] }) });
+    driver.bindAgent({ namespace: NAMESPACE, agent: agentFor({ pluginApprovers: [] }) });
     const error = await rejection(driver.prepareRevision(revisionFor()));
     assert.equal(error.code, 'admission');
-    assert.equal(error.details.key, 'defaultPluginApprovers');
+    assert.equal(error.details.key, 'agent.pluginApprovers');
     assert.equal(executor.calls.length, 0);
   });
 
@@ -271,7 +366,7 @@ describe('SshComputeDriver: stop, retire and deactivate', () => {
 
   it('retireRevision runs beforeWorkloadStop in reverse before sending retire-revision', async () => {
     const { driver, executor, events } = setup();
-    await driver.retireRevision(revisionFor({ id: 'rev-0', number: 1 }));
+    await driver.retireRevision(revisionFor({ id: 'rev-0', revision: 1 }));
     assert.deepEqual(events, ['beforeWorkloadStop:iam-oidc', 'beforeWorkloadStop:configuration-postgres', 'exec:retire-revision']);
     assert.deepEqual(argsOf(executor, 'retire-revision'), { owner: OWNER, revision: { id: 'rev-0', number: 1 } });
   });
@@ -283,9 +378,10 @@ describe('SshComputeDriver: stop, retire and deactivate', () => {
     assert.deepEqual(events, ['exec:verify-revision']);
   });
 
-  it('getGatewayEndpoint reports the loopback port on the configured host', async () => {
+  it('gatewayAddress (for the CLI) reports the loopback port on the configured host; OCC\'s getGatewayEndpoint is absent', async () => {
     const { driver } = setup();
-    assert.deepEqual(await driver.getGatewayEndpoint(revisionFor()), { host: '203.0.113.10', port: 18800, url: 'http://127.0.0.1:18800' });
+    assert.deepEqual(await driver.gatewayAddress(revisionFor()), { host: '203.0.113.10', port: 18800, url: 'http://127.0.0.1:18800' });
+    assert.equal('getGatewayEndpoint' in driver, false, 'workspace-file API endpoint resolution is unsupported');
   });
 });
 
@@ -359,9 +455,11 @@ describe('SshComputeDriver: lifecycle hook owners', () => {
     assert.throws(() => driver.setLifecycleDrivers([]), (error: unknown) => error instanceof ComputeError && error.code === 'configuration');
   });
 
-  it('refuses owners the Installation did not select', () => {
+  it('takes OCC\'s Driver objects with hooks on computeLifecycleHooks, and refuses invalid hooks', () => {
     const { driver } = setup();
-    assert.throws(() => driver.setLifecycleDrivers([recordingOwner('configuration-other', [])]), /not selected/);
+    assert.doesNotThrow(() => driver.setLifecycleDrivers([recordingOwner('configuration-other', [])]));
+    const invalid = { id: 'iam-x', capability: 'iam', implementation: 'occ/x', computeLifecycleHooks: { beforeCommit: async () => undefined } };
+    assert.throws(() => driver.setLifecycleDrivers([invalid as unknown as LifecycleDriver]), /invalid computeLifecycleHooks/);
   });
 });
 
@@ -371,7 +469,7 @@ describe('SshComputeDriver: what leaves the process', () => {
     const { driver } = context;
     const revision = revisionFor({ configuration: { agents: { defaults: { model: CANARY } }, gateway: { auth: { mode: 'password' } } } });
     await driver.ensureNamespace(NAMESPACE);
-    driver.validateHarnessAuth(revision.harness, revision.harnessAuth);
+    driver.validateHarnessAuth(revision.harness, revision.harnessAuth, revision.configuration, revision.secretBindings);
     await driver.prepareRevision(revision);
     await driver.activateRevision(revision);
     await driver.deactivateRevision(revision);

@@ -1,8 +1,8 @@
 // SshComputeDriver: OCC's ComputeDriver for operator Linux hosts, reached over SSH.
 import { ComputeError, DRIVER_ID, DRIVER_IMPLEMENTATION, MAX_READINESS_TIMEOUT_MS, toComputeError, type OperationArgs, type OperationName, type OperationResult } from '@occ-ssh/protocol';
-import { admitRevision, validateHarnessAuth } from './admission/harness.js';
+import { admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth } from './admission/harness.js';
 import { sshGatewayConfigurationDocument } from './admission/document.js';
-import { Bindings } from './bindings.js';
+import { Bindings, refuseExistingNamespace } from './bindings.js';
 import { hostFor, runtimeSettingsFor, type SshComputeConfiguration } from './config/index.js';
 import { loadHelperArtifact, type HelperArtifact } from './helper-artifact.js';
 import { HookRegistry } from './hooks/registry.js';
@@ -15,27 +15,30 @@ import type { CommandExecutor, HostTarget } from './transport/executor.js';
 import { OPERATION_TIMEOUT_MS, runOperation, type OperationOutcome } from './transport/run-operation.js';
 import { createExecutor } from './transport/select.js';
 import type {
-  AgentBinding,
   AgentRevision,
-  GatewayEndpoint,
-  HarnessAuth,
-  LifecycleDriver,
-  NamespaceDeletedResult,
-  NamespaceReadyResult,
-  NamespaceResource,
-  OperationContext,
-  PrepareResult,
+  ComputeAgentBinding,
+  ComputeReadiness,
+  ComputeRevisionContext,
+  Driver,
+  GatewayAddress,
+  Namespace,
+  NamespaceDeleteResult,
+  NamespaceEnsureResult,
 } from './types.js';
 import { DRIVER_VERSION } from './version.js';
 
 export interface SshComputeDriverOptions {
-  /** A configuration from `loadInstallationConfiguration`. */
+  /** A configuration from `validateConfiguration`/`loadInstallationConfiguration`. */
   configuration: SshComputeConfiguration;
+  /** OCC's selection id; `compute-ssh` by default. */
+  id?: string;
+  /** OCC's implementation string (`<package>@<version>` for a package); `occ/ssh` by default. */
+  implementation?: string;
+  /** The abort signal of the OCC operation in progress, asked once per call. */
+  getOperationAbortSignal?: () => AbortSignal | undefined;
   /** Defaults to the transport the configuration selects. */
   executor?: CommandExecutor;
   logger?: Logger;
-  /** Driver IDs the Installation selects for Configuration and IAM; hook owners must be among them (none by default). */
-  selectedLifecycleDrivers?: readonly string[];
   /** Readiness bound per activation, at most (and by default) 120 seconds. */
   readinessTimeoutMs?: number;
   operationTimeoutMs?: number;
@@ -52,8 +55,8 @@ export interface HelperProgress {
 }
 
 export class SshComputeDriver {
-  readonly id = DRIVER_ID;
-  readonly implementation = DRIVER_IMPLEMENTATION;
+  readonly id: string;
+  readonly implementation: string;
   readonly capability = 'compute' as const;
   readonly activationOrder = 'afterCommit' as const;
 
@@ -62,38 +65,42 @@ export class SshComputeDriver {
   private readonly logger: Logger;
   private readonly helper: HelperArtifact;
   private readonly bindings = new Bindings();
-  private readonly hooks: HookRegistry;
+  private readonly hooks = new HookRegistry();
   private readonly limiter: HostLimiter;
   private readonly readinessTimeoutMs: number;
   private readonly operationTimeoutMs: number;
+  private readonly operationSignal: () => AbortSignal | undefined;
   private readonly onHelperProgress: ((progress: HelperProgress) => void) | undefined;
 
   constructor(options: SshComputeDriverOptions) {
+    this.id = options.id ?? DRIVER_ID;
+    this.implementation = options.implementation ?? DRIVER_IMPLEMENTATION;
     this.onHelperProgress = options.onHelperProgress;
     this.config = options.configuration;
     this.logger = options.logger ?? createLogger();
     this.executor = options.executor ?? createExecutor(this.config);
     this.helper = loadHelperArtifact();
-    this.hooks = new HookRegistry(new Set(options.selectedLifecycleDrivers ?? []));
     this.limiter = new HostLimiter(this.config.maxConcurrentOperationsPerHost);
     this.readinessTimeoutMs = Math.min(options.readinessTimeoutMs ?? MAX_READINESS_TIMEOUT_MS, MAX_READINESS_TIMEOUT_MS);
     this.operationTimeoutMs = options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS;
+    this.operationSignal = options.getOperationAbortSignal ?? (() => undefined);
     this.logger.info({ helperSha256: this.helper.sha256, helperBytes: this.helper.bytes.length, version: DRIVER_VERSION }, 'host helper loaded');
   }
 
-  /** Registers Configuration/IAM hook owners; refused once a lifecycle operation has begun. */
-  setLifecycleDrivers(drivers: readonly LifecycleDriver[]): void {
+  /** Takes the Configuration and IAM drivers whose computeLifecycleHooks run around SSH steps; refused once a lifecycle operation has begun. */
+  setLifecycleDrivers(drivers: readonly Driver[]): void {
     this.hooks.set(drivers);
   }
 
   /** Checks the local SSH files, then probes every configured host; throws naming the first host that fails. */
-  async preflight(context: OperationContext = {}): Promise<void> {
+  async preflight(): Promise<void> {
     this.hooks.fix();
     checkLocalSshFiles(this.config);
     const names = Object.keys(this.config.hosts);
+    const signal = this.operationSignal();
     const outcomes = await Promise.allSettled(
       names.map(async (name) => {
-        const { result } = await this.send(name, 'probe', {}, context.signal, {});
+        const { result } = await this.send(name, 'probe', {}, signal, {});
         const missing = missingOnHost(name, this.config.hosts[name]!.address, result);
         if (missing) throw missing;
       }),
@@ -108,59 +115,66 @@ export class SshComputeDriver {
   }
 
   /** Creates or verifies the Namespace marker, then runs afterNamespacePrepared hooks. */
-  async ensureNamespace(namespace: NamespaceResource, context: OperationContext = {}): Promise<NamespaceReadyResult> {
+  async ensureNamespace(namespace: Namespace): Promise<NamespaceEnsureResult> {
     try {
-      return await this.ensureNamespaceOrThrow(namespace, context);
+      return await this.ensureNamespaceOrThrow(namespace);
     } catch (error) {
       return { namespaceId: namespace.id, namespaceReady: false, failure: toComputeError(error).failure };
     }
   }
 
   /** ensureNamespace for operator tools: the failure is thrown with its cause instead of folded into the result. */
-  async ensureNamespaceOrThrow(namespace: NamespaceResource, context: OperationContext = {}): Promise<NamespaceReadyResult> {
+  async ensureNamespaceOrThrow(namespace: Namespace): Promise<NamespaceEnsureResult> {
     const owners = this.hooks.fix();
-    await this.send(namespace.name, 'ensure-namespace', { namespace: { id: namespace.id, name: namespace.name } }, context.signal, { namespace: namespace.id });
-    await runNamespaceHooks(owners, 'afterNamespacePrepared', namespace, context.signal);
+    const signal = this.operationSignal();
+    refuseExistingNamespace(namespace);
+    await this.send(namespace.name, 'ensure-namespace', { namespace: { id: namespace.id, name: namespace.name } }, signal, { namespace: namespace.id });
+    await runNamespaceHooks(owners, 'afterNamespacePrepared', namespace, signal);
     return { namespaceId: namespace.id, namespaceReady: true };
   }
 
-  /** Copies the authoritative Namespace, Agent and ServicePrincipal; revision operations require it. */
-  bindAgent(binding: AgentBinding): void {
+  /** Copies the authoritative Namespace, Agent and ServicePrincipal; revision operations require it. A second binding may repeat, never move, an Agent. */
+  bindAgent(binding: ComputeAgentBinding): void {
     this.bindings.bind(binding);
   }
 
-  /** Accepts only openclaw/embedded with `{ "method": "runtime" }`. */
-  validateHarnessAuth(harness: string, auth: HarnessAuth, _configuration?: unknown): void {
-    validateHarnessAuth(harness, auth);
+  /**
+   * OCC's deploy admission: only OpenClaw in embedded mode with `{ "method": "runtime" }`, no OCC
+   * Secret bindings, and a native document SSH can render, so a bad one is refused before OCC commits.
+   */
+  validateHarnessAuth(harness: unknown, auth: unknown, configuration: unknown, secretBindings?: unknown): void {
+    validateHarnessAuth(harness, auth, secretBindings);
+    sshGatewayConfigurationDocument(configuration);
   }
 
   /** Stages the account, port and immutable snapshot; never touches the unit or `current`. */
-  async prepareRevision(revision: AgentRevision, context: OperationContext = {}): Promise<PrepareResult> {
+  async prepareRevision(revision: AgentRevision, context?: ComputeRevisionContext): Promise<ComputeReadiness> {
     this.hooks.fix();
-    const bound = this.admit(revision);
+    const bound = this.admit(revision, context);
     const rendered = sshGatewayConfigurationDocument(revision.configuration);
     const { result } = await this.send(
       bound.namespace.name,
       'prepare-revision',
-      { owner: bound.owner, revision: { id: revision.id, number: revision.number }, harness: 'openclaw/embedded', configuration: { document: rendered.text, hash: rendered.hash, auth: rendered.auth } },
-      context.signal,
+      { owner: bound.owner, revision: this.identity(revision), harness: 'openclaw/embedded', configuration: { document: rendered.text, hash: rendered.hash, auth: rendered.auth } },
+      this.operationSignal(),
       this.fields(revision),
     );
     return { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id, ready: result.ready };
   }
 
   /** After OCC commits: start hooks, then render the unit, switch `current`, restart and wait for readiness. */
-  async activateRevision(revision: AgentRevision, context: OperationContext = {}): Promise<void> {
+  async activateRevision(revision: AgentRevision, context?: ComputeRevisionContext): Promise<void> {
     const owners = this.hooks.fix();
-    const bound = this.admit(revision);
+    const bound = this.admit(revision, context);
     const rendered = sshGatewayConfigurationDocument(revision.configuration);
-    const started = await runStartHooks(owners, revision, context.signal);
+    const signal = this.operationSignal();
+    const started = await runStartHooks(owners, revision, signal);
     try {
       await this.send(
         bound.namespace.name,
         'activate-revision',
-        { owner: bound.owner, revision: { id: revision.id, number: revision.number }, configurationHash: rendered.hash, launchEnvironment: started.environment, readinessTimeoutMs: this.readinessTimeoutMs },
-        context.signal,
+        { owner: bound.owner, revision: this.identity(revision), configurationHash: rendered.hash, launchEnvironment: started.environment, readinessTimeoutMs: this.readinessTimeoutMs },
+        signal,
         this.fields(revision),
       );
     } catch (error) {
@@ -170,52 +184,59 @@ export class SshComputeDriver {
   }
 
   /** Verifies ownership only: SSH has no dedicated topology to deactivate. */
-  async deactivateRevision(revision: AgentRevision, context: OperationContext = {}): Promise<void> {
+  async deactivateRevision(revision: AgentRevision): Promise<void> {
     this.hooks.fix();
-    const bound = this.bindings.require(revision);
-    await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: { id: revision.id, number: revision.number } }, context.signal, this.fields(revision));
+    const bound = this.target(revision);
+    await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: this.identity(revision) }, this.operationSignal(), this.fields(revision));
   }
 
   /** Stop hooks, then stop and disable the unit and remove `current` and served.json; the snapshot stays. */
-  async stopRevision(revision: AgentRevision, context: OperationContext = {}): Promise<void> {
+  async stopRevision(revision: AgentRevision): Promise<void> {
     const owners = this.hooks.fix();
-    const bound = this.bindings.require(revision);
-    await runStopHooks(owners, revision, context.signal);
-    await this.send(bound.namespace.name, 'stop-revision', { owner: bound.owner, revision: { id: revision.id, number: revision.number } }, context.signal, this.fields(revision));
+    const bound = this.target(revision);
+    const signal = this.operationSignal();
+    await runStopHooks(owners, revision, signal);
+    await this.send(bound.namespace.name, 'stop-revision', { owner: bound.owner, revision: this.identity(revision) }, signal, this.fields(revision));
   }
 
   /** Stop hooks, then remove only this snapshot (stopping the gateway first if it is current). */
-  async retireRevision(revision: AgentRevision, context: OperationContext = {}): Promise<void> {
+  async retireRevision(revision: AgentRevision): Promise<void> {
     const owners = this.hooks.fix();
-    const bound = this.bindings.require(revision);
-    await runStopHooks(owners, revision, context.signal);
-    await this.send(bound.namespace.name, 'retire-revision', { owner: bound.owner, revision: { id: revision.id, number: revision.number } }, context.signal, this.fields(revision));
+    const bound = this.target(revision);
+    const signal = this.operationSignal();
+    await runStopHooks(owners, revision, signal);
+    await this.send(bound.namespace.name, 'retire-revision', { owner: bound.owner, revision: this.identity(revision) }, signal, this.fields(revision));
   }
 
   /** beforeNamespaceDelete hooks, then the host deletion; bindings are cleared only after it succeeds. */
-  async deleteNamespace(namespace: NamespaceResource, context: OperationContext = {}): Promise<NamespaceDeletedResult> {
+  async deleteNamespace(namespace: Namespace): Promise<NamespaceDeleteResult> {
     try {
-      return await this.deleteNamespaceOrThrow(namespace, context);
+      return await this.deleteNamespaceOrThrow(namespace);
     } catch (error) {
       return { namespaceId: namespace.id, namespaceDeleted: false, failure: toComputeError(error).failure };
     }
   }
 
   /** deleteNamespace for operator tools: the failure is thrown with its cause instead of folded into the result. */
-  async deleteNamespaceOrThrow(namespace: NamespaceResource, context: OperationContext = {}): Promise<NamespaceDeletedResult> {
+  async deleteNamespaceOrThrow(namespace: Namespace): Promise<NamespaceDeleteResult> {
     const owners = this.hooks.fix();
+    const signal = this.operationSignal();
+    refuseExistingNamespace(namespace);
     hostFor(this.config, namespace.name);
-    await runNamespaceHooks(owners, 'beforeNamespaceDelete', namespace, context.signal);
-    await this.send(namespace.name, 'delete-namespace', { namespace: { id: namespace.id, name: namespace.name } }, context.signal, { namespace: namespace.id });
+    await runNamespaceHooks(owners, 'beforeNamespaceDelete', namespace, signal);
+    await this.send(namespace.name, 'delete-namespace', { namespace: { id: namespace.id, name: namespace.name } }, signal, { namespace: namespace.id });
     this.bindings.clearNamespace(namespace.id);
     return { namespaceId: namespace.id, namespaceDeleted: true };
   }
 
-  /** Where the Agent's gateway listens: loopback on its configured host. */
-  async getGatewayEndpoint(revision: AgentRevision, context: OperationContext = {}): Promise<GatewayEndpoint> {
+  /**
+   * For the operator CLI: the host and loopback port of the Agent's gateway. Not OCC's
+   * getGatewayEndpoint, which SSH Compute leaves absent (workspace-file endpoint resolution is unsupported).
+   */
+  async gatewayAddress(revision: AgentRevision): Promise<GatewayAddress> {
     this.hooks.fix();
-    const bound = this.bindings.require(revision);
-    const { result } = await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: { id: revision.id, number: revision.number } }, context.signal, this.fields(revision));
+    const bound = this.target(revision);
+    const { result } = await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: this.identity(revision) }, this.operationSignal(), this.fields(revision));
     if (result.port === undefined) throw new ComputeError('ownership', `Agent ${revision.agentId} has no gateway on its host yet`);
     const host = hostFor(this.config, bound.namespace.name);
     return { host: host.address, port: result.port, url: `http://127.0.0.1:${result.port}` };
@@ -226,20 +247,32 @@ export class SshComputeDriver {
     await this.executor.close?.();
   }
 
-  private admit(revision: AgentRevision) {
+  /** Every revision operation: the exact bound Agent, this driver's Compute identity and the bound ServicePrincipal. */
+  private target(revision: AgentRevision) {
     const bound = this.bindings.require(revision);
-    admitRevision(revision, bound.agent);
+    checkRevisionIdentity(revision, bound.agent, this);
     return bound;
+  }
+
+  /** Preparation and activation also refuse everything SSH cannot honour, before any hook or host. */
+  private admit(revision: AgentRevision, context: ComputeRevisionContext | undefined) {
+    const bound = this.target(revision);
+    admitRevision(revision, bound.agent, this);
+    admitContext(context);
+    return bound;
+  }
+
+  private identity(revision: AgentRevision) {
+    return { id: revision.id, number: revision.revision };
   }
 
   private fields(revision: AgentRevision) {
     return { namespace: revision.namespaceId, agent: revision.agentId, revision: revision.id };
   }
 
-
   /** Read-only view of every Namespace and Agent on the host that serves `namespaceName` (operator status). */
-  async inventory(namespaceName: string, context: OperationContext = {}): Promise<OperationResult<'inventory'>> {
-    return (await this.send(namespaceName, 'inventory', {}, context.signal, {})).result;
+  async inventory(namespaceName: string): Promise<OperationResult<'inventory'>> {
+    return (await this.send(namespaceName, 'inventory', {}, this.operationSignal(), {})).result;
   }
 
   /** One helper invocation on the Namespace's host, bounded per host and logged without secrets. */

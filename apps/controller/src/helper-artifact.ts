@@ -10,8 +10,11 @@ export interface HelperArtifact {
   path: string;
 }
 
-/** Next to the bundled controller in dist, or the workspace build output when run from source. */
-const CANDIDATES = ['./host-helper.cjs', '../../../dist/apps/host-helper/host-helper.cjs'];
+/** Set by the release build: a package finds its helper beside the module, never in a workspace. */
+declare const OCC_SSH_PACKAGED: boolean | undefined;
+
+/** Next to the bundled controller (a package or dist), or the workspace build output when run from source. */
+const CANDIDATES = typeof OCC_SSH_PACKAGED === 'boolean' && OCC_SSH_PACKAGED ? ['./host-helper.cjs'] : ['./host-helper.cjs', '../../../dist/apps/host-helper/host-helper.cjs'];
 
 let cached: HelperArtifact | undefined;
 
@@ -24,5 +27,5 @@ export function loadHelperArtifact(): HelperArtifact {
     cached = { bytes, sha256: createHash('sha256').update(bytes).digest('hex'), path };
     return cached;
   }
-  throw new ComputeError('configuration', 'the host helper artifact is missing; build the workspace (npm run build)');
+  throw new ComputeError('configuration', 'the host helper artifact (host-helper.cjs beside the controller module) is missing; build the workspace (npm run build) or reinstall the package');
 }

@@ -1,8 +1,9 @@
-// Public API of the SSH Compute Driver controller library.
+// Public API of the SSH Compute Driver controller library, and the entry OCC's package loader imports.
+export { configurationSchema, validateConfiguration, createDriver, type CreateDriverOptions } from './package-entry.js';
 export { SshComputeDriver, type SshComputeDriverOptions } from './driver.js';
-export { loadInstallationConfiguration, hostFor, runtimeSettingsFor, type SshComputeConfiguration, type ResolvedHost } from './config/index.js';
+export { loadInstallationConfiguration, parseConfiguration, DEFAULT_SYSTEMD_UNIT_DIRECTORY, hostFor, runtimeSettingsFor, type SshComputeConfiguration, type ResolvedHost } from './config/index.js';
 export { sshGatewayConfigurationDocument, MANAGED_PASSWORD_REF, type RenderedDocument } from './admission/document.js';
-export { validateHarnessAuth, admitRevision, SUPPORTED_HARNESS } from './admission/harness.js';
+export { validateHarnessAuth, admitRevision, admitContext, SUPPORTED_HARNESS } from './admission/harness.js';
 export { SystemSshCommandExecutor } from './transport/system-ssh.js';
 export { OpenSshMuxExecutor } from './transport/openssh-mux.js';
 export { Ssh2PoolExecutor } from './transport/ssh2-pool.js';

@@ -73,14 +73,12 @@ describe('the real OpenClaw gateway on a real host', () => {
   });
 
   test('an explicit trusted-proxy configuration renders without the managed password and starts', async () => {
-    const proxied = agentBinding('oc-proxy', 'stable');
-    proxied.namespace = binding.namespace;
-    proxied.agent.namespaceId = binding.namespace.id;
+    const own = agentBinding('oc-proxy', 'stable');
+    const proxied = { namespace: binding.namespace, agent: { ...own.agent, namespaceId: binding.namespace.id } };
     driver.bindAgent(proxied);
     const revision = revisionOf(proxied, 1, {
       gateway: { mode: 'local', bind: 'loopback', trustedProxies: ['127.0.0.1'], auth: { mode: 'trusted-proxy', trustedProxy: { userHeader: 'x-forwarded-user', allowLoopback: true } } },
     });
-    revision.namespaceId = binding.namespace.id;
     assert.equal((await driver.prepareRevision(revision)).ready, true);
     await driver.activateRevision(revision);
     const proxiedLayout = agentLayout(ROOT, '/etc/systemd/system', binding.namespace.id, proxied.agent.id);

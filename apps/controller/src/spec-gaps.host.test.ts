@@ -24,20 +24,23 @@ async function rejection(promise: Promise<unknown>): Promise<ComputeError> {
 describe('SshComputeDriver spec gaps on a real host', () => {
   let host: TestHost;
   let driver: SshComputeDriver;
+  /** What OCC's getOperationAbortSignal would return for the operation in progress. */
+  let operationSignal: AbortSignal | undefined;
   const log = memoryLogger();
   const calls: string[] = [];
   let failStart = false;
   const iam: LifecycleDriver = {
     id: 'iam-gap',
     capability: 'iam',
-    lifecycle: {
+    implementation: 'test/iam',
+    computeLifecycleHooks: {
       async beforeWorkloadStart(revision, launch) {
-        calls.push(`start:${revision.number}`);
+        calls.push(`start:${revision.revision}`);
         if (failStart) throw new Error('iam backend unavailable');
-        launch.environment.OCC_GAP_PLACEHOLDER = `opaque-gap-${revision.number}`;
+        launch.environment.OCC_GAP_PLACEHOLDER = `opaque-gap-${revision.revision}`;
       },
       async beforeWorkloadStop(revision) {
-        calls.push(`stop:${revision.number}`);
+        calls.push(`stop:${revision.revision}`);
       },
     },
   };
@@ -55,7 +58,7 @@ describe('SshComputeDriver spec gaps on a real host', () => {
 
   before(async () => {
     host = await startTestHost({ name: 'cgap' });
-    driver = new SshComputeDriver({ configuration: configFor({ stable: host }), logger: log.logger, selectedLifecycleDrivers: ['iam-gap'], readinessTimeoutMs: 30_000 });
+    driver = new SshComputeDriver({ configuration: configFor({ stable: host }), logger: log.logger, getOperationAbortSignal: () => operationSignal, readinessTimeoutMs: 30_000 });
     driver.setLifecycleDrivers([iam]);
   });
   after(async () => {
@@ -109,11 +112,13 @@ describe('SshComputeDriver spec gaps on a real host', () => {
     const slow = revisionOf(binding, 3, { fixtureGateway: { readyAfterMs: 12_000 } });
     await driver.prepareRevision(slow);
     const controller = new AbortController();
+    operationSignal = controller.signal;
     const before = await starts();
-    const pending = rejection(driver.activateRevision(slow, { signal: controller.signal }));
+    const pending = rejection(driver.activateRevision(slow));
     for (let i = 0; i < 200 && (await starts()) === before; i += 1) await sleep(100);
     controller.abort();
     const cancelled = await pending;
+    operationSignal = undefined;
     assert.deepEqual([cancelled.code, cancelled.failure], ['cancelled', 'retryable']);
     assert.match(cancelled.message, /a systemd job already submitted may still complete/);
     assert.deepEqual(calls.splice(0), ['start:3', 'stop:3']);
@@ -169,10 +174,10 @@ describe('bindAgent keeps its own copy (no host: what is checked is the envelope
     const executor = new FakeExecutor();
     const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text: installationYaml({ stable: { address: '203.0.113.10', port: 22, identityFile: '/etc/openclaw/ssh/id_ed25519', knownHostsFile: '/etc/openclaw/ssh/known_hosts', nodePath: '/usr/bin/node', openclawPath: '/opt/openclaw/x.js', fixtureGatewayPath: '/opt/openclaw/x.js' } }) }), executor, logger: memoryLogger().logger });
     const namespace = { ...NAMESPACE };
-    const agent = agentFor();
+    const agent = { ...agentFor() };
     driver.bindAgent({ namespace, agent });
-    namespace.name = 'elsewhere';
-    agent.servicePrincipal.id = 'sp-hijacked';
+    (namespace as { name: string }).name = 'elsewhere';
+    (agent as { servicePrincipalId: string }).servicePrincipalId = 'sp-hijacked';
     await driver.prepareRevision(revisionFor());
     assert.deepEqual((executor.calls[0]!.envelope.args as { owner: unknown }).owner, { namespace: { id: 'ns-1', name: 'stable' }, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-1' } });
   });

@@ -1,89 +1,168 @@
-// The OCC resources the driver receives, described in the driver's own terms.
+// The OCC resources the driver receives and the results it returns. Field names and types are
+// OCC's own (its ComputeDriver contract), so a refusal keyed to a field always sees what OCC sends.
+// Fields OCC always sends but the driver never reads are optional here: an OCC value still fits.
+
+/** The native OpenClaw configuration document (openclaw.json) as OCC admitted it: JSON values by key. */
+export interface ConfigurationDocument {
+  readonly [key: string]: unknown;
+}
 
 /** A Namespace as OCC owns it; its exact `name` selects the host in the Installation. */
-export interface NamespaceResource {
-  id: string;
-  name: string;
+export interface Namespace {
+  readonly id: string;
+  readonly name: string;
+  /** Adoption of an existing backend namespace; SSH Compute refuses it. */
+  readonly existingNamespace?: string;
+  readonly status?: 'provisioning' | 'ready' | 'failed' | 'deleting';
+  readonly createdAt?: string;
 }
 
-/** The identity an Agent's workload acts as. */
-export interface ServicePrincipalResource {
-  id: string;
+/** One approver of a plugin policy. */
+export interface PluginApprover {
+  readonly channel: string;
+  readonly id: string;
 }
 
-/** An Agent as OCC owns it, with the plugin policy SSH Compute must see cleared. */
-export interface AgentResource {
-  id: string;
-  namespaceId: string;
-  servicePrincipal: ServicePrincipalResource;
+/** An Agent as OCC owns it. */
+export interface Agent {
+  readonly id: string;
+  readonly namespaceId: string;
+  /** The identity the Agent's workload acts as. */
+  readonly servicePrincipalId: string;
   /** Default plugin approver policy; SSH Compute refuses any, including an empty list. */
-  defaultPluginApprovers?: readonly string[] | null;
+  readonly pluginApprovers?: readonly PluginApprover[];
+  readonly plugins?: Readonly<Record<string, unknown>>;
+  readonly name?: string;
+  readonly configurationId?: string;
+  readonly desiredRuntimeState?: 'running' | 'stopped';
+  readonly status?: 'active' | 'deleting';
+  readonly backendId?: string | null;
+  readonly harnessAuth?: unknown;
+  readonly executionMode?: 'embedded' | 'dedicated';
+  readonly activeRevisionId?: string;
+  readonly createdAt?: string;
 }
 
-/** Harness authentication recorded in a revision; SSH accepts only `{ method: "runtime" }`. */
-export interface HarnessAuth {
-  method: string;
-  [key: string]: unknown;
+/** The Harness a revision runs; SSH Compute runs only OpenClaw in `embedded` mode. */
+export interface RevisionHarness {
+  readonly id: string;
+  readonly version: string;
+  readonly mode: 'embedded' | 'dedicated';
+}
+
+/** Harness authentication recorded in a revision; SSH Compute accepts only `{ method: "runtime" }`. */
+export interface HarnessAuthSnapshot {
+  readonly method: string;
+  readonly [key: string]: unknown;
+}
+
+/** OCC Secret bindings: environment variable name to Secret reference. SSH Compute refuses any. */
+export type SecretBindings = Readonly<Record<string, { readonly source: { readonly kind: 'secret'; readonly id: string; readonly namespaceId: string }; readonly delivery?: { readonly type: 'env' } }>>;
+
+/** The Compute driver identity a revision was admitted for. */
+export interface ComputeIdentity {
+  readonly id: string;
+  readonly implementation: string;
 }
 
 /** One admitted AgentRevision: an immutable, numbered configuration of an Agent. */
 export interface AgentRevision {
-  id: string;
-  number: number;
-  namespaceId: string;
-  agentId: string;
-  harness: string;
-  harnessAuth: HarnessAuth;
-  /** The native OpenClaw configuration document (openclaw.json) as admitted by OCC. */
-  configuration: Record<string, unknown>;
-  /** OCC Secret bindings; SSH Compute refuses any. */
-  secretBindings?: readonly unknown[] | null;
+  readonly id: string;
+  readonly namespaceId: string;
+  readonly agentId: string;
+  /** 1, 2, … per Agent; a lower number is a predecessor. */
+  readonly revision: number;
+  readonly servicePrincipalId: string;
+  readonly configuration: ConfigurationDocument;
+  readonly harness: RevisionHarness;
+  /** Must equal the driver's own id and implementation. */
+  readonly compute: ComputeIdentity;
+  readonly harnessAuth: HarnessAuthSnapshot;
+  /** Refused by SSH Compute: no Sandbox composition. */
+  readonly sandboxDriverId?: string;
+  readonly secretDriverId?: string;
+  /** Refused by SSH Compute when it has any entry. */
+  readonly secretBindings?: SecretBindings;
   /** Requested plugins; SSH Compute refuses a nonempty map. */
-  plugins?: Record<string, unknown> | null;
-  /** A Sandbox request; SSH Compute does not compose with Sandbox. */
-  sandbox?: unknown;
-  /** Dedicated execution topology; SSH supports only the embedded one. */
-  dedicated?: boolean;
+  readonly plugins?: { readonly driver: ComputeIdentity; readonly plugins: Readonly<Record<string, unknown>> };
+  /** Refused by SSH Compute, even an empty list. */
+  readonly pluginApprovers?: readonly PluginApprover[];
+  /** Repository credentials cannot be delivered to an SSH host; refused. */
+  readonly repositoryCredentials?: unknown;
+  readonly backendId?: string | null;
+  readonly configurationId?: string;
+  readonly configurationKind?: 'agent';
+  readonly configurationGeneration?: number;
+  readonly createdAt?: string;
 }
 
-/** `bindAgent` input: the authoritative Namespace and Agent (with its ServicePrincipal). */
-export interface AgentBinding {
-  namespace: NamespaceResource;
-  agent: AgentResource;
+/** One Secret projected into a workload's environment: references, never values. */
+export interface SecretEnvironmentEntry {
+  readonly name: string;
+  readonly secretId: string;
+  readonly namespaceId: string;
+  readonly agentId: string;
+  readonly backendRef: unknown;
 }
 
-export type Failure = 'retryable' | 'permanent';
-
-export interface NamespaceReadyResult {
-  namespaceId: string;
-  namespaceReady: boolean;
-  failure?: Failure;
+/** What OCC rebuilds on each pass and hands to prepare and activate. */
+export interface ComputeRevisionContext {
+  readonly harnessAuth: { readonly method: string; readonly [key: string]: unknown };
+  /** Refused by SSH Compute when it has any entry. */
+  readonly secretEnvironment: readonly SecretEnvironmentEntry[];
+  /** SSH Compute has no workspace setup; any is refused. */
+  readonly workspaceSetup?: unknown;
+  /** Refused by SSH Compute when it has any entry. */
+  readonly repositoryCredentials?: readonly unknown[];
 }
 
-export interface NamespaceDeletedResult {
-  namespaceId: string;
-  namespaceDeleted: boolean;
-  failure?: Failure;
+/** `bindAgent` input: the authoritative Namespace and Agent. */
+export interface ComputeAgentBinding {
+  readonly namespace: Namespace;
+  readonly agent: Agent;
 }
 
-export interface PrepareResult {
-  namespaceId: string;
-  agentId: string;
-  revisionId: string;
-  ready: boolean;
+export type NamespaceLifecycleFailure = 'retryable' | 'permanent';
+
+export interface NamespaceEnsureResult {
+  readonly namespaceId: string;
+  readonly namespaceReady: boolean;
+  readonly failure?: NamespaceLifecycleFailure;
 }
 
-/** Optional per-call context OCC passes; the driver uses only its abort signal. */
-export interface OperationContext {
-  signal?: AbortSignal;
+export interface NamespaceDeleteResult {
+  readonly namespaceId: string;
+  readonly namespaceDeleted: boolean;
+  readonly failure?: NamespaceLifecycleFailure;
 }
 
-export interface PreflightWarning {
-  code: string;
-  message: string;
+/** Evidence of why a runtime is not ready, without output that could hold secrets. */
+export interface RuntimeFailureEvidence {
+  readonly component: string;
+  readonly check: string;
+  readonly checkedAt: string;
+  readonly code: string;
 }
 
-export interface GatewayEndpoint {
+export interface ComputeReadiness {
+  readonly namespaceId: string;
+  readonly agentId: string;
+  readonly revisionId: string;
+  readonly ready: boolean;
+  readonly runtimeFailure?: RuntimeFailureEvidence;
+}
+
+export interface ComputePreflightWarning {
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface ComputePreflightResult {
+  readonly warnings: readonly ComputePreflightWarning[];
+}
+
+/** Where the CLI finds an Agent's gateway: loopback on its configured host. */
+export interface GatewayAddress {
   /** The configured host the gateway runs on. */
   host: string;
   port: number;
@@ -92,21 +171,27 @@ export interface GatewayEndpoint {
 }
 
 /** Launch data a beforeWorkloadStart hook may fill with opaque placeholders. */
-export interface WorkloadLaunch {
+export interface WorkloadLaunchContext {
   environment: Record<string, string>;
 }
 
 /** Hooks another selected driver (Configuration, IAM) runs around SSH lifecycle steps. */
-export interface LifecycleHooks {
-  afterNamespacePrepared?(namespace: NamespaceResource, signal: AbortSignal): Promise<void>;
-  beforeWorkloadStart?(revision: AgentRevision, launch: WorkloadLaunch, signal: AbortSignal): Promise<void>;
+export interface ComputeLifecycleHooks {
+  afterNamespacePrepared?(namespace: Namespace, signal: AbortSignal): Promise<void>;
+  beforeWorkloadStart?(revision: AgentRevision, launch: WorkloadLaunchContext, signal: AbortSignal): Promise<void>;
   beforeWorkloadStop?(revision: AgentRevision, signal: AbortSignal): Promise<void>;
-  beforeNamespaceDelete?(namespace: NamespaceResource, signal: AbortSignal): Promise<void>;
+  beforeNamespaceDelete?(namespace: Namespace, signal: AbortSignal): Promise<void>;
 }
 
-/** A selected driver that owns lifecycle hooks. */
-export interface LifecycleDriver {
-  id: string;
-  capability: 'configuration' | 'iam';
-  lifecycle: LifecycleHooks;
+/** A driver OCC selected, as it hands it to `setLifecycleDrivers`. */
+export interface Driver {
+  readonly id: string;
+  readonly capability: string;
+  readonly implementation: string;
+  readonly computeLifecycleHooks?: ComputeLifecycleHooks;
+}
+
+/** A driver whose hooks the registry accepted. */
+export interface LifecycleDriver extends Driver {
+  readonly computeLifecycleHooks: ComputeLifecycleHooks;
 }

@@ -69,7 +69,7 @@ export async function measureBytes(ctx: BenchContext, host: BenchHost): Promise<
     await driver.activateRevision(r1);
     await driver.prepareRevision(r2);
     await driver.activateRevision(r2);
-    await driver.getGatewayEndpoint(r2);
+    await driver.gatewayAddress(r2);
     await driver.retireRevision(r1);
     await driver.inventory(NAMESPACE);
   } finally {
@@ -108,7 +108,7 @@ export async function measureBytes(ctx: BenchContext, host: BenchHost): Promise<
       driver.bindAgent(binding);
       await driver.preflight(); // opens the pooled connection; not counted
       await sample(transport, 'probe', () => driver.preflight());
-      await sample(transport, 'verify-revision', () => driver.getGatewayEndpoint(revision));
+      await sample(transport, 'verify-revision', () => driver.gatewayAddress(revision));
       await sample(transport, 'prepare-revision', () => driver.prepareRevision(revision));
     } finally {
       await observed.close();

@@ -1,7 +1,7 @@
 // Figure g: a fleet. Every host runs one Agent; a deploy (prepare + activate of a new revision) on
 // all hosts in parallel, against the same deploy on one host alone, alternating within each rep.
 import { join } from 'node:path';
-import type { AgentBinding } from '@occ-ssh/controller';
+import type { ComputeAgentBinding as AgentBinding } from '@occ-ssh/controller';
 import { progress, type BenchContext } from './context.js';
 import { cpus } from 'node:os';
 import { bindingFor, configurationFor, mergedKnownHosts, ObservedDriver, revisionFor, TRANSPORTS, type BenchHost, type Transport } from './installation.js';

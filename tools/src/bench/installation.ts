@@ -6,7 +6,7 @@ import {
   loadInstallationConfiguration,
   REDACTED_PATHS,
   SshComputeDriver,
-  type AgentBinding,
+  type ComputeAgentBinding as AgentBinding,
   type AgentRevision,
   type CommandExecutor,
   type SshComputeConfiguration,
@@ -103,7 +103,7 @@ export function bindingFor(namespaceName: string, agentTag: string): AgentBindin
   const namespaceId = `ns-bench-${namespaceName}`;
   return {
     namespace: { id: namespaceId, name: namespaceName },
-    agent: { id: `agent-${agentTag}`, namespaceId, servicePrincipal: { id: `sp-${agentTag}` } },
+    agent: { id: `agent-${agentTag}`, namespaceId, servicePrincipalId: `sp-${agentTag}` },
   };
 }
 
@@ -111,10 +111,12 @@ export function bindingFor(namespaceName: string, agentTag: string): AgentBindin
 export function revisionFor(binding: AgentBinding, number: number, readyAfterMs: number): AgentRevision {
   return {
     id: `rev-${binding.agent.id}-${number}`,
-    number,
+    revision: number,
     namespaceId: binding.namespace.id,
     agentId: binding.agent.id,
-    harness: 'openclaw/embedded',
+    servicePrincipalId: binding.agent.servicePrincipalId,
+    harness: { id: 'openclaw', version: '1.0.0', mode: 'embedded' },
+    compute: { id: 'compute-ssh', implementation: 'occ/ssh' },
     harnessAuth: { method: 'runtime' },
     configuration: { gateway: { mode: 'local', bind: 'loopback' }, fixtureGateway: { readyAfterMs } },
   };

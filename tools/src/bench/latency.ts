@@ -39,7 +39,7 @@ const NAMESPACE = 'bench';
 async function runOperation(observed: ObservedDriver, operation: LatencyOperation, revision: AgentRevision): Promise<void> {
   const { driver } = observed;
   if (operation === 'probe') await driver.preflight();
-  else if (operation === 'verify-revision') await driver.getGatewayEndpoint(revision);
+  else if (operation === 'verify-revision') await driver.gatewayAddress(revision);
   else await driver.prepareRevision(revision);
 }
 

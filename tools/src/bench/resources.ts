@@ -60,7 +60,7 @@ export async function measureResources(ctx: BenchContext, hosts: readonly BenchH
           next += 1;
           active += 1;
           try {
-            await driver.getGatewayEndpoint(revisions[index]!);
+            await driver.gatewayAddress(revisions[index]!);
           } finally {
             active -= 1;
           }

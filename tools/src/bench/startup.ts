@@ -57,7 +57,7 @@ export async function measureStartup(ctx: BenchContext, host: BenchHost): Promis
   progress(`helper start-up on the host, ${ctx.plan.startupSamples} samples per variant`);
   const artifact = loadHelperArtifact().bytes;
   const binding = bindingFor(NAMESPACE, 'latency');
-  const owner = { namespace: binding.namespace, agent: { id: binding.agent.id }, servicePrincipal: binding.agent.servicePrincipal };
+  const owner = { namespace: binding.namespace, agent: { id: binding.agent.id }, servicePrincipal: { id: binding.agent.servicePrincipalId } };
   const probe = argumentFor(host, 'probe', {});
   const verify = argumentFor(host, 'verify-revision', { owner, revision: { id: `rev-${binding.agent.id}-1`, number: 1 } });
   const master = await ControlMaster.start(host, join(ctx.scratch, 'startup-master'));

@@ -3,7 +3,7 @@
 // the helper. Each must be refused with a permanent, classified error and leave the host exactly
 // as it was (tree and passwd hashes compared before and after each batch of cases).
 import { canonicalHash, sha256Hex } from '@occ-ssh/markers';
-import { ComputeError, loadInstallationConfiguration, type AgentBinding, type AgentRevision, type LifecycleDriver, type SshComputeDriver } from '@occ-ssh/controller';
+import { ComputeError, loadInstallationConfiguration, type ComputeAgentBinding, type AgentRevision, type LifecycleDriver, type SshComputeDriver } from '@occ-ssh/controller';
 import { decodeArgument, encodeArgument, MAX_ARGUMENT_BYTES, PROTOCOL_VERSION, sealOperation, type Envelope, type SealedOperation } from '@occ-ssh/protocol';
 import { fixedConfigCases, randomConfigCases } from './bad-configs.js';
 import { helperOf, runSteps, shOf, TREE_HASH, treeHash } from './collector.js';
@@ -60,7 +60,7 @@ interface DriverCase {
 
 interface DriverEnv {
   driver: SshComputeDriver;
-  binding: AgentBinding;
+  binding: ComputeAgentBinding;
   good: AgentRevision;
   withHooks: (hooks: LifecycleDriver[]) => SshComputeDriver;
 }
@@ -74,7 +74,8 @@ function placing(environment: Record<string, unknown>, id = 'iam-chaos'): Lifecy
   return {
     id,
     capability: 'iam',
-    lifecycle: {
+    implementation: 'chaos/iam',
+    computeLifecycleHooks: {
       async beforeWorkloadStart(_revision, launch) {
         Object.assign(launch.environment, environment);
       },
@@ -88,15 +89,17 @@ function driverCases(): DriverCase[] {
   for (const [what, id] of [['slash', 'rev/1'], ['newline', 'rev\n1'], ['NUL', 'rev\u00001'], ['non-ASCII', 'rév-1'], ['129 characters', 'r'.repeat(129)], ['empty', ''], ['leading dash', '-rev'], ['path traversal', '../../etc/passwd'], ['header injection', 'rev-1\nX-OCC-Agent-Id=other'], ['emoji', 'rev-\u{1F600}']] as const) {
     prepare(`revision id with ${what}`, () => ({ id }));
   }
-  for (const number of [0, -1, 1.5, 2 ** 53, Number.NaN]) prepare(`revision number ${number}`, () => ({ number }));
-  for (const [what, harness] of [['dedicated Codex', 'codex/dedicated'], ['empty', ''], ['near miss', 'openclaw/Embedded']] as const) prepare(`harness ${what}`, () => ({ harness }));
+  for (const number of [0, -1, 1.5, 2 ** 53, Number.NaN]) prepare(`revision number ${number}`, () => ({ revision: number }));
+  const harnesses = [['dedicated Codex', { id: 'codex', version: '1.0.0', mode: 'dedicated' }], ['empty', ''], ['near miss', { id: 'OpenClaw', version: '1.0.0', mode: 'embedded' }], ['dedicated OpenClaw', { id: 'openclaw', version: '1.0.0', mode: 'dedicated' }]] as const;
+  for (const [what, harness] of harnesses) prepare(`harness ${what}`, () => ({ harness: harness as unknown as AgentRevision['harness'] }));
   for (const [what, auth] of [['managed', { method: 'managed' }], ['runtime with a key', { method: 'runtime', apiKey: 'sk-not-a-real-key' }], ['OCC Secret', { method: 'secret', secretRef: 'model-key' }], ['ChatGPT account', { method: 'chatgpt' }]] as const) {
     prepare(`harnessAuth ${what}`, () => ({ harnessAuth: auth as AgentRevision['harnessAuth'] }));
   }
-  prepare('OCC Secret bindings', () => ({ secretBindings: [{ name: 'model-key' }] }));
-  prepare('nonempty plugin map', () => ({ plugins: { search: {} } }));
-  prepare('Sandbox composition', () => ({ sandbox: { id: 'sandbox-any' } }));
-  prepare('dedicated execution', () => ({ dedicated: true }));
+  prepare('OCC Secret bindings', () => ({ secretBindings: { MODEL_KEY: { source: { kind: 'secret', id: 'sec-1', namespaceId: 'ns-badin' } } } }));
+  prepare('nonempty plugin map', () => ({ plugins: { driver: { id: 'plugin-any', implementation: 'occ/any' }, plugins: { search: {} } } }));
+  prepare('Sandbox composition', () => ({ sandboxDriverId: 'sandbox-any' }));
+  prepare('another Compute driver', () => ({ compute: { id: 'compute-k8s', implementation: 'occ/kubernetes' } }));
+  prepare('another ServicePrincipal', () => ({ servicePrincipalId: 'sp-other' }));
   const configuration = (name: string, value: unknown) => prepare(`configuration ${name}`, () => ({ configuration: value as Record<string, unknown> }));
   configuration('that is a list', []);
   configuration('that is null', null);
@@ -115,7 +118,7 @@ function driverCases(): DriverCase[] {
   // Bindings and Namespaces.
   cases.push({ name: 'bindAgent with a slash in the Agent ID', run: async (env) => env.driver.bindAgent({ ...env.binding, agent: { ...env.binding.agent, id: 'agent/1' } }) });
   cases.push({ name: 'bindAgent with a newline in the Namespace ID', run: async (env) => env.driver.bindAgent({ namespace: { id: 'ns\nx', name: NAMESPACE }, agent: { ...env.binding.agent, namespaceId: 'ns\nx' } }) });
-  cases.push({ name: 'bindAgent with NUL in the ServicePrincipal ID', run: async (env) => env.driver.bindAgent({ ...env.binding, agent: { ...env.binding.agent, servicePrincipal: { id: 'sp\u0000' } } }) });
+  cases.push({ name: 'bindAgent with NUL in the ServicePrincipal ID', run: async (env) => env.driver.bindAgent({ ...env.binding, agent: { ...env.binding.agent, servicePrincipalId: 'sp\u0000' } }) });
   cases.push({ name: 'bindAgent with an invalid Namespace name', run: async (env) => env.driver.bindAgent({ namespace: { id: env.binding.namespace.id, name: 'Bad_Name' }, agent: env.binding.agent }) });
   cases.push({ name: 'bindAgent with an Agent of another Namespace', run: async (env) => env.driver.bindAgent({ ...env.binding, agent: { ...env.binding.agent, namespaceId: 'ns-other' } }) });
   cases.push({ name: 'an unbound revision', run: (env) => env.driver.prepareRevision(revisionWith(env, { agentId: 'agent-never-bound' })) });
@@ -126,7 +129,7 @@ function driverCases(): DriverCase[] {
     name: 'Agent default plugin approver policy (empty list)',
     run: async (env) => {
       const driver = env.withHooks([]);
-      driver.bindAgent({ ...env.binding, agent: { ...env.binding.agent, defaultPluginApprovers: [] } });
+      driver.bindAgent({ ...env.binding, agent: { ...env.binding.agent, pluginApprovers: [] } });
       return driver.prepareRevision(env.good);
     },
   });
@@ -274,8 +277,18 @@ export async function runBadInput(link: HostLink, rng: Rng, plan: BadInputPlan, 
   progress(`bad input: ${results.length} Installation documents`);
 
   // 2. Revisions and placeholders through a real driver, with the Agent's revision staged on the host.
-  const binding: AgentBinding = { namespace: { id: 'ns-badin', name: NAMESPACE }, agent: { id: 'agent-badin', namespaceId: 'ns-badin', servicePrincipal: { id: 'sp-badin' } } };
-  const good: AgentRevision = { id: 'rev-badin-1', number: 1, namespaceId: binding.namespace.id, agentId: binding.agent.id, harness: 'openclaw/embedded', harnessAuth: { method: 'runtime' }, configuration: { gateway: { mode: 'local', bind: 'loopback' } } };
+  const binding: ComputeAgentBinding = { namespace: { id: 'ns-badin', name: NAMESPACE }, agent: { id: 'agent-badin', namespaceId: 'ns-badin', servicePrincipalId: 'sp-badin' } };
+  const good: AgentRevision = {
+    id: 'rev-badin-1',
+    revision: 1,
+    namespaceId: binding.namespace.id,
+    agentId: binding.agent.id,
+    servicePrincipalId: binding.agent.servicePrincipalId,
+    harness: { id: 'openclaw', version: '1.0.0', mode: 'embedded' },
+    compute: { id: 'compute-ssh', implementation: 'occ/ssh' },
+    harnessAuth: { method: 'runtime' },
+    configuration: { gateway: { mode: 'local', bind: 'loopback' } },
+  };
   const drivers: SshComputeDriver[] = [];
   const make = (hooks: LifecycleDriver[]) => {
     const driver = controller(link.host, [NAMESPACE], { hooks, readinessTimeoutMs: 20_000 });

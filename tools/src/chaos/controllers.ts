@@ -35,7 +35,6 @@ export function controller(host: TestHost, namespaceNames: readonly string[], op
   const driver = new SshComputeDriver({
     configuration: loadInstallationConfiguration({ text: installationYaml(host, namespaceNames) }),
     logger: options.logger ?? memoryLogger().logger,
-    selectedLifecycleDrivers: (options.hooks ?? []).map((hook) => hook.id),
     ...(options.readinessTimeoutMs === undefined ? {} : { readinessTimeoutMs: options.readinessTimeoutMs }),
   });
   if (options.hooks) driver.setLifecycleDrivers(options.hooks);

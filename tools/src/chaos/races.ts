@@ -2,7 +2,7 @@
 // at once: no port is handed out twice and every account is distinct. (2) A prepare races the
 // deletion of its own Namespace: the end is either a fully deleted Namespace or a complete Agent.
 import { accountName, agentHash, nsHash, revHash } from '@occ-ssh/markers';
-import type { AgentBinding, AgentRevision, SshComputeDriver } from '@occ-ssh/controller';
+import type { AgentRevision, ComputeAgentBinding as AgentBinding, SshComputeDriver } from '@occ-ssh/controller';
 import { collect } from './collector.js';
 import { checkInvariants, type Violation } from './invariants.js';
 import { buildModel, allAgents } from './model.js';
@@ -37,17 +37,19 @@ export interface RaceResult {
 function binding(namespaceId: string, namespaceName: string, agentTag: string): AgentBinding {
   return {
     namespace: { id: namespaceId, name: namespaceName },
-    agent: { id: `agent-${agentTag}`, namespaceId, servicePrincipal: { id: `sp-${agentTag}` } },
+    agent: { id: `agent-${agentTag}`, namespaceId, servicePrincipalId: `sp-${agentTag}` },
   };
 }
 
 function revision(bound: AgentBinding, number = 1): AgentRevision {
   return {
     id: `rev-${bound.agent.id}-${number}`,
-    number,
+    revision: number,
     namespaceId: bound.namespace.id,
     agentId: bound.agent.id,
-    harness: 'openclaw/embedded',
+    servicePrincipalId: bound.agent.servicePrincipalId,
+    harness: { id: 'openclaw', version: '1.0.0', mode: 'embedded' },
+    compute: { id: 'compute-ssh', implementation: 'occ/ssh' },
     harnessAuth: { method: 'runtime' },
     configuration: { gateway: { mode: 'local', bind: 'loopback' } },
   };

@@ -79,29 +79,33 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   const iam: LifecycleDriver = {
     id: 'iam-chaos',
     capability: 'iam',
-    lifecycle: {
+    implementation: 'chaos/iam',
+    computeLifecycleHooks: {
       async beforeWorkloadStart(revision, launch) {
-        launch.environment.OCC_CHAOS_TOKEN = revision.number === 2 ? failingPlaceholder : placeholder;
+        launch.environment.OCC_CHAOS_TOKEN = revision.revision === 2 ? failingPlaceholder : placeholder;
       },
     },
   };
   const failingHook: LifecycleDriver = {
     id: 'configuration-chaos',
     capability: 'configuration',
-    lifecycle: {
+    implementation: 'chaos/configuration',
+    computeLifecycleHooks: {
       async beforeWorkloadStart() {
         throw new Error(`hook failed holding ${hookSecret}`);
       },
     },
   };
   const namespace = { id: 'ns-secrets', name: 'secrets' };
-  const binding = { namespace, agent: { id: 'agent-secrets', namespaceId: namespace.id, servicePrincipal: { id: 'sp-secrets' } } };
+  const binding = { namespace, agent: { id: 'agent-secrets', namespaceId: namespace.id, servicePrincipalId: 'sp-secrets' } };
   const revision = (number: number, fixture: Record<string, unknown>): AgentRevision => ({
     id: `rev-secrets-${number}`,
-    number,
+    revision: number,
     namespaceId: namespace.id,
     agentId: binding.agent.id,
-    harness: 'openclaw/embedded',
+    servicePrincipalId: binding.agent.servicePrincipalId,
+    harness: { id: 'openclaw', version: '1.0.0', mode: 'embedded' },
+    compute: { id: 'compute-ssh', implementation: 'occ/ssh' },
     harnessAuth: { method: 'runtime' },
     configuration: { gateway: { mode: 'local', bind: 'loopback' }, 'x-sentinel': docSentinel, fixtureGateway: fixture },
   });

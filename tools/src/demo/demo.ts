@@ -35,8 +35,8 @@ function revisionFile(number: number, configuration: Record<string, unknown>): s
   const path = `${dir}/revision-${number}.json`;
   const body = {
     namespace: { id: 'ns-demo-0001', name: HOST },
-    agent: { id: 'agent-demo-0001', servicePrincipal: { id: 'sp-demo-0001' } },
-    revision: { id: `rev-demo-000${number}`, number, harness: 'openclaw/embedded', harnessAuth: { method: 'runtime' }, configuration },
+    agent: { id: 'agent-demo-0001', servicePrincipalId: 'sp-demo-0001' },
+    revision: { id: `rev-demo-000${number}`, revision: number, harness: { id: 'openclaw', version: 'host', mode: 'embedded' }, harnessAuth: { method: 'runtime' }, configuration },
   };
   writeFileSync(path, `${JSON.stringify(body, null, 2)}\n`);
   return path;

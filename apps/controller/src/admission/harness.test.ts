@@ -1,10 +1,16 @@
-// Harness and revision admission: only embedded OpenClaw with runtime credentials, nothing SSH cannot honour.
+// Revision admission against OCC's real field shapes: only embedded OpenClaw with runtime
+// credentials, nothing SSH cannot honour, each refusal keyed to the field OCC sends.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ComputeError } from '@occ-ssh/protocol';
+import { ComputeError, DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
 import { agentFor, revisionFor } from '../testing/fakes.js';
-import type { HarnessAuth } from '../types.js';
-import { SUPPORTED_HARNESS, admitRevision, validateHarnessAuth } from './harness.js';
+import type { AgentRevision, ComputeRevisionContext } from '../types.js';
+import { SUPPORTED_HARNESS, admitContext, admitRevision, validateHarnessAuth } from './harness.js';
+
+const SELF = { id: DRIVER_ID, implementation: DRIVER_IMPLEMENTATION };
+const HARNESS = { id: 'openclaw', version: '2026.1.0', mode: 'embedded' };
+/** One OCC Secret binding in OCC's record shape: a variable name to a Secret reference. */
+const SECRET_BINDING = { MODEL_API_KEY: { source: { kind: 'secret', id: 'sec-1', namespaceId: 'ns-1' }, delivery: { type: 'env' } } };
 
 /** Asserts `run` throws a permanent `admission` ComputeError and returns it. */
 function refused(run: () => void): ComputeError {
@@ -19,60 +25,61 @@ function refused(run: () => void): ComputeError {
   assert.fail('expected an admission refusal');
 }
 
+/** A revision with fields OCC may send that the type does not list (or lists differently). */
+const revisionWith = (overrides: Record<string, unknown>) => revisionFor(overrides as Partial<AgentRevision>);
+
 describe('validateHarnessAuth', () => {
-  it('accepts openclaw/embedded with exactly { method: "runtime" }', () => {
-    assert.equal(SUPPORTED_HARNESS, 'openclaw/embedded');
-    assert.doesNotThrow(() => validateHarnessAuth('openclaw/embedded', { method: 'runtime' }));
+  it('accepts OCC\'s OpenClaw embedded Harness with exactly { method: "runtime" }', () => {
+    assert.deepEqual(SUPPORTED_HARNESS, { id: 'openclaw', mode: 'embedded' });
+    assert.doesNotThrow(() => validateHarnessAuth(HARNESS, { method: 'runtime' }));
+    assert.doesNotThrow(() => validateHarnessAuth(HARNESS, { method: 'runtime' }, {}));
   });
 
-  it('refuses other harnesses, dedicated Codex included', () => {
-    for (const harness of ['codex/dedicated', 'openclaw/dedicated', 'OpenClaw/Embedded', 'openclaw/embedded ', '']) {
-      const error = refused(() => validateHarnessAuth(harness, { method: 'runtime' }));
-      assert.equal(error.details.key, 'harness');
-    }
-  });
-
-  it('refuses managed credentials and other methods', () => {
-    const cases: unknown[] = [
-      { method: 'secret', secretRef: { name: 'model-key', key: 'apiKey' } },
-      { method: 'secret' },
-      { method: 'chatgpt', account: 'someone@example.com' },
-      { method: 'apiKey', key: 'sk-live-1' },
-      { method: 'Runtime' },
-      { method: '' },
+  it('refuses dedicated mode, other Harnesses and a Harness that is not OCC\'s object', () => {
+    const cases: [unknown, string][] = [
+      [{ ...HARNESS, mode: 'dedicated' }, 'harness.mode'],
+      [{ id: 'codex', version: '1.0.0', mode: 'dedicated' }, 'harness.id'],
+      [{ ...HARNESS, id: 'OpenClaw' }, 'harness.id'],
+      [{ ...HARNESS, version: '' }, 'harness.version'],
+      [{ id: 'openclaw', mode: 'embedded' }, 'harness.version'],
+      ['openclaw/embedded', 'harness'],
+      [null, 'harness'],
     ];
-    for (const auth of cases) {
-      const error = refused(() => validateHarnessAuth('openclaw/embedded', auth as HarnessAuth));
-      assert.equal(error.details.key, 'harnessAuth');
-    }
+    for (const [harness, key] of cases) assert.equal(refused(() => validateHarnessAuth(harness, { method: 'runtime' })).details.key, key, JSON.stringify(harness));
   });
 
-  it('refuses runtime with any extra key', () => {
-    for (const extra of [{ secretRef: 'x' }, { env: 'OPENAI_API_KEY' }, { account: undefined }]) {
-      refused(() => validateHarnessAuth('openclaw/embedded', { method: 'runtime', ...extra }));
-    }
-  });
-
-  it('refuses a missing or malformed auth', () => {
-    for (const auth of [undefined, null, {}, [], 'runtime', ['runtime'], 1]) {
-      refused(() => validateHarnessAuth('openclaw/embedded', auth as unknown as HarnessAuth));
-    }
-  });
-
-  it('checks the harness before the auth, so a dedicated harness is named even with valid auth', () => {
-    const error = refused(() => validateHarnessAuth('codex/dedicated', { method: 'secret' }));
-    assert.equal(error.details.key, 'harness');
-    assert.match(error.message, /codex\/dedicated/);
+  it('refuses every managed credential method in OCC\'s snapshot shapes', () => {
+    const secretRef = { kind: 'secret', id: 'sec-1', namespaceId: 'ns-1' };
+    const cases: unknown[] = [
+      { method: 'api_key', source: secretRef, secretDriverId: 'secret-k8s' },
+      { method: 'codex_pat', source: secretRef, secretDriverId: 'secret-k8s' },
+      { method: 'oauth', source: secretRef, secretDriverId: 'secret-k8s' },
+      { method: 'chatgpt_service_account', serviceAccountId: 'sa-1', credential: { kind: 'access_token', secretRef: { name: 'n', key: 'k' } } },
+      { method: 'credential_source', sourceId: 'cs-1', credentialGatewayId: 'cg', sourceType: 'openai', loginMode: 'api_key' },
+      { method: 'Runtime' },
+      { method: 'runtime', source: secretRef },
+      undefined,
+      null,
+      {},
+      'runtime',
+    ];
+    for (const auth of cases) assert.equal(refused(() => validateHarnessAuth(HARNESS, auth)).details.key, 'harnessAuth', JSON.stringify(auth));
   });
 
   it('does not let an inherited method stand in for the one own key "method"', () => {
-    // Own keys are { secretRef } only; "runtime" comes from the prototype.
-    const auth = Object.assign(Object.create({ method: 'runtime' }) as HarnessAuth, { secretRef: 'model-key' });
-    refused(() => validateHarnessAuth('openclaw/embedded', auth));
+    const auth = Object.assign(Object.create({ method: 'runtime' }) as object, { secretRef: 'model-key' });
+    refused(() => validateHarnessAuth(HARNESS, auth));
   });
 
-  it('never echoes an unprintable harness verbatim', () => {
-    const error = refused(() => validateHarnessAuth('evil\n\u001b[31mharness', { method: 'runtime' }));
+  it('refuses OCC Secret bindings sent as OCC\'s record, pointing to the operator env file', () => {
+    const error = refused(() => validateHarnessAuth(HARNESS, { method: 'runtime' }, SECRET_BINDING));
+    assert.equal(error.details.key, 'secretBindings');
+    assert.match(error.message, /<agentDir>\/env/);
+    assert.doesNotThrow(() => validateHarnessAuth(HARNESS, { method: 'runtime' }, {}));
+  });
+
+  it('never echoes an unprintable harness id verbatim', () => {
+    const error = refused(() => validateHarnessAuth({ ...HARNESS, id: 'evil\n\u001b[31m' }, { method: 'runtime' }));
     assert.ok(!error.message.includes('\n'));
     assert.ok(!error.message.includes('\u001b'));
   });
@@ -81,48 +88,76 @@ describe('validateHarnessAuth', () => {
 describe('admitRevision', () => {
   const agent = agentFor();
 
-  it('admits a plain embedded runtime revision', () => {
-    assert.doesNotThrow(() => admitRevision(revisionFor(), agent));
+  it('admits a plain embedded runtime revision in OCC\'s shape', () => {
+    assert.doesNotThrow(() => admitRevision(revisionFor(), agent, SELF));
+    assert.doesNotThrow(() => admitRevision(revisionWith({ secretBindings: {}, plugins: { driver: { id: 'p', implementation: 'occ/p' }, plugins: {} } }), agent, SELF));
   });
 
-  it('admits null, undefined and empty secret bindings, plugins and sandbox, and a null or missing approver policy', () => {
-    for (const value of [null, undefined]) {
-      assert.doesNotThrow(() => admitRevision(revisionFor({ secretBindings: value, plugins: value, sandbox: value }), agentFor({ defaultPluginApprovers: value })));
+  it('refuses a revision admitted for another Compute id or implementation', () => {
+    for (const compute of [{ id: 'compute-k8s', implementation: DRIVER_IMPLEMENTATION }, { id: DRIVER_ID, implementation: 'occ/kubernetes' }, undefined, 'compute-ssh']) {
+      assert.equal(refused(() => admitRevision(revisionWith({ compute }), agent, SELF)).details.key, 'compute');
     }
-    assert.doesNotThrow(() => admitRevision(revisionFor({ secretBindings: [], plugins: {} }), agentFor()));
-    assert.doesNotThrow(() => admitRevision(revisionFor({ dedicated: false }), agentFor()));
+    const packaged = { id: 'ssh-fleet', implementation: '@occ-ssh/compute-driver@0.1.0' };
+    assert.doesNotThrow(() => admitRevision(revisionWith({ compute: packaged }), agent, packaged));
   });
 
-  it('runs harness admission first', () => {
-    const error = refused(() => admitRevision(revisionFor({ harness: 'codex/dedicated' }), agent));
-    assert.equal(error.details.key, 'harness');
-    assert.equal(refused(() => admitRevision(revisionFor({ harnessAuth: { method: 'secret', secretRef: 'k' } }), agent)).details.key, 'harnessAuth');
+  it('refuses a revision whose servicePrincipalId is not the bound Agent\'s', () => {
+    assert.equal(refused(() => admitRevision(revisionWith({ servicePrincipalId: 'sp-other' }), agent, SELF)).details.key, 'servicePrincipalId');
+    assert.equal(refused(() => admitRevision(revisionWith({ servicePrincipalId: undefined }), agent, SELF)).details.key, 'servicePrincipalId');
   });
 
-  it('refuses OCC Secret bindings', () => {
-    const error = refused(() => admitRevision(revisionFor({ secretBindings: [{ name: 'model-key' }] }), agent));
-    assert.equal(error.details.key, 'secretBindings');
+  it('refuses OCC Secret bindings in OCC\'s record shape (which has no length)', () => {
+    assert.equal(refused(() => admitRevision(revisionWith({ secretBindings: SECRET_BINDING }), agent, SELF)).details.key, 'secretBindings');
+    assert.equal(refused(() => admitRevision(revisionWith({ secretBindings: [{ name: 'x' }] }), agent, SELF)).details.key, 'secretBindings');
   });
 
-  it('refuses a Sandbox request', () => {
-    for (const sandbox of [{ driver: 'sandbox-gvisor' }, {}, true]) {
-      assert.equal(refused(() => admitRevision(revisionFor({ sandbox }), agent)).details.key, 'sandbox');
+  it('refuses a Sandbox driver id', () => {
+    assert.equal(refused(() => admitRevision(revisionWith({ sandboxDriverId: 'sandbox-openshell' }), agent, SELF)).details.key, 'sandboxDriverId');
+  });
+
+  it('refuses a requested plugin in OCC\'s PluginRevisionState', () => {
+    const plugins = { driver: { id: 'plugin-x', implementation: 'occ/x' }, plugins: { github: { enabled: true } } };
+    assert.equal(refused(() => admitRevision(revisionWith({ plugins }), agent, SELF)).details.key, 'plugins');
+    assert.equal(refused(() => admitRevision(revisionWith({ plugins: 'github' }), agent, SELF)).details.key, 'plugins');
+  });
+
+  it('refuses a plugin approver policy on the revision or the Agent, an explicit empty list included', () => {
+    for (const approvers of [[], [{ channel: 'slack', id: 'U1' }]]) {
+      assert.equal(refused(() => admitRevision(revisionWith({ pluginApprovers: approvers }), agent, SELF)).details.key, 'pluginApprovers');
+      assert.equal(refused(() => admitRevision(revisionFor(), agentFor({ pluginApprovers: approvers }), SELF)).details.key, 'agent.pluginApprovers');
     }
   });
 
-  it('refuses a nonempty plugin map', () => {
-    const error = refused(() => admitRevision(revisionFor({ plugins: { 'memory-lancedb': { version: '1' } } }), agent));
-    assert.equal(error.details.key, 'plugins');
+  it('refuses repository credentials and runs the Harness checks on OCC\'s harness object', () => {
+    assert.equal(refused(() => admitRevision(revisionWith({ repositoryCredentials: { bindings: [] } }), agent, SELF)).details.key, 'repositoryCredentials');
+    assert.equal(refused(() => admitRevision(revisionWith({ harness: { ...HARNESS, mode: 'dedicated' } }), agent, SELF)).details.key, 'harness.mode');
+    assert.equal(refused(() => admitRevision(revisionWith({ harnessAuth: { method: 'api_key' } }), agent, SELF)).details.key, 'harnessAuth');
+  });
+});
+
+describe('admitContext', () => {
+  const base: ComputeRevisionContext = { harnessAuth: { method: 'runtime' }, secretEnvironment: [] };
+
+  it('admits OCC\'s context for a runtime revision, and no context', () => {
+    assert.doesNotThrow(() => admitContext(base));
+    assert.doesNotThrow(() => admitContext({ ...base, repositoryCredentials: [] }));
+    assert.doesNotThrow(() => admitContext(undefined));
   });
 
-  it('refuses dedicated execution', () => {
-    assert.equal(refused(() => admitRevision(revisionFor({ dedicated: true }), agent)).details.key, 'dedicated');
+  it('refuses a secretEnvironment entry, pointing to the operator env file', () => {
+    const entry = { name: 'MODEL_API_KEY', secretId: 'sec-1', namespaceId: 'ns-1', agentId: 'agent-1', backendRef: { namespaceName: 'n', name: 'n', key: 'k', uid: 'u' } };
+    const error = refused(() => admitContext({ ...base, secretEnvironment: [entry] }));
+    assert.equal(error.details.key, 'context.secretEnvironment');
+    assert.match(error.message, /<agentDir>\/env/);
   });
 
-  it('refuses an Agent default plugin approver policy, an explicit empty list included', () => {
-    for (const approvers of [[], ['user:alice']]) {
-      const error = refused(() => admitRevision(revisionFor(), agentFor({ defaultPluginApprovers: approvers })));
-      assert.equal(error.details.key, 'defaultPluginApprovers');
-    }
+  it('refuses a workspaceSetup: this driver has none', () => {
+    const workspaceSetup = { id: 'ws-1', namespaceId: 'ns-1', agentId: 'agent-1', files: { 'AGENTS.md': '# hi' }, completed: false };
+    assert.equal(refused(() => admitContext({ ...base, workspaceSetup })).details.key, 'context.workspaceSetup');
+  });
+
+  it('refuses resolved managed credentials and repository material', () => {
+    assert.equal(refused(() => admitContext({ ...base, harnessAuth: { method: 'api_key', backendRef: {} } })).details.key, 'context.harnessAuth');
+    assert.equal(refused(() => admitContext({ ...base, repositoryCredentials: [{ kind: 'retained' }] })).details.key, 'context.repositoryCredentials');
   });
 });

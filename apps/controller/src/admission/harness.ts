@@ -1,44 +1,94 @@
-// Harness admission: SSH Compute runs only embedded OpenClaw with runtime-supplied credentials.
+// Revision admission: SSH Compute runs only embedded OpenClaw with runtime-supplied credentials, and
+// refuses everything it cannot honour, keyed to the fields OCC really sends.
 import { ComputeError } from '@occ-ssh/protocol';
-import type { AgentResource, AgentRevision, HarnessAuth } from '../types.js';
+import type { Agent, AgentRevision, ComputeIdentity, ComputeRevisionContext } from '../types.js';
 
-export const SUPPORTED_HARNESS = 'openclaw/embedded';
+/** The Harness SSH Compute runs: OpenClaw's id, in embedded mode. */
+export const SUPPORTED_HARNESS = Object.freeze({ id: 'openclaw', mode: 'embedded' });
 
-/** Refuses managed credentials and dedicated Harnesses; only `{ "method": "runtime" }` passes. */
-export function validateHarnessAuth(harness: string, auth: HarnessAuth | null | undefined): void {
-  if (harness !== SUPPORTED_HARNESS) {
-    throw new ComputeError('admission', `harness "${printable(harness)}" is not supported by SSH Compute; use ${SUPPORTED_HARNESS} or Kubernetes Compute`, { key: 'harness' });
-  }
-  const keys = auth && typeof auth === 'object' ? Object.keys(auth) : [];
-  if (!auth || keys.length !== 1 || keys[0] !== 'method' || auth.method !== 'runtime') {
-    throw new ComputeError(
-      'admission',
-      'SSH Compute accepts only harnessAuth { "method": "runtime" }: managed credentials, OCC Secret-backed keys and ChatGPT accounts need Kubernetes Compute',
-      { key: 'harnessAuth' },
-    );
-  }
+const ENV_FILE_HINT = 'provision credentials in the operator env file <agentDir>/env on the host and reference them with env SecretRefs';
+
+function refuse(key: string, reason: string): never {
+  throw new ComputeError('admission', `${key}: ${reason}`, { key });
 }
 
-/** Everything SSH Compute refuses about a revision before any host is touched. */
-export function admitRevision(revision: AgentRevision, agent: AgentResource): void {
-  validateHarnessAuth(revision.harness, revision.harnessAuth);
-  if (revision.dedicated) throw new ComputeError('admission', 'dedicated execution is not supported by SSH Compute', { key: 'dedicated' });
-  if (revision.secretBindings && revision.secretBindings.length > 0) {
-    throw new ComputeError('admission', 'OCC Secret bindings are not supported by SSH Compute; provision credentials in the host env file', { key: 'secretBindings' });
-  }
-  if (revision.sandbox !== undefined && revision.sandbox !== null) {
-    throw new ComputeError('admission', 'SSH Compute does not compose with Sandbox', { key: 'sandbox' });
-  }
-  if (revision.plugins && Object.keys(revision.plugins).length > 0) {
-    throw new ComputeError('admission', 'a nonempty requested plugin map is not supported by SSH Compute; clear it before deploying', { key: 'plugins' });
-  }
-  if (agent.defaultPluginApprovers !== undefined && agent.defaultPluginApprovers !== null) {
-    throw new ComputeError('admission', 'an Agent default plugin approver policy (even an empty list) is not supported by SSH Compute; clear it before deploying', {
-      key: 'defaultPluginApprovers',
-    });
-  }
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** True when `value` holds anything: entries of a map or a list, or any other present value. */
+function hasEntries(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (isPlainObject(value)) return Object.keys(value).length > 0;
+  return true;
 }
 
 function printable(value: unknown): string {
   return String(value).replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
+}
+
+/** The Harness must be OpenClaw in embedded mode; dedicated execution (Codex included) needs Kubernetes Compute. */
+export function checkHarness(harness: unknown): void {
+  if (!isPlainObject(harness)) refuse('harness', 'expected OCC\'s Harness descriptor { id, version, mode }');
+  if (harness.id !== SUPPORTED_HARNESS.id) {
+    refuse('harness.id', `"${printable(harness.id)}" is not supported by SSH Compute; it runs only OpenClaw (use Kubernetes Compute for other Harnesses)`);
+  }
+  if (harness.mode !== SUPPORTED_HARNESS.mode) {
+    refuse('harness.mode', `"${printable(harness.mode)}" is not supported by SSH Compute; it runs OpenClaw only in embedded mode (dedicated execution needs Kubernetes Compute)`);
+  }
+  if (typeof harness.version !== 'string' || harness.version === '') refuse('harness.version', 'expected a nonempty string');
+}
+
+/** Only `{ "method": "runtime" }`: managed credentials, OCC Secret-backed keys and ChatGPT accounts need Kubernetes Compute. */
+export function checkHarnessAuth(auth: unknown, key = 'harnessAuth'): void {
+  const keys = isPlainObject(auth) ? Object.keys(auth) : [];
+  if (!isPlainObject(auth) || keys.length !== 1 || keys[0] !== 'method' || auth.method !== 'runtime') {
+    refuse(key, 'SSH Compute accepts only { "method": "runtime" }: managed credentials, OCC Secret-backed keys and ChatGPT accounts need Kubernetes Compute');
+  }
+}
+
+/** OCC Secret delivery is unsupported: any binding is refused, whatever its shape. */
+export function checkSecretBindings(secretBindings: unknown, key = 'secretBindings'): void {
+  if (hasEntries(secretBindings)) refuse(key, `OCC Secret bindings are not supported by SSH Compute; ${ENV_FILE_HINT}`);
+}
+
+/** What OCC's deploy admission asks: the Harness, its auth and the Secret bindings it would deliver. */
+export function validateHarnessAuth(harness: unknown, auth: unknown, secretBindings?: unknown): void {
+  checkHarness(harness);
+  checkHarnessAuth(auth);
+  checkSecretBindings(secretBindings);
+}
+
+/** Every revision operation: the revision names this driver's Compute identity and the bound Agent's ServicePrincipal. */
+export function checkRevisionIdentity(revision: AgentRevision, agent: Agent, driver: ComputeIdentity): void {
+  const compute: unknown = revision.compute;
+  if (!isPlainObject(compute) || compute.id !== driver.id || compute.implementation !== driver.implementation) {
+    refuse('compute', `revision ${printable(revision.id)} was admitted for another Compute driver; this driver is ${driver.id} (${driver.implementation})`);
+  }
+  if (revision.servicePrincipalId !== agent.servicePrincipalId) refuse('servicePrincipalId', `does not match the ServicePrincipal bound to Agent ${agent.id}`);
+}
+
+/** Everything SSH Compute refuses about a revision (and its Agent) before any host is touched. */
+export function admitRevision(revision: AgentRevision, agent: Agent, driver: ComputeIdentity): void {
+  checkRevisionIdentity(revision, agent, driver);
+  validateHarnessAuth(revision.harness, revision.harnessAuth, revision.secretBindings);
+  if (revision.sandboxDriverId !== undefined) refuse('sandboxDriverId', 'SSH Compute does not compose with a Sandbox driver');
+  if (revision.plugins !== undefined && (!isPlainObject(revision.plugins) || hasEntries(revision.plugins.plugins))) {
+    refuse('plugins', 'a nonempty requested plugin map is not supported by SSH Compute; clear it before deploying');
+  }
+  for (const [key, value] of [['pluginApprovers', revision.pluginApprovers], ['agent.pluginApprovers', agent.pluginApprovers]] as const) {
+    if (value !== undefined) refuse(key, 'a default plugin approver policy (even an empty list) is not supported by SSH Compute; clear it before deploying');
+  }
+  if (revision.repositoryCredentials !== undefined) refuse('repositoryCredentials', 'repository credentials cannot be delivered to an SSH host');
+}
+
+/** The per-pass context: runtime auth only, no Secret environment, no workspace setup, no repository material. */
+export function admitContext(context: ComputeRevisionContext | undefined): void {
+  if (context === undefined) return;
+  if (!isPlainObject(context)) refuse('context', 'expected OCC\'s revision context object');
+  if (context.harnessAuth !== undefined) checkHarnessAuth(context.harnessAuth, 'context.harnessAuth');
+  if (hasEntries(context.secretEnvironment)) refuse('context.secretEnvironment', `OCC Secret delivery is not supported by SSH Compute; ${ENV_FILE_HINT}`);
+  if (context.workspaceSetup !== undefined && context.workspaceSetup !== null) refuse('context.workspaceSetup', 'SSH Compute has no workspace setup; clear the Agent\'s initial workspace files');
+  if (hasEntries(context.repositoryCredentials)) refuse('context.repositoryCredentials', 'repository credentials cannot be delivered to an SSH host');
 }

@@ -46,19 +46,19 @@ export async function deploy({ options, driver, report }: CommandContext) {
   const { binding, revision } = resourcesFrom(options);
   const ledger = new Ledger(options.ledger ?? defaultLedgerPath());
   const before = ledger.entry(revision.namespaceId, revision.agentId);
-  report.line(`deploy ${revision.agentId} revision ${revision.number} (${revision.id}) to Namespace ${binding.namespace.name}`);
+  report.line(`deploy ${revision.agentId} revision ${revision.revision} (${revision.id}) to Namespace ${binding.namespace.name}`);
   // The throwing form: a failed step shows as failed, with the host's or the transport's own cause.
   await report.step('ensure namespace', () => driver.ensureNamespaceOrThrow(binding.namespace));
   await report.step('bind agent', async () => driver.bindAgent(binding));
-  await report.step('validate harness auth', async () => driver.validateHarnessAuth(revision.harness, revision.harnessAuth, revision.configuration));
+  await report.step('validate harness auth', async () => driver.validateHarnessAuth(revision.harness, revision.harnessAuth, revision.configuration, revision.secretBindings));
   const prepared = await report.step('prepare revision', () => driver.prepareRevision(revision), (r) => (r.ready ? undefined : 'superseded by a newer revision'));
   if (!prepared.ready) return { revisionId: revision.id, ready: false, active: before?.active.id ?? null };
   const expected = before?.active.id ?? null;
   const committed = await report.step('commit active revision (ledger compare-and-set)', () => ledger.compareAndSet(revision, expected));
   await report.step('activate (unit, current, restart, readiness)', () => driver.activateRevision(revision));
   const previous = committed.previous && committed.previous.id !== revision.id ? committed.previous : null;
-  if (previous) await report.step(`retire previous revision ${previous.number}`, () => driver.retireRevision(previous));
-  const endpoint = await report.step('gateway endpoint', () => driver.getGatewayEndpoint(revision), (e) => `${e.host} ${e.url} (host loopback)`);
+  if (previous) await report.step(`retire previous revision ${previous.revision}`, () => driver.retireRevision(previous));
+  const endpoint = await report.step('gateway address', () => driver.gatewayAddress(revision), (e) => `${e.host} ${e.url} (host loopback)`);
   return { revisionId: revision.id, ready: true, active: revision.id, retired: previous?.id ?? null, endpoint };
 }
 
@@ -70,14 +70,14 @@ function revisionFor(options: CliOptions): { revision: AgentRevision; bindingOnl
 export async function stop({ options, driver, report }: CommandContext) {
   const { revision, bindingOnly } = revisionFor(options);
   driver.bindAgent(bindingOnly);
-  await report.step(`stop ${revision.agentId} (revision ${revision.number})`, () => driver.stopRevision(revision));
+  await report.step(`stop ${revision.agentId} (revision ${revision.revision})`, () => driver.stopRevision(revision));
   return { stopped: revision.id };
 }
 
 export async function retire({ options, driver, report }: CommandContext) {
   const { revision, bindingOnly } = revisionFor(options);
   driver.bindAgent(bindingOnly);
-  await report.step(`retire revision ${revision.number} (${revision.id})`, () => driver.retireRevision(revision));
+  await report.step(`retire revision ${revision.revision} (${revision.id})`, () => driver.retireRevision(revision));
   return { retired: revision.id };
 }
 

@@ -1,13 +1,14 @@
 // Builds the OCC resources a command acts on from a revision JSON file and flags.
 import { readFileSync } from 'node:fs';
-import { ComputeError } from '@occ-ssh/protocol';
-import type { AgentBinding, AgentRevision, NamespaceResource } from '../types.js';
+import { ComputeError, DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
+import type { AgentRevision, ComputeAgentBinding, Namespace } from '../types.js';
 import { UsageError, type CliOptions } from './args.js';
 
+/** OCC's field names; `servicePrincipal.id` and `number` are still read for older files. */
 interface RevisionFile {
-  namespace?: Partial<NamespaceResource>;
-  agent?: { id?: string; servicePrincipal?: { id?: string }; defaultPluginApprovers?: string[] | null };
-  revision?: Partial<AgentRevision>;
+  namespace?: Partial<Namespace>;
+  agent?: Partial<ComputeAgentBinding['agent']> & { servicePrincipal?: { id?: string } };
+  revision?: Partial<AgentRevision> & { number?: number };
 }
 
 function readRevisionFile(path: string | undefined): RevisionFile {
@@ -26,7 +27,7 @@ function required<T>(value: T | undefined, what: string): T {
   return value;
 }
 
-export function namespaceFrom(options: CliOptions): NamespaceResource {
+export function namespaceFrom(options: CliOptions): Namespace {
   const file = readRevisionFile(options.revision);
   return {
     id: required(options.namespaceId ?? file.namespace?.id, 'namespace id (--namespace-id)'),
@@ -34,24 +35,36 @@ export function namespaceFrom(options: CliOptions): NamespaceResource {
   };
 }
 
-export function resourcesFrom(options: CliOptions): { binding: AgentBinding; revision: AgentRevision } {
+/** OCC's Harness object; an older file's "openclaw/embedded" string (or none) means OpenClaw embedded. */
+function harnessFrom(harness: unknown): AgentRevision['harness'] {
+  if (harness === undefined || harness === 'openclaw/embedded') return { id: 'openclaw', version: 'unknown', mode: 'embedded' };
+  return harness as AgentRevision['harness'];
+}
+
+export function resourcesFrom(options: CliOptions): { binding: ComputeAgentBinding; revision: AgentRevision } {
   const file = readRevisionFile(options.revision);
   const namespace = namespaceFrom(options);
   const agentId = required(options.agentId ?? file.agent?.id, 'agent id (--agent-id)');
+  const servicePrincipalId = required(
+    options.servicePrincipalId ?? file.agent?.servicePrincipalId ?? file.agent?.servicePrincipal?.id,
+    'service principal id (--service-principal-id)',
+  );
   const agent = {
     id: agentId,
     namespaceId: namespace.id,
-    servicePrincipal: { id: required(options.servicePrincipalId ?? file.agent?.servicePrincipal?.id, 'service principal id (--service-principal-id)') },
-    ...(file.agent?.defaultPluginApprovers === undefined ? {} : { defaultPluginApprovers: file.agent.defaultPluginApprovers }),
+    servicePrincipalId,
+    ...(file.agent?.pluginApprovers === undefined ? {} : { pluginApprovers: file.agent.pluginApprovers }),
   };
-  const base = file.revision ?? {};
+  const { number, ...base } = file.revision ?? {};
   const revision: AgentRevision = {
     ...base,
     id: required(options.revisionId ?? base.id, 'revision id (--revision-id)'),
-    number: required(options.revisionNumber ?? base.number, 'revision number (--revision-number)'),
+    revision: required(options.revisionNumber ?? base.revision ?? number, 'revision number (--revision-number)'),
     namespaceId: namespace.id,
     agentId,
-    harness: base.harness ?? 'openclaw/embedded',
+    servicePrincipalId,
+    harness: harnessFrom(base.harness),
+    compute: base.compute ?? { id: DRIVER_ID, implementation: DRIVER_IMPLEMENTATION },
     harnessAuth: base.harnessAuth ?? { method: 'runtime' },
     configuration: base.configuration ?? {},
   };

@@ -9,7 +9,7 @@ import { checkConfiguration } from './validate.js';
 /** The Installation as text (with the file it came from, for error details) or as a file to read. */
 export type InstallationSource = { readonly text: string; readonly path?: string } | { readonly path: string };
 
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     for (const inner of Object.values(value)) deepFreeze(inner);
     Object.freeze(value);

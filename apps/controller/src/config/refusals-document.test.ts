@@ -26,6 +26,12 @@ const CASES: RefusalCase[] = [
     key: 'drivers.compute.id',
     line: 'drivers.compute.id: "@acme/compute-nomad" names a Compute driver package, which this package does not provide (SSH Compute is selected with "compute-ssh") (line 3)',
   },
+  {
+    name: 'another driver package',
+    text: seedWith([ID, '    id: compute-ssh\n    package: "@acme/compute-nomad"\n']),
+    key: 'drivers.compute.package',
+    line: 'drivers.compute.package: names another driver package; this one is "@occ-ssh/compute-driver", got "@acme/compute-nomad" (line 4)',
+  },
   { name: 'missing id', text: seedWith([ID, '']), key: 'drivers.compute.id', line: 'drivers.compute.id: is required: select SSH Compute with "compute-ssh" (line 2)' },
   { name: 'id not a string', text: seedWith([ID, '    id: 7\n']), key: 'drivers.compute.id', line: 'drivers.compute.id: expected a string, got 7 (line 3)' },
   { name: 'missing configuration', text: 'drivers:\n  compute:\n    id: compute-ssh\n', key: C, line: `${C}: is required (line 2)` },
@@ -48,6 +54,10 @@ const CASES: RefusalCase[] = [
 
 describe('refused Installation documents', () => {
   for (const refused of CASES) it(refused.name, () => assertRefusal(refused));
+
+  it('accepts this package selected by name, with any selection id', () => {
+    assert.doesNotThrow(() => refusalFree(seedWith([ID, '    id: ssh-fleet\n    package: "@occ-ssh/compute-driver"\n'])));
+  });
 
   it('accepts an explicitly empty Sandbox selection', () => {
     assert.doesNotThrow(() => refusalFree(`${SEED_INSTALLATION.replace('occ:\n', '  sandbox: ~\nocc:\n')}`));

@@ -58,11 +58,15 @@ const host = z.strictObject({
   openclawPath: z.optional(gatewayHostPath),
 });
 
+/** The unit directory OCC's bundled SSH driver assumes when an Installation omits it. */
+export const DEFAULT_SYSTEMD_UNIT_DIRECTORY = '/etc/systemd/system';
+
 /**
- * No runtime field has a default: the reference shows example values but documents none, and a
- * guessed `root` or unit directory would split a host's shared inventory between Drivers. nodePath
- * and openclawPath are required here too; a host's own values override them. The gateway runs
- * nodePath and openclawPath and lives under root, so none may sit where its sandbox hides files.
+ * `root` has no default: the reference shows an example value but documents none, and a guessed
+ * root would split a host's shared inventory between Drivers. `systemdUnitDirectory` defaults as
+ * OCC's bundled SSH driver does, so its Installations keep working. nodePath and openclawPath are
+ * required here too; a host's own values override them. The gateway runs nodePath and openclawPath
+ * and lives under root, so none may sit where its sandbox hides files.
  */
 const runtime = z
   .strictObject({
@@ -70,7 +74,7 @@ const runtime = z
     openclawPath: gatewayHostPath,
     user: runtimeUser,
     root: gatewayHostPath,
-    systemdUnitDirectory: safePath,
+    systemdUnitDirectory: z._default(safePath, DEFAULT_SYSTEMD_UNIT_DIRECTORY),
   })
   .superRefine(({ root, systemdUnitDirectory }, ctx) => {
     // zod may run this beside field issues; compare only two paths that are each valid.

@@ -1,9 +1,10 @@
 // Finds the Compute selection in an Installation and decides whether it is ours to validate.
 import { DRIVER_ID } from '@occ-ssh/protocol';
+import { PACKAGE_NAME } from '../version.js';
 import { isMapping, type InstallationDocument } from './document.js';
 import { truncate, type Problem } from './errors.js';
 
-const COMPUTE_KEYS = new Set(['id', 'configuration']);
+const COMPUTE_KEYS = new Set(['id', 'package', 'configuration']);
 
 export interface Selection {
   /** The raw `drivers.compute.configuration` when `compute-ssh` is selected; undefined otherwise. */
@@ -57,7 +58,13 @@ export function selectSshCompute(document: InstallationDocument): Selection {
     problems.push(document.problem(['drivers', 'compute', 'id'], reason, { show: 'all' }));
     return { problems };
   }
-  if (id !== DRIVER_ID) {
+  // Selected as a package, any id is OCC's selection id; without one, only compute-ssh is ours.
+  const pkg = compute['package'];
+  if (pkg !== undefined && pkg !== PACKAGE_NAME) {
+    problems.push(document.problem(['drivers', 'compute', 'package'], `names another driver package; this one is "${PACKAGE_NAME}"`, { show: 'all' }));
+    return { problems };
+  }
+  if (pkg === undefined && id !== DRIVER_ID) {
     problems.push(document.problem(['drivers', 'compute', 'id'], foreignCompute(id), { at: 'key' }));
     return { problems };
   }

@@ -1,4 +1,4 @@
-// HookRegistry: selected Configuration/IAM owners only, once each, fixed at the first lifecycle operation.
+// HookRegistry: the Configuration/IAM drivers OCC hands over, with valid hooks, once each, fixed at the first lifecycle operation.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
@@ -21,29 +21,39 @@ function refusedWith(run: () => void, pattern: RegExp): void {
 }
 
 describe('HookRegistry', () => {
-  it('keeps selected owners in registration order', () => {
-    const registry = new HookRegistry(new Set(['configuration-postgres', 'iam-oidc']));
+  it('keeps owners in registration order', () => {
+    const registry = new HookRegistry();
     registry.set([iam, config]);
     assert.deepEqual(registry.fix().map((owner) => owner.id), ['iam-oidc', 'configuration-postgres']);
   });
 
   it('starts with no owners', () => {
-    assert.deepEqual(new HookRegistry(new Set()).fix(), []);
+    assert.deepEqual(new HookRegistry().fix(), []);
   });
 
   it('refuses a duplicate owner', () => {
-    const registry = new HookRegistry(new Set(['configuration-postgres']));
+    const registry = new HookRegistry();
     refusedWith(() => registry.set([config, recordingOwner('configuration-postgres', log)]), /registered twice/);
   });
 
-  it('refuses an owner the Installation does not select', () => {
-    const registry = new HookRegistry(new Set(['iam-oidc']));
-    refusedWith(() => registry.set([iam, config]), /"configuration-postgres" is not selected/);
-    assert.deepEqual(registry.fix(), [], 'a refused set leaves no partial registration');
+  it("takes OCC's selection as given: any driver handed over with valid hooks is an owner", () => {
+    const registry = new HookRegistry();
+    registry.set([recordingOwner('iam-anything', log, { capability: 'iam' })]);
+    assert.deepEqual(registry.fix().map((owner) => owner.id), ['iam-anything']);
+  });
+
+  it('refuses computeLifecycleHooks that break OCC\'s rules: missing, empty, unknown phase or not a function', () => {
+    const cases: unknown[] = [undefined, null, {}, [], { beforeWorkloadStart: 'x' }, { afterCommit: async () => undefined }, { beforeWorkloadStop: async () => undefined, extra: async () => undefined }];
+    for (const computeLifecycleHooks of cases) {
+      const registry = new HookRegistry();
+      const owner = { id: 'config-x', capability: 'configuration', implementation: 'occ/x', computeLifecycleHooks } as unknown as LifecycleDriver;
+      refusedWith(() => registry.set([owner]), /invalid computeLifecycleHooks/);
+      assert.deepEqual(registry.fix(), [], 'a refused set leaves no partial registration');
+    }
   });
 
   it('refuses capabilities other than Configuration and IAM', () => {
-    const registry = new HookRegistry(new Set(['secret-kubernetes', 'sandbox-gvisor']));
+    const registry = new HookRegistry();
     for (const capability of ['secret', 'sandbox', 'compute']) {
       const owner = { ...recordingOwner('secret-kubernetes', log), capability } as unknown as LifecycleDriver;
       refusedWith(() => registry.set([owner]), /only Configuration and IAM/);
@@ -51,7 +61,7 @@ describe('HookRegistry', () => {
   });
 
   it('refuses changes once fixed, even to the same owners or none', () => {
-    const registry = new HookRegistry(new Set(['configuration-postgres']));
+    const registry = new HookRegistry();
     registry.set([config]);
     registry.fix();
     refusedWith(() => registry.set([config]), /fixed once the first lifecycle operation has begun/);
@@ -60,14 +70,14 @@ describe('HookRegistry', () => {
   });
 
   it('allows replacing owners before the first lifecycle operation', () => {
-    const registry = new HookRegistry(new Set(['configuration-postgres', 'iam-oidc']));
+    const registry = new HookRegistry();
     registry.set([config]);
     registry.set([iam]);
     assert.deepEqual(registry.fix().map((owner) => owner.id), ['iam-oidc']);
   });
 
   it('does not follow later changes to the array it was given', () => {
-    const registry = new HookRegistry(new Set(['configuration-postgres', 'iam-oidc']));
+    const registry = new HookRegistry();
     const drivers = [config];
     registry.set(drivers);
     drivers.push(iam);

@@ -1,28 +1,36 @@
-// Lifecycle hook owners: set once, from selected drivers only, before the first lifecycle operation.
+// Lifecycle hook owners: the drivers OCC hands over, set before the first lifecycle operation.
 import { ComputeError } from '@occ-ssh/protocol';
-import type { LifecycleDriver } from '../types.js';
+import type { Driver, LifecycleDriver } from '../types.js';
 
+const PHASES = new Set(['afterNamespacePrepared', 'beforeWorkloadStart', 'beforeWorkloadStop', 'beforeNamespaceDelete']);
+
+/** OCC's rule for hooks: an object with at least one of the four phases, each a function, nothing else. */
+function checkHooks(driver: Driver): void {
+  const hooks: unknown = driver.computeLifecycleHooks;
+  const keys = typeof hooks === 'object' && hooks !== null && !Array.isArray(hooks) ? Object.keys(hooks) : undefined;
+  const valid = keys !== undefined && keys.length > 0 && keys.every((key) => PHASES.has(key) && typeof (hooks as Record<string, unknown>)[key] === 'function');
+  if (!valid) throw new ComputeError('configuration', `lifecycle driver "${driver.id}" has invalid computeLifecycleHooks: expected functions named ${[...PHASES].join(', ')}`);
+}
+
+/** OCC's selection is the selection: every driver handed over is an owner, once, if its hooks are valid. */
 export class HookRegistry {
   private owners: readonly LifecycleDriver[] = [];
   private fixed = false;
 
-  /** `selected` lists the driver IDs the Installation selects for Configuration and IAM. */
-  constructor(private readonly selected: ReadonlySet<string> | undefined) {}
-
-  set(drivers: readonly LifecycleDriver[]): void {
+  set(drivers: readonly Driver[]): void {
     if (this.fixed) throw new ComputeError('configuration', 'lifecycle hook owners are fixed once the first lifecycle operation has begun');
     const seen = new Set<string>();
+    const owners: LifecycleDriver[] = [];
     for (const driver of drivers) {
       if (seen.has(driver.id)) throw new ComputeError('configuration', `lifecycle driver "${driver.id}" is registered twice`);
       seen.add(driver.id);
       if (driver.capability !== 'configuration' && driver.capability !== 'iam') {
         throw new ComputeError('configuration', `lifecycle driver "${driver.id}" has capability "${String(driver.capability)}"; only Configuration and IAM hooks run under SSH Compute`);
       }
-      if (this.selected && !this.selected.has(driver.id)) {
-        throw new ComputeError('configuration', `lifecycle driver "${driver.id}" is not selected in the Installation`);
-      }
+      checkHooks(driver);
+      owners.push(driver as LifecycleDriver);
     }
-    this.owners = Object.freeze([...drivers]);
+    this.owners = Object.freeze(owners);
   }
 
   /** Called as a lifecycle operation begins; from then on the owners cannot change. */

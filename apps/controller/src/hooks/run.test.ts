@@ -34,7 +34,8 @@ function hangingOwner(id: string, log: string[], seen: AbortSignal[] = []): Life
   return {
     id,
     capability: 'iam',
-    lifecycle: {
+    implementation: 'test/hooks',
+    computeLifecycleHooks: {
       beforeWorkloadStart: (_revision, _launch, signal) => hang('beforeWorkloadStart')(signal),
       beforeWorkloadStop: (_revision, signal) => hang('beforeWorkloadStop')(signal),
       beforeNamespaceDelete: (_namespace, signal) => hang('beforeNamespaceDelete')(signal),
@@ -63,7 +64,8 @@ describe('runStartHooks', () => {
     const owner = (id: string): LifecycleDriver => ({
       id,
       capability: 'configuration',
-      lifecycle: {
+      implementation: 'test/hooks',
+      computeLifecycleHooks: {
         async beforeWorkloadStart(copy, launch) {
           seen.push({ ...launch.environment });
           (copy as { id: string }).id = 'tampered';
@@ -111,7 +113,8 @@ describe('runStartHooks', () => {
     const owner: LifecycleDriver = {
       id: 'cfg',
       capability: 'configuration',
-      lifecycle: {
+      implementation: 'test/hooks',
+      computeLifecycleHooks: {
         async beforeWorkloadStart(_revision, launch) {
           (launch as { environment: unknown }).environment = ['opaque-a'];
         },
@@ -219,7 +222,8 @@ describe('runStartHooks', () => {
     const owner = {
       id: 'sync',
       capability: 'configuration',
-      lifecycle: {
+      implementation: 'test/hooks',
+      computeLifecycleHooks: {
         beforeWorkloadStart() {
           throw new Error(SECRET);
         },
@@ -275,7 +279,8 @@ describe('runStartHooks', () => {
     const owner: LifecycleDriver = {
       id: 'cfg',
       capability: 'configuration',
-      lifecycle: {
+      implementation: 'test/hooks',
+      computeLifecycleHooks: {
         async beforeWorkloadStart(_revision, _launch, signal) {
           log.push('beforeWorkloadStart:cfg');
           seen.push(signal);

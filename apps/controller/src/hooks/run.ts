@@ -1,10 +1,10 @@
 // Runs hooks with a bound each, in registration order or reverse, and compensates on failure.
 import { ComputeError, LAUNCH_ENV_NAME_PATTERN, launchEnvironmentProblems } from '@occ-ssh/protocol';
-import type { AgentRevision, LifecycleDriver, LifecycleHooks, NamespaceResource, WorkloadLaunch } from '../types.js';
+import type { AgentRevision, LifecycleDriver, ComputeLifecycleHooks, Namespace, WorkloadLaunchContext } from '../types.js';
 
 export const HOOK_TIMEOUT_MS = 30_000;
 
-type Phase = keyof LifecycleHooks;
+type Phase = keyof ComputeLifecycleHooks;
 
 /** Security: the message names only the owner and phase, never what the hook threw. */
 function hookFailure(owner: LifecycleDriver, phase: Phase, timedOut: boolean): ComputeError {
@@ -40,14 +40,14 @@ async function bounded(owner: LifecycleDriver, phase: Phase, parent: AbortSignal
  * compensated with beforeNamespaceDelete in reverse before the error surfaces. beforeNamespaceDelete
  * runs in reverse order and stops at the first failure, so the deletion does not go ahead.
  */
-export async function runNamespaceHooks(owners: readonly LifecycleDriver[], phase: 'afterNamespacePrepared' | 'beforeNamespaceDelete', namespace: NamespaceResource, signal?: AbortSignal): Promise<void> {
+export async function runNamespaceHooks(owners: readonly LifecycleDriver[], phase: 'afterNamespacePrepared' | 'beforeNamespaceDelete', namespace: Namespace, signal?: AbortSignal): Promise<void> {
   const ordered = phase === 'beforeNamespaceDelete' ? [...owners].reverse() : owners;
   const completed: LifecycleDriver[] = [];
   try {
     for (const owner of ordered) {
-      const hook = owner.lifecycle[phase];
+      const hook = owner.computeLifecycleHooks[phase];
       if (!hook) continue;
-      await bounded(owner, phase, signal, (s) => hook.call(owner.lifecycle, structuredClone(namespace), s));
+      await bounded(owner, phase, signal, (s) => hook.call(owner.computeLifecycleHooks, structuredClone(namespace), s));
       completed.push(owner);
     }
   } catch (error) {
@@ -57,10 +57,10 @@ export async function runNamespaceHooks(owners: readonly LifecycleDriver[], phas
 }
 
 /** beforeNamespaceDelete for owners whose afterNamespacePrepared completed, in reverse; every owner runs, its own failure is not masked over the cause. */
-async function compensateNamespace(completed: readonly LifecycleDriver[], namespace: NamespaceResource): Promise<void> {
+async function compensateNamespace(completed: readonly LifecycleDriver[], namespace: Namespace): Promise<void> {
   for (const owner of [...completed].reverse()) {
-    const hook = owner.lifecycle.beforeNamespaceDelete;
-    if (hook) await bounded(owner, 'beforeNamespaceDelete', undefined, (s) => hook.call(owner.lifecycle, structuredClone(namespace), s)).catch(() => undefined);
+    const hook = owner.computeLifecycleHooks.beforeNamespaceDelete;
+    if (hook) await bounded(owner, 'beforeNamespaceDelete', undefined, (s) => hook.call(owner.computeLifecycleHooks, structuredClone(namespace), s)).catch(() => undefined);
   }
 }
 
@@ -68,10 +68,10 @@ async function compensateNamespace(completed: readonly LifecycleDriver[], namesp
 export async function runStopHooks(owners: readonly LifecycleDriver[], revision: AgentRevision, signal?: AbortSignal): Promise<void> {
   let first: ComputeError | undefined;
   for (const owner of [...owners].reverse()) {
-    const hook = owner.lifecycle.beforeWorkloadStop;
+    const hook = owner.computeLifecycleHooks.beforeWorkloadStop;
     if (!hook) continue;
     try {
-      await bounded(owner, 'beforeWorkloadStop', signal, (s) => hook.call(owner.lifecycle, structuredClone(revision), s));
+      await bounded(owner, 'beforeWorkloadStop', signal, (s) => hook.call(owner.computeLifecycleHooks, structuredClone(revision), s));
     } catch (error) {
       first ??= error as ComputeError;
     }
@@ -93,10 +93,10 @@ export async function runStartHooks(owners: readonly LifecycleDriver[], revision
   const environment: Record<string, string> = {};
   try {
     for (const owner of owners) {
-      const hook = owner.lifecycle.beforeWorkloadStart;
+      const hook = owner.computeLifecycleHooks.beforeWorkloadStart;
       if (!hook) continue;
-      const launch: WorkloadLaunch = { environment: {} };
-      await bounded(owner, 'beforeWorkloadStart', signal, (s) => hook.call(owner.lifecycle, structuredClone(revision), launch, s));
+      const launch: WorkloadLaunchContext = { environment: {} };
+      await bounded(owner, 'beforeWorkloadStart', signal, (s) => hook.call(owner.computeLifecycleHooks, structuredClone(revision), launch, s));
       started.push(owner);
       mergeEnvironment(environment, launch.environment, owner);
     }

@@ -15,7 +15,8 @@ import {
 } from '@occ-ssh/protocol';
 import type { HelperArtifact } from '../helper-artifact.js';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from '../transport/executor.js';
-import type { AgentResource, AgentRevision, LifecycleDriver, LifecycleHooks, NamespaceResource } from '../types.js';
+import { DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
+import type { Agent, AgentRevision, ComputeLifecycleHooks, LifecycleDriver, Namespace } from '../types.js';
 import { DRIVER_VERSION } from '../version.js';
 
 /** A stand-in for the built helper: run-operation only forwards its bytes. */
@@ -161,19 +162,19 @@ export interface RecordingOwnerOptions {
   /** Environment this owner's beforeWorkloadStart adds. */
   environment?: Record<string, string>;
   /** Phases whose hook throws (after recording the call). */
-  fail?: readonly (keyof LifecycleHooks)[];
+  fail?: readonly (keyof ComputeLifecycleHooks)[];
   /** What the failing hook throws; defaults to an Error carrying a credential-like string. */
   error?: unknown;
   /** Phases this owner has no hook for. */
-  omit?: readonly (keyof LifecycleHooks)[];
+  omit?: readonly (keyof ComputeLifecycleHooks)[];
 }
 
-/** A Configuration/IAM driver whose hooks record `<phase>:<id>` into `log` in call order. */
+/** A Configuration/IAM driver (OCC's Driver shape) whose hooks record `<phase>:<id>` into `log` in call order. */
 export function recordingOwner(id: string, log: string[], options: RecordingOwnerOptions = {}): LifecycleDriver {
-  const fails = (phase: keyof LifecycleHooks) => {
+  const fails = (phase: keyof ComputeLifecycleHooks) => {
     if (options.fail?.includes(phase)) throw options.error ?? new Error(`${id} failed with sk-secret-123`);
   };
-  const lifecycle: LifecycleHooks = {
+  const lifecycle: ComputeLifecycleHooks = {
     async afterNamespacePrepared() {
       log.push(`afterNamespacePrepared:${id}`);
       fails('afterNamespacePrepared');
@@ -193,24 +194,45 @@ export function recordingOwner(id: string, log: string[], options: RecordingOwne
     },
   };
   for (const phase of options.omit ?? []) delete lifecycle[phase];
-  return { id, capability: options.capability ?? 'configuration', lifecycle };
+  return { id, capability: options.capability ?? 'configuration', implementation: `test/${id}`, computeLifecycleHooks: lifecycle };
 }
 
-export const NAMESPACE: NamespaceResource = Object.freeze({ id: 'ns-1', name: 'stable' });
+export const NAMESPACE: Namespace = Object.freeze({ id: 'ns-1', name: 'stable', status: 'ready', createdAt: '2026-01-01T00:00:00.000Z' });
 
-export function agentFor(overrides: Partial<AgentResource> = {}): AgentResource {
-  return { id: 'agent-1', namespaceId: NAMESPACE.id, servicePrincipal: { id: 'sp-1' }, ...overrides };
+/** An Agent in OCC's own shape. */
+export function agentFor(overrides: Partial<Agent> = {}): Agent {
+  return {
+    id: 'agent-1',
+    namespaceId: NAMESPACE.id,
+    name: 'agent-one',
+    servicePrincipalId: 'sp-1',
+    configurationId: 'cfg-1',
+    desiredRuntimeState: 'running',
+    status: 'active',
+    backendId: null,
+    harnessAuth: { method: 'runtime' },
+    executionMode: 'embedded',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    ...overrides,
+  };
 }
 
 export function revisionFor(overrides: Partial<AgentRevision> = {}): AgentRevision {
   return {
     id: 'rev-1',
-    number: 1,
     namespaceId: NAMESPACE.id,
     agentId: 'agent-1',
-    harness: 'openclaw/embedded',
-    harnessAuth: { method: 'runtime' },
+    revision: 1,
+    servicePrincipalId: 'sp-1',
+    backendId: null,
+    configurationId: 'cfg-1',
+    configurationKind: 'agent',
+    configurationGeneration: 1,
     configuration: { agents: { defaults: { model: 'anthropic/claude-test' } } },
+    harness: { id: 'openclaw', version: '2026.1.0', mode: 'embedded' },
+    compute: { id: DRIVER_ID, implementation: DRIVER_IMPLEMENTATION },
+    harnessAuth: { method: 'runtime' },
+    createdAt: '2026-01-01T00:00:00.000Z',
     ...overrides,
   };
 }

@@ -2,7 +2,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadInstallationConfiguration, type SshComputeConfiguration } from '../config/index.js';
-import type { AgentBinding, AgentRevision } from '../types.js';
+import { DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
+import type { AgentRevision, ComputeAgentBinding } from '../types.js';
 
 export interface HostInfo {
   address: string;
@@ -76,20 +77,23 @@ export function memoryLogger() {
   return { logger: pino({ level: 'debug' }, stream), text: () => chunks.join('') };
 }
 
-export function agentBinding(tag: string, namespaceName: string): AgentBinding {
+export function agentBinding(tag: string, namespaceName: string): ComputeAgentBinding {
   return {
     namespace: { id: `ns-${tag}`, name: namespaceName },
-    agent: { id: `agent-${tag}`, namespaceId: `ns-${tag}`, servicePrincipal: { id: `sp-${tag}` } },
+    agent: { id: `agent-${tag}`, namespaceId: `ns-${tag}`, servicePrincipalId: `sp-${tag}` },
   };
 }
 
-export function revisionOf(binding: AgentBinding, number: number, configuration: Record<string, unknown> = {}): AgentRevision {
+/** Revision `number` of the bound Agent in OCC's shape, for the default driver identity. */
+export function revisionOf(binding: ComputeAgentBinding, number: number, configuration: Record<string, unknown> = {}): AgentRevision {
   return {
     id: `rev-${binding.agent.id}-${number}`,
-    number,
     namespaceId: binding.namespace.id,
     agentId: binding.agent.id,
-    harness: 'openclaw/embedded',
+    revision: number,
+    servicePrincipalId: binding.agent.servicePrincipalId,
+    harness: { id: 'openclaw', version: '2026.1.0', mode: 'embedded' },
+    compute: { id: DRIVER_ID, implementation: DRIVER_IMPLEMENTATION },
     harnessAuth: { method: 'runtime' },
     configuration: { gateway: { mode: 'local', bind: 'loopback' }, ...configuration },
   };

@@ -7,7 +7,8 @@ import { constants as fsConstants } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import type { Duplex } from 'node:stream';
-import { Client, type ClientChannel, type ConnectConfig, type ServerHostKeyAlgorithm } from 'ssh2';
+import { ComputeError } from '@occ-ssh/protocol';
+import type { Client, ClientChannel, ConnectConfig, ServerHostKeyAlgorithm } from 'ssh2';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
 import { socketErrorCause, type TransportCause } from './failure-cause.js';
 import { hostKeyAccepted, knownHostKeyTypes, parseKnownHosts, type HostKeyType, type KnownHostEntry } from './known-hosts.js';
@@ -148,9 +149,23 @@ class Slots {
   }
 }
 
+/** ssh2 is an optional dependency: loaded on the first call of this transport, never by the others. */
+let ssh2Client: (new () => Client) | undefined;
+
+async function loadSsh2(): Promise<new () => Client> {
+  if (ssh2Client) return ssh2Client;
+  try {
+    const loaded = (await import('ssh2')) as { Client?: new () => Client; default?: { Client: new () => Client } };
+    ssh2Client = loaded.Client ?? loaded.default!.Client;
+    return ssh2Client;
+  } catch (cause) {
+    throw new ComputeError('configuration', 'drivers.compute.configuration.transport: ssh2 needs the optional dependency "ssh2" installed beside this package', { key: 'drivers.compute.configuration.transport' }, { cause });
+  }
+}
+
 /** One authenticated connection to one host, shared by that host's calls. */
 class PooledConnection {
-  readonly client = new Client();
+  readonly client = new ssh2Client!();
   readonly ready: Promise<void>;
   readonly closed: Promise<void>;
   alive = true;
@@ -247,7 +262,8 @@ class PooledConnection {
       return error;
     };
     if (!config) throw fail('host-key', new Error('no known host key for the jump host'));
-    const client = new Client();
+    // ssh2 is loaded before any connection is made (loadSsh2 in run()).
+    const client = new ssh2Client!();
     this.jump = client;
     await new Promise<void>((resolve, reject) => {
       client.once('ready', () => resolve());
@@ -477,6 +493,7 @@ export class Ssh2PoolExecutor implements CommandExecutor {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
+    await loadSsh2();
     const control = new CallControl(request);
     try {
       return await this.run(request, control);

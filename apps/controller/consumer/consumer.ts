@@ -1,0 +1,21 @@
+// Type-checked in the consumer project: the installed package against OCC's contract.
+import * as driverPackage from '@occ-ssh/compute-driver';
+import { createDriver, type SshComputeDriver } from '@occ-ssh/compute-driver';
+import type { AgentRevision, ComputeDriver, ComputeReadiness, DriverPackageModule, Namespace } from './occ-contract.js';
+
+export const loaded: DriverPackageModule = driverPackage;
+
+export const driver: ComputeDriver = createDriver({
+  id: 'compute-ssh',
+  implementation: '@occ-ssh/compute-driver@0.0.0',
+  configuration: {},
+  getOperationAbortSignal: () => undefined,
+});
+
+export async function pass(namespace: Namespace, revision: AgentRevision): Promise<ComputeReadiness> {
+  await driver.ensureNamespace(namespace);
+  return driver.prepareRevision(revision, { harnessAuth: { method: 'runtime' }, secretEnvironment: [] });
+}
+
+// The package's own types stay usable by a consumer that wants the richer class.
+export const own: SshComputeDriver = createDriver({ id: 'x', implementation: 'y', configuration: {} });

@@ -1,0 +1,167 @@
+// The release as OCC consumes it: packed, installed into a fresh project outside the workspace with
+// the dependency pinned to its exact version, type-checked against a copy of OCC's ComputeDriver
+// contract, loaded by OCC's package rules, and driving one Agent's lifecycle on a real test host,
+// once on this machine's Node and once on the Node 24 the test image carries.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { agentLayout, namespaceLayout } from '@occ-ssh/markers';
+import { ensureRootfs, startTestHost, type TestHost } from '@occ-ssh/tools';
+import { parse } from 'yaml';
+import { hostInfo, installationYaml } from './testing/hosts.js';
+import { PACKAGE_NAME } from './version.js';
+
+const CONTROLLER = fileURLToPath(new URL('../', import.meta.url));
+const WORKSPACE = fileURLToPath(new URL('../../../', import.meta.url));
+const VERSION = (JSON.parse(readFileSync(`${CONTROLLER}package.json`, 'utf8')) as { version: string }).version;
+const installed = (name: string) => (JSON.parse(readFileSync(`${WORKSPACE}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
+const ROOT = '/var/lib/openclaw-enterprise';
+const UNITS = '/etc/systemd/system';
+
+/** Runs a command to completion; its output is returned, a failure throws with both streams. */
+function run(command: string, args: string[], cwd: string): string {
+  return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+}
+
+/** tsc over the consumer project; returns its diagnostics (empty when it passes). */
+function typecheck(consumer: string): string {
+  try {
+    run(process.execPath, [`${WORKSPACE}node_modules/typescript/bin/tsc`, '-p', 'tsconfig.json'], consumer);
+    return '';
+  } catch (error) {
+    return String((error as { stdout?: string }).stdout ?? error);
+  }
+}
+
+describe('the release package, installed as OCC installs it', { timeout: 600_000 }, () => {
+  let tarball = '';
+  let consumer = '';
+  let host: TestHost;
+  let node24 = '';
+
+  before(async () => {
+    tarball = run(process.execPath, ['--import', 'tsx', 'release.ts'], CONTROLLER).trim().split('\n').at(-1)!;
+    consumer = mkdtempSync(join(tmpdir(), 'occ-ssh-consumer-'));
+    const denied = { ssh2: false, 'cpu-features': false };
+    writeFileSync(`${consumer}/package.json`, JSON.stringify({ name: 'occ-consumer', version: '1.0.0', private: true, type: 'module', allowScripts: denied }, null, 2));
+    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--save-exact', tarball, `@types/node@${installed('@types/node')}`], consumer);
+    // OCC pins the exact version it installed from its registry; the tarball stands in for that registry.
+    const manifest = JSON.parse(readFileSync(`${consumer}/package.json`, 'utf8')) as { dependencies: Record<string, string> };
+    manifest.dependencies[PACKAGE_NAME] = VERSION;
+    writeFileSync(`${consumer}/package.json`, JSON.stringify(manifest, null, 2));
+    for (const file of ['occ-contract.ts', 'consumer.ts', 'lifecycle.mjs']) copyFileSync(`${CONTROLLER}consumer/${file}`, `${consumer}/${file}`);
+    const compilerOptions = { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, skipLibCheck: false, exactOptionalPropertyTypes: true, types: ['node'] };
+    writeFileSync(`${consumer}/tsconfig.json`, JSON.stringify({ compilerOptions, files: ['consumer.ts'] }, null, 2));
+    host = await startTestHost({ name: 'crelease' });
+    // The image's node is a link to its Node 24 build; follow it inside the image's tree.
+    const rootfs = (await ensureRootfs()).path;
+    const link = readlinkSync(join(rootfs, host.nodePath));
+    node24 = isAbsolute(link) ? join(rootfs, link) : join(rootfs, dirname(host.nodePath), link);
+  });
+  after(async () => {
+    await host?.down();
+    if (consumer) rmSync(consumer, { recursive: true, force: true });
+  });
+
+  test('the tarball holds compiled ESM, bundled declarations, the helper and the bin, and no tests, sources or workspace packages', () => {
+    const files = run('tar', ['tzf', tarball], CONTROLLER).trim().split('\n').sort();
+    const expected = [/^package\/README\.md$/, /^package\/bin\/occ-ssh\.js$/, /^package\/cli\.js$/, /^package\/host-helper\.cjs$/, /^package\/index\.d\.ts$/, /^package\/index\.js$/, /^package\/package\.json$/, /^package\/shared-[A-Z0-9]+\.js$/];
+    assert.equal(files.length, expected.length, files.join(', '));
+    for (const file of files) assert.ok(expected.some((pattern) => pattern.test(file)), `unexpected file ${file}`);
+    const manifest = JSON.parse(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/package.json`, 'utf8')) as Record<string, Record<string, string>>;
+    const all = { ...manifest.dependencies, ...manifest.optionalDependencies };
+    for (const [name, version] of Object.entries(all)) {
+      assert.ok(!name.startsWith('@occ-ssh/'), `${name} must be bundled, not a dependency`);
+      assert.match(version, /^\d+\.\d+\.\d+$/, `${name} is pinned`);
+    }
+    assert.deepEqual(Object.keys(manifest.optionalDependencies ?? {}), ['ssh2']);
+    assert.deepEqual(manifest.engines, { node: '>=20.19' });
+    assert.deepEqual(readdirSync(`${consumer}/node_modules/@occ-ssh`), ['compute-driver']);
+    for (const file of ['index.js', 'cli.js']) assert.doesNotMatch(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/${file}`, 'utf8'), /dist\/apps|\.\.\/\.\.\/\.\./);
+  });
+
+  test('a strict NodeNext consumer assigns createDriver(...) to OCC\'s ComputeDriver; a drifted contract fails the check', () => {
+    assert.equal(typecheck(consumer), '');
+    const contract = readFileSync(`${consumer}/occ-contract.ts`, 'utf8');
+    try {
+      // OCC asking for a field the driver does not return must be a type error, not a silent pass.
+      writeFileSync(`${consumer}/occ-contract.ts`, contract.replace('  readonly ready: boolean;\n', '  readonly ready: boolean;\n  readonly occDrift: string;\n'));
+      assert.match(typecheck(consumer), /error TS2322/);
+    } finally {
+      writeFileSync(`${consumer}/occ-contract.ts`, contract);
+    }
+  });
+
+  test('the occ-ssh bin of the installed package runs', () => {
+    const usage = run(`${consumer}/node_modules/.bin/occ-ssh`, ['--help'], consumer);
+    assert.match(usage, /occ-ssh/);
+    assert.match(usage, /preflight/);
+  });
+
+  for (const [label, transport] of [['this machine\'s Node', 'openssh-mux'], ['the test image\'s Node 24', 'ssh2']] as const) {
+    test(`OCC's loader rules, then preflight through deleteNamespace on a real host, on ${label} (${transport})`, async () => {
+      const nodeBinary = transport === 'ssh2' ? node24 : process.execPath;
+      const tag = transport === 'ssh2' ? 'n24' : 'local';
+      const configuration = (parse(installationYaml({ stable: hostInfo(host) }, { transport })) as { drivers: { compute: { configuration: unknown } } }).drivers.compute.configuration;
+      const namespace = { id: `ns-consumer-${tag}`, name: 'stable', status: 'ready', createdAt: '2026-01-01T00:00:00.000Z' };
+      const agent = { id: `agent-consumer-${tag}`, namespaceId: namespace.id, name: 'consumer', configurationId: 'cfg-1', servicePrincipalId: `sp-consumer-${tag}`, createdAt: '2026-01-01T00:00:00.000Z', desiredRuntimeState: 'running', status: 'active', backendId: null, harnessAuth: { method: 'runtime' }, executionMode: 'embedded' };
+      const input = `${consumer}/input-${tag}.json`;
+      writeFileSync(input, JSON.stringify({ root: consumer, packageName: PACKAGE_NAME, driverId: 'ssh-fleet', configuration, namespace, agent }));
+      const layout = agentLayout(ROOT, UNITS, namespace.id, agent.id);
+      const unitState = async () => (await host.exec(['systemctl', 'is-active', layout.unitName])).stdout.trim();
+
+      const child = spawn(nodeBinary, ['lifecycle.mjs', input], { cwd: consumer, stdio: ['pipe', 'pipe', 'inherit'] });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      const steps: string[] = [];
+      for await (const line of createInterface({ input: child.stdout })) {
+        if (!line.startsWith('{"step"')) continue;
+        const report = JSON.parse(line) as Record<string, unknown> & { step: string };
+        steps.push(report.step);
+        switch (report.step) {
+          case 'loaded':
+            assert.equal(report.implementation, `${PACKAGE_NAME}@${VERSION}`);
+            assert.equal(report.entry, 'index.js');
+            assert.equal(report.getGatewayEndpoint, 'undefined');
+            if (transport === 'ssh2') assert.match(String(report.node), /^v24\./);
+            else assert.equal(report.node, process.version);
+            break;
+          case 'activated':
+            assert.deepEqual(report.ensured, { namespaceId: namespace.id, namespaceReady: true });
+            assert.equal(report.refused, 'ComputeError:admission:permanent', 'a Secret binding in OCC\'s record shape is refused');
+            assert.deepEqual(report.prepared, { namespaceId: namespace.id, agentId: agent.id, revisionId: `rev-${agent.id}-1`, ready: true });
+            assert.deepEqual(report.hookCalls, ['start:1']);
+            assert.equal(await unitState(), 'active', (await host.exec(['systemctl', 'status', '--no-pager', layout.unitName])).stdout);
+            assert.match(await host.run(['cat', layout.served]), new RegExp(`rev-${agent.id}-1`));
+            assert.match(await host.run(['systemctl', 'show', '-p', 'Environment', '--value', layout.unitName]), /OCC_CONSUMER_PLACEHOLDER=opaque-consumer-placeholder/);
+            break;
+          case 'stopped':
+            assert.deepEqual(report.hookCalls, ['stop:1']);
+            assert.notEqual(await unitState(), 'active');
+            assert.equal((await host.exec(['test', '-e', layout.current])).code, 1, 'current is removed');
+            assert.equal((await host.exec(['test', '-d', layout.revisions])).code, 0, 'the snapshot stays');
+            break;
+          case 'retired':
+            assert.deepEqual(report.hookCalls, ['stop:1']);
+            assert.equal((await host.run(['ls', '-A', layout.revisions])).trim(), '', 'the snapshot is removed');
+            assert.equal((await host.exec(['test', '-d', layout.state])).code, 0, 'state stays');
+            break;
+          case 'deleted':
+            assert.deepEqual(report.deleted, { namespaceId: namespace.id, namespaceDeleted: true });
+            assert.equal((await host.exec(['test', '-e', namespaceLayout(ROOT, namespace.id).dir])).code, 1, 'the Namespace tree is gone');
+            break;
+          default:
+            assert.fail(`unexpected step ${report.step}`);
+        }
+        // Only checkpoints wait for the go-ahead; `loaded` and `deleted` do not.
+        if (['activated', 'stopped', 'retired'].includes(report.step)) child.stdin.write('\n');
+      }
+      assert.equal(await exited, 0);
+      assert.deepEqual(steps, ['loaded', 'activated', 'stopped', 'retired', 'deleted']);
+    });
+  }
+});
