@@ -10,6 +10,7 @@ import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './ho
 import { HostLimiter } from './limiter.js';
 import { createLogger, type Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
+import { TRACED_METHODS, traceMethods } from './telemetry.js';
 import { checkLocalSshFiles, missingOnHost } from './preflight.js';
 import type { CommandExecutor, HostTarget } from './transport/executor.js';
 import { OPERATION_TIMEOUT_MS, runOperation, type OperationOutcome } from './transport/run-operation.js';
@@ -85,6 +86,7 @@ export class SshComputeDriver {
     this.operationTimeoutMs = options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS;
     this.operationSignal = options.getOperationAbortSignal ?? (() => undefined);
     this.logger.info({ helperSha256: this.helper.sha256, helperBytes: this.helper.bytes.length, version: DRIVER_VERSION }, 'host helper loaded');
+    traceMethods(this, TRACED_METHODS);
   }
 
   /** Takes the Configuration and IAM drivers whose computeLifecycleHooks run around SSH steps; refused once a lifecycle operation has begun. */

@@ -6,7 +6,11 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ComputeError } from '@occ-ssh/protocol';
-import { FAKE_HELPER, FakeExecutor, HOST, RUNTIME, failureLine, okLine } from './testing/fakes.js';
+import { loadInstallationConfiguration } from './config/index.js';
+import { SEED_INSTALLATION } from './config/fixtures.js';
+import { FAKE_HELPER, FakeExecutor, HOST, NAMESPACE, RUNTIME, failureLine, okLine } from './testing/fakes.js';
+import { memoryLogger } from './testing/hosts.js';
+import { SshComputeDriver } from './driver.js';
 import { inMethodSpan } from './telemetry.js';
 import { runOperation } from './transport/run-operation.js';
 import { DRIVER_VERSION } from './version.js';
@@ -79,5 +83,19 @@ describe('telemetry through @opentelemetry/api', () => {
     assert.deepEqual(lock.map((p) => (p.value as Histogram).count), [1]);
     const inFlight = await metricPoints('occ_ssh.operations.in_flight');
     assert.deepEqual(inFlight.map((p) => [p.attributes['occ_ssh.host'], p.value]), [['stable', 0]]);
+  });
+
+  it('the driver spans each OCC call with its resources, and a namespace result that failed is an error', async () => {
+    spans.reset();
+    const executor = new FakeExecutor((envelope) => ({ stdout: failureLine(envelope, 'ownership', 'foreign Namespace marker', '/var/lib/openclaw-enterprise/namespaces/x/namespace.json'), exitCode: 1 }));
+    const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text: SEED_INSTALLATION }), executor, logger: memoryLogger().logger });
+    const result = await driver.ensureNamespace({ ...NAMESPACE, id: 'ns-9' });
+    assert.equal(result.namespaceReady, false);
+    const method = spans.getFinishedSpans().find((s) => s.name === 'occ_ssh ensureNamespace')!;
+    assert.equal(method.attributes['occ_ssh.namespace_id'], 'ns-9');
+    assert.equal(method.attributes['occ_ssh.failure'], 'permanent');
+    assert.equal(method.status.code, 2);
+    const helper = spans.getFinishedSpans().find((s) => s.name === 'occ_ssh.helper ensure-namespace')!;
+    assert.equal(helper.parentSpanContext?.spanId, method.spanContext().spanId);
   });
 });

@@ -66,7 +66,15 @@ export async function inMethodSpan<T>(method: string, attributes: Attributes, wo
   return tracer().startActiveSpan(`occ_ssh ${method}`, { attributes: { 'occ_ssh.method': method, ...attributes } }, async (span) => {
     try {
       const value = await work();
-      endWith(span, undefined);
+      // Namespace results report failure in the result, not by throwing.
+      const failure = (value as { failure?: unknown } | undefined)?.failure;
+      if (failure === 'permanent' || failure === 'retryable') {
+        span.setAttributes({ 'occ_ssh.outcome': 'failed', 'occ_ssh.failure': failure });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
+        span.end();
+      } else {
+        endWith(span, undefined);
+      }
       return value;
     } catch (error) {
       endWith(span, error);
@@ -115,4 +123,23 @@ export async function inHelperSpan<T extends { timings?: HelperCallTimings }>(ca
       inFlight.add(-1, { 'occ_ssh.host': call.host });
     }
   });
+}
+
+/** The driver methods OCC calls that reach hosts; each gets its span. */
+export const TRACED_METHODS = ['preflight', 'ensureNamespace', 'deleteNamespace', 'prepareRevision', 'activateRevision', 'deactivateRevision', 'stopRevision', 'retireRevision'] as const;
+
+/** Wraps the named methods of `target` in method spans, with resource IDs from their first argument. */
+export function traceMethods(target: object, methods: readonly string[]): void {
+  const object = target as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const method of methods) {
+    const original = object[method]!.bind(target);
+    object[method] = (...args: unknown[]) => inMethodSpan(method, methodAttributes(method, args[0]), () => original(...args));
+  }
+}
+
+/** A revision carries namespaceId, agentId and its own id; a Namespace its id. */
+function methodAttributes(method: string, first: unknown): Attributes {
+  const value = (first ?? {}) as { id?: string; namespaceId?: string; agentId?: string };
+  if (method.endsWith('Namespace')) return resourceAttributes({ ...(value.id ? { namespaceId: value.id } : {}) });
+  return resourceAttributes(value, value.id);
 }
