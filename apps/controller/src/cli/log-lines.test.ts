@@ -27,7 +27,7 @@ describe('CLI log lines', () => {
     const pipe = sink(false);
     logDestination(pipe.stream).write(`${LINE}\n`);
     await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(tty.text(), '14:00:00.123 INFO  operation done host=stable operation=probe ms=42\n');
+    assert.equal(tty.text(), '\r\x1b[K14:00:00.123 INFO  operation done host=stable operation=probe ms=42\n');
     assert.equal(pipe.text(), `${LINE}\n`);
   });
 });

@@ -31,7 +31,8 @@ export function logDestination(err: NodeJS.WritableStream & { isTTY?: boolean })
       pending += chunk.toString('utf8');
       const lines = pending.split('\n');
       pending = lines.pop() ?? '';
-      for (const line of lines) if (line) err.write(`${readableLine(line)}\n`);
+      // A step line may be half written on the terminal: clear it; the step's ticker writes it again.
+      for (const line of lines) if (line) err.write(`\r\x1b[K${readableLine(line)}\n`);
       done();
     },
   });

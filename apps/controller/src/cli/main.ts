@@ -61,7 +61,8 @@ async function execute(options: CliOptions, out: Stream, err: Stream, signal: Ab
   let driver: SshComputeDriver | undefined;
   try {
     const config = loadInstallationConfiguration({ path: options.config });
-    const logger = pino({ level: options.verbose ? 'info' : 'warn', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination(err));
+    // Failures are reported by the CLI itself; without --verbose only unexpected errors are logged.
+    const logger = pino({ level: options.verbose ? 'info' : 'error', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination(err));
     driver = new SshComputeDriver({
       configuration: config,
       logger,
