@@ -86,9 +86,15 @@ describe('the run-time guard', () => {
     const r = guarded(`import { spawn, spawnSync } from 'node:child_process';
       for (const run of [spawn, spawnSync]) {
         try { run('ssh', ['-o', 'BatchMode=yes', 'root@10.1.2.3', 'true']); console.log('started'); } catch (e) { console.log(e.message); }
-      }`);
+      }
+      const { promisify } = await import('node:util');
+      const { execFile } = await import('node:child_process');
+      try { await promisify(execFile)('ssh', ['root@10.1.2.3', 'true']); console.log('started'); } catch (e) { console.log(e.message); }
+      const { stdout } = await promisify(execFile)('echo', ['kept']);
+      console.log('promisified', stdout.trim());`);
     assert.equal(r.status, 0, r.stderr);
-    assert.equal(r.stdout.match(/refusing to dial 10\.1\.2\.3 \(other\)/g)?.length, 2, r.stdout);
+    assert.equal(r.stdout.match(/refusing to dial 10\.1\.2\.3 \(other\)/g)?.length, 3, r.stdout);
+    assert.match(r.stdout, /^promisified kept$/m, 'promisify(execFile) still resolves with { stdout, stderr }');
     assert.doesNotMatch(r.stdout, /started/);
   });
 });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { dialProblem } from './addresses.js';
 import { sshHosts } from './ssh-destination.js';
 
@@ -29,13 +30,30 @@ function connectHost(args: unknown[]): string | undefined {
   return undefined;
 }
 
+/** Refuses an `ssh` child process whose destination or jump host is not ours, before it starts. */
+function checkSpawn(command: unknown, args: unknown): void {
+  if (typeof command === 'string' && path.basename(command) === 'ssh' && Array.isArray(args)) {
+    for (const host of sshHosts(args as string[], (file) => readFileSync(file, 'utf8'))) refuse(host);
+  }
+}
+
 function guardSpawn<T extends (...a: never[]) => unknown>(original: T): T {
-  return function (this: unknown, command: unknown, args: unknown, ...rest: unknown[]) {
-    if (typeof command === 'string' && path.basename(command) === 'ssh' && Array.isArray(args)) {
-      for (const host of sshHosts(args as string[], (file) => readFileSync(file, 'utf8'))) refuse(host);
-    }
-    return (original as unknown as (...a: unknown[]) => unknown).call(this, command, args, ...rest);
-  } as unknown as T;
+  const call = original as unknown as (...a: unknown[]) => unknown;
+  const wrapper = function (this: unknown, command: unknown, args: unknown, ...rest: unknown[]) {
+    checkSpawn(command, args);
+    return call.call(this, command, args, ...rest);
+  };
+  // util.promisify(execFile) uses the original's own promise form: guard that one too.
+  const promised = (original as unknown as Record<symbol, ((...a: unknown[]) => unknown) | undefined>)[promisify.custom];
+  if (promised) {
+    Object.defineProperty(wrapper, promisify.custom, {
+      value: (command: unknown, args: unknown, ...rest: unknown[]) => {
+        checkSpawn(command, args);
+        return promised(command, args, ...rest);
+      },
+    });
+  }
+  return wrapper as unknown as T;
 }
 
 if (!(globalThis as Record<symbol, unknown>)[INSTALLED]) {
