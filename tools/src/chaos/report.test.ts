@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_SEED, FULL, parseOptions, QUICK, SECTIONS, UsageError } from './options.js';
-import { judge, summarizeBadInput, summarizeTrials, type SectionResults } from './report.js';
+import type { CrashRow } from './crash-points.js';
+import { judge, summarizeBadInput, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
 import type { TrialRecord } from './trial.js';
 
 const OPS = ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace'] as const;
@@ -95,6 +96,20 @@ describe('judge', () => {
     assert.deepEqual(judge({ kill: cleanKill() }, QUICK, ['kill']).map((t) => t.section), ['kill', 'kill', 'kill', 'kill']);
   });
 
+  it('crash points: an operation not cut in a lane, a violation or a non-converged trial misses the target', () => {
+    const row = (operation: string, lane: string, change: Partial<CrashRow> = {}): CrashRow => ({ operation, lane, points: 5, tried: 1, exact: 1, trials: 1, violations: 0, nonConverged: 0, slowestRetryMs: 10, ...change });
+    const summary = (rows: CrashRow[], change: Partial<CrashSummary> = {}): CrashSummary => ({ step: 5, rows, trials: rows.length, violations: 0, nonConverged: 0, exact: rows.length, tried: rows.length, counted: [], failures: [], durationMs: 1, ...change });
+    const both = OPS.flatMap((op) => [row(op, 'helper'), row(op, 'children')]);
+    assert.ok(judge({ crashPoints: summary(both) }, QUICK, ['crash-points']).every((t) => t.met));
+    const missed = (s: CrashSummary) => judge({ crashPoints: s }, QUICK, ['crash-points']).filter((t) => !t.met).map((t) => t.name);
+    assert.deepEqual(missed(summary(both.slice(1))), ['every mutating operation counted and cut in both lanes']);
+    const noChildren = both.map((r) => (r.lane === 'children' && r.operation === 'stop-revision' ? { ...r, points: 0, tried: 0, exact: 0, trials: 0 } : r));
+    assert.ok(judge({ crashPoints: summary(noChildren) }, QUICK, ['crash-points']).every((t) => t.met), 'no children points: nothing to cut');
+    assert.deepEqual(missed(summary(both, { nonConverged: 1 })), ['100% convergence']);
+    assert.deepEqual(missed(summary(both, { violations: 2 })), ['zero invariant violations']);
+    assert.equal(judge({}, QUICK, ['injected-errors']).filter((t) => !t.met).length, 1, 'a section that ran without results fails');
+  });
+
   it('secrets: any sighting fails', () => {
     const secrets = (sightings: number): SectionResults['secrets'] => ({
       sightings,
@@ -121,17 +136,25 @@ describe('parseOptions', () => {
   it('defaults to the full campaign with the default seed and every section', () => {
     const options = parseOptions([], OUT);
     assert.deepEqual({ mode: options.mode, seed: options.seed, sections: options.sections, out: options.out }, { mode: 'full', seed: DEFAULT_SEED, sections: [...SECTIONS], out: '/tmp/latest.json' });
-    assert.equal(options.sizes, FULL);
+    assert.deepEqual(options.sizes, FULL);
     assert.equal(parseOptions(['--quick'], OUT).out, '/tmp/quick.json', 'a quick run never overwrites the published results');
   });
 
   it('--quick, --seed, --only and --out', () => {
     const options = parseOptions(['--quick', '--seed', '7', '--only', 'kill,secrets', '--out', '/tmp/x.json'], OUT);
     assert.equal(options.mode, 'quick');
-    assert.equal(options.sizes, QUICK);
+    assert.deepEqual(options.sizes, QUICK);
     assert.equal(options.seed, 7);
     assert.deepEqual(options.sections, ['kill', 'secrets']);
     assert.equal(options.out, '/tmp/x.json');
+  });
+
+  it('--crash-step samples every n-th crash point; quick samples every fifth, full every point', () => {
+    assert.equal(QUICK.crashPointStep, 5);
+    assert.equal(FULL.crashPointStep, 1);
+    assert.equal(parseOptions(['--crash-step', '3'], OUT).sizes.crashPointStep, 3);
+    assert.equal(FULL.crashPointStep, 1, 'the override does not change the shared sizes');
+    for (const step of ['0', '-1', 'x', '1000']) assert.throws(() => parseOptions(['--crash-step', step], OUT), UsageError, step);
   });
 
   it('refuses bad seeds, unknown sections and unknown flags', () => {
