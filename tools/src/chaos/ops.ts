@@ -71,6 +71,7 @@ export interface CallOptions {
   onSpawn?: (pid: number) => void;
   /** Runs the remote node under this program (e.g. strace and its options); a fresh client only. */
   wrap?: readonly string[];
+  timeoutMs?: number;
 }
 
 /**
@@ -96,7 +97,7 @@ export async function callRaw(link: HostLink, operation: string | SealedOperatio
   const input = helperInput(helperArtifact(), wire);
   const result = options.mux
     ? await link.muxCommand(command, { input })
-    : await link.fresh(command, { input, ...(options.killAfterMs === undefined ? {} : { killAfterMs: options.killAfterMs }), ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}) });
+    : await link.fresh(command, { input, ...(options.killAfterMs === undefined ? {} : { killAfterMs: options.killAfterMs }), ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
   return { line: findResultLine(result.stdout), killed: result.killed, ms: result.ms, code: result.code };
 }
 

@@ -98,7 +98,7 @@ describe('judge', () => {
 
   it('crash points: an operation not cut in a lane, a violation or a non-converged trial misses the target', () => {
     const row = (operation: string, lane: string, change: Partial<CrashRow> = {}): CrashRow => ({ operation, lane, points: 5, tried: 1, exact: 1, trials: 1, violations: 0, nonConverged: 0, slowestRetryMs: 10, ...change });
-    const summary = (rows: CrashRow[], change: Partial<CrashSummary> = {}): CrashSummary => ({ step: 5, rows, trials: rows.length, violations: 0, nonConverged: 0, exact: rows.length, tried: rows.length, counted: [], failures: [], durationMs: 1, ...change });
+    const summary = (rows: CrashRow[], change: Partial<CrashSummary> = {}): CrashSummary => ({ step: 5, rows, trials: rows.length, offTarget: 0, violations: 0, nonConverged: 0, exact: rows.length, tried: rows.length, counted: [], failures: [], durationMs: 1, ...change });
     const both = OPS.flatMap((op) => [row(op, 'helper'), row(op, 'children')]);
     assert.ok(judge({ crashPoints: summary(both) }, QUICK, ['crash-points']).every((t) => t.met));
     const missed = (s: CrashSummary) => judge({ crashPoints: s }, QUICK, ['crash-points']).filter((t) => !t.met).map((t) => t.name);

@@ -113,29 +113,33 @@ export interface CrashSummary {
   step: number;
   rows: CrashRow[];
   trials: number;
+  /** Injected errors whose number drifted onto a socket or eventfd write: listed, not judged. */
+  offTarget: number;
   violations: number;
   nonConverged: number;
   /** Points that were hit exactly (the intended call), of the points tried. */
   exact: number;
   tried: number;
   /** Each operation's points as counted, by lane (`program syscall path`), and what its children did. */
-  counted: { operation: string; lane: string; points: string[]; offThread: number; children: Record<string, number> }[];
+  counted: { operation: string; lane: string; points: string[]; children: Record<string, number> }[];
   failures: CrashRecord[];
   durationMs: number;
 }
 
 export function summarizeCrashes(counts: readonly OperationCount[], records: readonly CrashRecord[], step: number, durationMs: number): CrashSummary {
   const rows = crashRows(counts, records, step);
-  const failing = records.filter((record) => record.violations.length > 0 || record.problems.length > 0);
+  const judged = records.filter((record) => !record.offTarget);
+  const failing = judged.filter((record) => record.violations.length > 0 || record.problems.length > 0);
   return {
     step,
     rows,
     trials: records.length,
-    violations: records.filter((record) => record.violations.length > 0).length,
-    nonConverged: records.filter((record) => record.problems.length > 0).length,
+    offTarget: records.length - judged.length,
+    violations: judged.filter((record) => record.violations.length > 0).length,
+    nonConverged: judged.filter((record) => record.problems.length > 0).length,
     exact: rows.reduce((sum, row) => sum + row.exact, 0),
     tried: rows.reduce((sum, row) => sum + row.tried, 0),
-    counted: counts.map((c) => ({ operation: c.operation, lane: c.lane, points: c.points.map((p) => `${p.program} ${p.what}`), offThread: c.offThread, children: c.children })),
+    counted: counts.map((c) => ({ operation: c.operation, lane: c.lane, points: c.points.map((p) => `${p.program} ${p.what}`), children: c.children })),
     failures: failing.slice(0, MAX_LISTED),
     durationMs,
   };

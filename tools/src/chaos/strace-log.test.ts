@@ -55,9 +55,17 @@ describe('strace logs', () => {
     assert.equal(hitOf(parseLog(ENSURE), 'rename', { kind: 'kill' }, ROOT), undefined);
   });
 
+  it('reads a single-thread log, whose lines carry no pid', () => {
+    const log = parseLog(`write(21<socket:[1]>, ""..., 26) = 26\nrename("${NS}/.a.tmp-0123456789ab", "${NS}/a" <unfinished ...>\n+++ killed by SIGKILL +++\n`);
+    assert.deepEqual(hitOf(log, 'rename', { kind: 'kill' }, ROOT), { what: 'rename <root>/namespaces/#/.a.tmp-*', program: 'node', mutating: true, ordinal: 1 });
+    const padded = parseLog(`write(21<socket:[1]>, ""..., 26)   = 26\nwrite(22<${NS}/.a.tmp-0123456789ab>, ""..., 9)      = -1 ENOSPC (No space left on device) (INJECTED)\n`);
+    assert.deepEqual(hitOf(padded, 'write', { kind: 'error', errno: 'ENOSPC' }, ROOT), { what: 'write <root>/namespaces/#/.a.tmp-*', program: 'node', mutating: true, ordinal: 1 });
+    assert.equal(padded.calls[0]!.result, '26');
+  });
+
   it('finds the call an injected error hit', () => {
     const log = parseLog(`68    rename("${NS}/.a.tmp-0123456789ab", "${NS}/a") = -1 EIO (Input/output error) (INJECTED)\n`);
-    assert.equal(hitOf(log, 'rename', { kind: 'error', errno: 'EIO' }, ROOT)?.what, 'rename <root>/namespaces/#/.a.tmp-*');
+    assert.deepEqual(hitOf(log, 'rename', { kind: 'error', errno: 'EIO' }, ROOT), { what: 'rename <root>/namespaces/#/.a.tmp-*', program: 'node', mutating: true, ordinal: 1 });
   });
 
   it('numbers a child point on its own shadow file, so another child cannot reach the number first', () => {
@@ -85,9 +93,9 @@ describe('strace logs', () => {
     assert.equal(argv[argv.length - 1], 'inject=fsync:signal=SIGKILL:when=1');
   });
 
-  it('lets the helper lane leave children at their execve, and injects errors by name', () => {
+  it('traces only the helper main thread in the helper lane, and injects errors by name', () => {
     const argv = straceArgv('helper', '/tmp/x.log', { point: { syscall: 'rename', when: 3 }, injection: { kind: 'error', errno: 'EIO' } });
-    assert.ok(argv.includes('-b') && !argv.includes('-P'));
+    assert.ok(!argv.includes('-f') && !argv.includes('-P'));
     assert.equal(argv[argv.length - 1], 'inject=rename:error=EIO:when=3');
   });
 });

@@ -55,12 +55,12 @@ export interface ParsedLog {
 
 /** The strace argv (before `-- node - <header>`) for counting or injecting in one lane. */
 export function straceArgv(lane: Lane, logPath: string, inject?: { point: Pick<Point, 'syscall' | 'when' | 'path'>; injection: Injection }): string[] {
-  const argv = ['strace', '-f', '-qq', '-y', '-s', '0', '-o', logPath, '-e', `trace=${MUTATING_SYSCALLS.join(',')},execve`];
-  // Helper only: children are let go at their execve, so useradd, systemctl and flock run untraced.
-  // Children: only calls on shadow's files count (strace counts `when=` after the -P filter), so the
-  // helper's own renames and writes never reach a child's number first.
-  if (lane === 'helper') argv.push('-b', 'execve');
-  else for (const path of [...(inject?.point.path ? [inject.point.path] : SHADOW_PATHS), ...CHILD_PROGRAMS]) argv.push('-P', path);
+  // Helper only: no -f, so only the helper's main thread is traced (its file work is synchronous;
+  // libuv's threads, and useradd, systemctl and flock, run untraced).
+  // Children: -f, and only calls on shadow's files count (strace counts `when=` after the -P
+  // filter), so the helper's own renames and writes never reach a child's number first.
+  const argv = ['strace', ...(lane === 'children' ? ['-f'] : []), '-qq', '-y', '-s', '0', '-o', logPath, '-e', `trace=${MUTATING_SYSCALLS.join(',')},execve`];
+  if (lane === 'children') for (const path of [...(inject?.point.path ? [inject.point.path] : SHADOW_PATHS), ...CHILD_PROGRAMS]) argv.push('-P', path);
   if (inject) {
     const what = inject.injection.kind === 'kill' ? 'signal=SIGKILL' : `error=${inject.injection.errno}`;
     argv.push('-e', `inject=${inject.point.syscall}:${what}:when=${inject.point.when}`);
@@ -68,14 +68,15 @@ export function straceArgv(lane: Lane, logPath: string, inject?: { point: Pick<P
   return argv;
 }
 
-const LINE = /^(\d+) +(.*)$/;
+// With -f every line starts with the pid; tracing one thread, strace leaves it out (pid 0 here).
+const LINE = /^(?:(\d+) +)?(\S.*)$/;
 const CALL = /^([a-z0-9_]+)\((.*)$/;
 const RESUMED = /^<\.\.\. ([a-z0-9_]+) resumed>(.*)$/;
 
-/** Splits `args) = result` at the last `) = ` (arguments may contain parentheses). */
+/** Splits `args) = result` at the last `) = ` (arguments may contain parentheses; one tracee's lines pad before `=`). */
 function splitResult(rest: string): { args: string; result: string } {
-  const at = rest.lastIndexOf(') = ');
-  return at < 0 ? { args: rest, result: '?' } : { args: rest.slice(0, at), result: rest.slice(at + 4) };
+  const split = /^(.*)\) +=\s(.*)$/s.exec(rest);
+  return split ? { args: split[1]!, result: split[2]! } : { args: rest, result: '?' };
 }
 
 export function parseLog(text: string): ParsedLog {
@@ -87,7 +88,7 @@ export function parseLog(text: string): ParsedLog {
   for (const raw of text.split('\n')) {
     const line = LINE.exec(raw);
     if (!line) continue;
-    const pid = Number(line[1]);
+    const pid = Number(line[1] ?? 0);
     const body = line[2]!;
     firstPid ??= pid;
     if (body.startsWith('+++ killed by SIGKILL')) {
@@ -191,11 +192,6 @@ export function pointsOf(log: ParsedLog, lane: Lane, root: string): Point[] {
   return points;
 }
 
-/** Mutating calls made by helper threads other than the main one (they would make points nondeterministic). */
-export function offThreadCalls(log: ParsedLog): number {
-  return log.calls.filter((call) => call.pid !== log.firstPid && !log.programs.has(call.pid) && isMutating(call)).length;
-}
-
 export interface Hit {
   what: string;
   program: string;
@@ -210,7 +206,8 @@ export function hitOf(log: ParsedLog, syscall: string, injection: Injection, roo
   for (const call of log.calls) {
     if (call.syscall !== syscall) continue;
     const key = `${call.pid}`;
-    const mutating = isMutating(call) && !call.result.startsWith('-1');
+    // An injected error reads -1 too; only a call that failed of itself changed nothing.
+    const mutating = isMutating(call) && (!call.result.startsWith('-1') || call.result.endsWith('(INJECTED)'));
     const ordinal = (counts.get(key) ?? 0) + (mutating ? 1 : 0);
     counts.set(key, ordinal);
     const hit = injection.kind === 'kill' ? call.result.startsWith('?') && log.killed.includes(call.pid) : call.result.includes('(INJECTED)');
