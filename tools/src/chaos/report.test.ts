@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_SEED, FULL, parseOptions, QUICK, SECTIONS, UsageError } from './options.js';
-import type { CrashRow } from './crash-points.js';
-import { judge, summarizeBadInput, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
+import type { CrashRecord, CrashRow, OperationCount } from './crash-points.js';
+import { judge, summarizeBadInput, summarizeCrashes, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
+import type { Point } from './strace-log.js';
 import type { TrialRecord } from './trial.js';
 
 const OPS = ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace'] as const;
@@ -108,6 +109,16 @@ describe('judge', () => {
     assert.deepEqual(missed(summary(both, { nonConverged: 1 })), ['100% convergence']);
     assert.deepEqual(missed(summary(both, { violations: 2 })), ['zero invariant violations']);
     assert.equal(judge({}, QUICK, ['injected-errors']).filter((t) => !t.met).length, 1, 'a section that ran without results fails');
+  });
+
+  it('crash summaries: rows only for the lanes that ran, off-target injections listed but not judged', () => {
+    const point = (ordinal: number): Point => ({ syscall: 'rename', when: ordinal, ordinal, whens: [ordinal], what: 'rename <root>/x', program: 'node' });
+    const counts: OperationCount[] = [{ operation: 'ensure-namespace', lane: 'helper', points: [point(1), point(2)], children: {} }];
+    const crash = (change: Partial<CrashRecord>): CrashRecord => ({ ...record('ensure-namespace'), lane: 'errors', point: point(1), exact: true, attempt: 1, injection: 'EIO', ...change });
+    const records = [crash({}), crash({ point: point(2), exact: false, offTarget: true, problems: ['no result line'] })];
+    const summary = summarizeCrashes(counts, records, 1, 5);
+    assert.deepEqual(summary.rows.map((row) => [row.lane, row.points, row.tried, row.exact, row.trials, row.nonConverged]), [['errors', 2, 2, 1, 2, 0]]);
+    assert.deepEqual([summary.trials, summary.offTarget, summary.nonConverged, summary.tried, summary.exact], [2, 1, 0, 2, 1]);
   });
 
   it('secrets: any sighting fails', () => {

@@ -301,7 +301,7 @@ export function summaryLines(results: Results): string[] {
   if (s.hostile) lines.push(`  e. hostile host state: ${s.hostile.cases} cases, ${s.hostile.refused} refused, ${s.hostile.unchanged} unchanged, ${s.hostile.notFollowed} planted-link cases not followed [${seconds(s.hostile.durationMs)}]`);
   if (s.secrets) lines.push(`  f. secrets: ${s.secrets.sightings} sightings in ${s.secrets.corpora.length} corpora (${s.secrets.helperInvocationsSampled.host + s.secrets.helperInvocationsSampled.local} helper invocations sampled on argv) [${seconds(s.secrets.durationMs)}]`);
   for (const [label, c] of [['g. crash points (strace SIGKILL)', s.crashPoints], ['h. injected errors (ENOSPC, EIO)', s.injectedErrors]] as const) {
-    if (c) lines.push(`  ${label}: ${c.trials} trials at ${c.exact}/${c.tried} exact points (every ${c.step === 1 ? '' : `${c.step}th `}point), ${c.violations} violations, ${c.nonConverged} not converged [${seconds(c.durationMs)}]`);
+    if (c) lines.push(`  ${label}: ${c.trials} trials at ${c.exact}/${c.tried} exact points (${c.step === 1 ? 'every point' : `1 point in ${c.step}`})${c.offTarget ? `, ${c.offTarget} off target` : ''}, ${c.violations} violations, ${c.nonConverged} not converged [${seconds(c.durationMs)}]`);
   }
   for (const target of results.targets.filter((t) => !t.met)) lines.push(`  MISSED ${target.section}: ${target.name} (${target.detail})`);
   for (const error of results.errors) lines.push(`  ERROR ${error}`);
