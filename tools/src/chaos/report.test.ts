@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_SEED, FULL, parseOptions, QUICK, SECTIONS, UsageError } from './options.js';
 import type { CrashRecord, CrashRow, OperationCount } from './crash-points.js';
-import { judge, summarizeBadInput, summarizeCrashes, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
+import { intermediateShares, judge, summarizeBadInput, summarizeCrashes, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
 import type { Point } from './strace-log.js';
 import type { TrialRecord } from './trial.js';
 
@@ -75,6 +75,11 @@ describe('judge', () => {
     const targets = judge({ kill: cleanKill() }, QUICK, ['kill']);
     assert.equal(targets.length, 4);
     assert.ok(targets.every((t) => t.met), JSON.stringify(targets));
+  });
+
+  it('reports per operation how many kills landed mid-operation', () => {
+    const summary = summarizeTrials([record('ensure-namespace'), record('ensure-namespace', { effect: 'none' }), record('delete-namespace', { effect: 'complete' })], (r) => r.operation);
+    assert.equal(intermediateShares(summary), 'ensure-namespace 1/2 (50%), delete-namespace 0/1 (0%)');
   });
 
   it('one violation or one non-converged trial misses the target', () => {

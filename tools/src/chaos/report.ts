@@ -289,12 +289,22 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
   return targets;
 }
 
+/** Per operation: how many of its kills landed between two of its effects (`ensure-namespace 3/56 (5%)`). */
+export function intermediateShares(summary: TrialSummary): string {
+  return Object.entries(summary.by)
+    .map(([op, entry]) => `${op} ${entry.intermediate}/${entry.trials} (${entry.trials ? Math.round((100 * entry.intermediate) / entry.trials) : 0}%)`)
+    .join(', ');
+}
+
 /** The lines printed at the end of a run. */
 export function summaryLines(results: Results): string[] {
   const s = results.sections;
   const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const lines = [`chaos ${results.mode} campaign, seed ${results.seed}: ${results.ok ? 'all targets met' : 'TARGETS MISSED'} in ${seconds(results.durationMs)}`];
-  if (s.kill) lines.push(`  a. ssh client SIGKILL: ${s.kill.trials} trials (${s.kill.effects.intermediate} cut mid-operation, ${s.kill.completedFirst} completed first), ${s.kill.violations} violations, ${s.kill.nonConverged} not converged [${seconds(s.kill.durationMs)}]`);
+  if (s.kill) {
+    lines.push(`  a. ssh client SIGKILL: ${s.kill.trials} trials (${s.kill.effects.intermediate} cut mid-operation, ${s.kill.completedFirst} completed first), ${s.kill.violations} violations, ${s.kill.nonConverged} not converged [${seconds(s.kill.durationMs)}]`);
+    lines.push(`     cut mid-operation: ${intermediateShares(s.kill)}`);
+  }
   if (s.faults) lines.push(`  b. host faults: ${s.faults.trials} trials (${Object.entries(s.faults.by).map(([k, v]) => `${k} ${v.trials}`).join(', ')}), ${s.faults.violations} violations, ${s.faults.nonConverged} not converged [${seconds(s.faults.durationMs)}]`);
   if (s.races) lines.push(`  c. races: ${s.races.allocations} allocations, ${s.races.duplicatePorts} duplicate ports, ${s.races.duplicateAccounts} duplicate accounts; prepare vs delete ${s.races.prepareVsDelete.rounds} rounds, ${s.races.prepareVsDelete.inconsistent} inconsistent; ${s.races.violations.length} violations [${seconds(s.races.durationMs)}]`);
   if (s.badInput) lines.push(`  d. bad input: ${s.badInput.cases} cases, ${s.badInput.refused} refused, ${s.badInput.classified} classified, ${s.badInput.unchanged} unchanged (${s.badInput.batches} tree comparisons) [${seconds(s.badInput.durationMs)}]`);
