@@ -5,15 +5,16 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startTestHost } from '../testhost/index.js';
+import { startTestHost, type Variant } from '../testhost/index.js';
+import { crashLane, CRASH_OPERATIONS, type CrashRecord } from './crash-points.js';
 import { runBadInput } from './bad-input.js';
 import { faultLane } from './host-faults.js';
 import { runHostile, type HostileResult } from './hostile.js';
 import { killLane } from './kill-trials.js';
 import { helperArtifact } from './ops.js';
-import { parseOptions, USAGE, UsageError, type Options, type Section } from './options.js';
+import { parseOptions, SECTIONS, USAGE, UsageError, type Options, type Section } from './options.js';
 import { newRaceResult, runAllocations, runPrepareVsDelete } from './races.js';
-import { countsOf, judge, summarizeBadInput, summarizeTrials, summaryLines, type Results } from './report.js';
+import { countsOf, judge, summarizeBadInput, summarizeCrashes, summarizeTrials, summaryLines, type Results } from './report.js';
 import { Rng } from './rng.js';
 import { runSecrets } from './secrets.js';
 import { groupSightings, type Corpus, type Sighting } from './sightings.js';
@@ -23,8 +24,8 @@ import type { TrialRecord } from './trial.js';
 // The full campaign's results are published (latest.json); a quick run, as CI makes, keeps its own file.
 const DEFAULT_OUT = { full: fileURLToPath(new URL('../../../chaos/results/latest.json', import.meta.url)), quick: fileURLToPath(new URL('../../../chaos/results/quick.json', import.meta.url)) };
 
-async function withHost(name: string, run: (link: HostLink) => Promise<void>): Promise<void> {
-  const host = await startTestHost({ name });
+async function withHost(name: string, run: (link: HostLink) => Promise<void>, variant: Variant = 'base'): Promise<void> {
+  const host = await startTestHost({ name, variant });
   const link = new HostLink(host);
   try {
     await run(link);
@@ -43,7 +44,7 @@ async function campaign(options: Options): Promise<Results> {
   const results: Results = {
     mode: options.mode,
     seed: options.seed,
-    command: `npm run chaos --${options.mode === 'quick' ? ' --quick' : ''} --seed ${options.seed}${options.sections.length < 6 ? ` --only ${options.sections.join(',')}` : ''}`,
+    command: `npm run chaos --${options.mode === 'quick' ? ' --quick' : ''} --seed ${options.seed}${options.sections.length < SECTIONS.length ? ` --only ${options.sections.join(',')}` : ''}`,
     startedAt: new Date(started).toISOString(),
     durationMs: 0,
     sizes,
@@ -87,7 +88,20 @@ async function campaign(options: Options): Promise<Results> {
     calibration[lane] = result.durations;
     killEnded = Math.max(killEnded, Date.now());
   };
-  const sections: Record<Exclude<Section, 'kill'>, (link: HostLink) => Promise<void>> = {
+  const crashSection = (section: 'crash-points' | 'injected-errors') => async (link: HostLink) => {
+    const t0 = Date.now();
+    const step = sizes.crashPointStep;
+    const onRecord = (record: CrashRecord) => {
+      const bad = failedTrial(record);
+      if (bad || !record.exact) progress(`${section}: ${record.operation} (${record.lane}) ${record.injection} at ${record.point.program} ${record.point.what}: hit ${record.hit ? `${record.hit.program} ${record.hit.what}` : 'nothing'}${bad}`);
+    };
+    const plan = { step, lanes: section === 'crash-points' ? (['helper', 'children'] as const) : (['helper'] as const), operations: CRASH_OPERATIONS };
+    const { counts, records } = await crashLane(link, plan, { crash: section === 'crash-points', errors: section === 'injected-errors' }, progress, onRecord);
+    const summary = summarizeCrashes(counts, records, step, Date.now() - t0);
+    if (section === 'crash-points') results.sections.crashPoints = summary;
+    else results.sections.injectedErrors = summary;
+  };
+  const sections: Record<Exclude<Section, 'kill' | 'crash-points' | 'injected-errors'>, (link: HostLink) => Promise<void>> = {
     faults: async (link) => {
       const t0 = Date.now();
       const plan = { helperKills: sizes.helperKills, sshdRestarts: sizes.sshdRestarts, reboots: sizes.reboots, unready: sizes.unready };
@@ -137,20 +151,27 @@ async function campaign(options: Options): Promise<Results> {
   };
 
   // Lanes run in parallel, one test host each; sections of a lane run one after the other.
-  const plan: { host: string; run: [Section, (link: HostLink) => Promise<void>][] }[] = [
+  const plan: { host: string; variant?: Variant; run: [Section, (link: HostLink) => Promise<void>][] }[] = [
     ...Array.from({ length: sizes.killLanes }, (_, lane) => ({ host: `k${lane}`, run: [['kill', killSection(lane)]] as [Section, (link: HostLink) => Promise<void>][] })),
     { host: 'f', run: [['faults', sections.faults], ['secrets', sections.secrets], ...(sizes.prepareDeleteLane === 'faults' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])] },
     { host: 'h', run: [['hostile', sections.hostile], ['bad-input', sections['bad-input']]] },
     { host: 'r', run: [['races', sections.races], ...(sizes.prepareDeleteLane === 'races' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])] },
+    // strace runs only on hosts of the strace variant; the helper itself is the shipped artifact.
+    { host: 'c', variant: 'strace', run: [['crash-points', crashSection('crash-points')]] },
+    { host: 'e', variant: 'strace', run: [['injected-errors', crashSection('injected-errors')]] },
   ];
   const lanes = plan
     .map((lane) => ({ ...lane, run: lane.run.filter(([section]) => has(section)) }))
     .filter((lane) => lane.run.length > 0)
     .map((lane) =>
       guarded(lane.run[0]![0], () =>
-        withHost(`${tag}${lane.host}`, async (link) => {
-          for (const [section, run] of lane.run) await guarded(section, () => run(link));
-        }),
+        withHost(
+          `${tag}${lane.host}`,
+          async (link) => {
+            for (const [section, run] of lane.run) await guarded(section, () => run(link));
+          },
+          lane.variant,
+        ),
       ),
     );
   await Promise.all(lanes);

@@ -22,6 +22,7 @@ import {
   type RuntimeSettings,
 } from '@occ-ssh/protocol';
 import { TEST_RUNTIME } from '../testhost/installation.js';
+import { shellCommandLine } from '../testhost/quote.js';
 import type { HostLink } from './ssh.js';
 
 export const ARTIFACT_PATH = fileURLToPath(new URL('../../../dist/apps/host-helper/host-helper.cjs', import.meta.url));
@@ -68,6 +69,9 @@ export interface CallOptions {
   /** Over the multiplexed connection instead of a fresh client (same helper, same argument). */
   mux?: boolean;
   onSpawn?: (pid: number) => void;
+  /** Runs the remote node under this program (e.g. strace and its options); a fresh client only. */
+  wrap?: readonly string[];
+  timeoutMs?: number;
 }
 
 /**
@@ -88,11 +92,12 @@ export function wireFor(text: string | SealedOperation): SealedOperation {
 /** Sends the helper an encoded operation (validated or not), or an exact wire form. */
 export async function callRaw(link: HostLink, operation: string | SealedOperation, options: CallOptions = {}): Promise<CallOutcome> {
   const wire = wireFor(operation);
-  const command = wire.argument === '' ? `${link.nodePath} -` : `${link.nodePath} - ${wire.argument}`;
+  const node = wire.argument === '' ? `${link.nodePath} -` : `${link.nodePath} - ${wire.argument}`;
+  const command = options.wrap ? `${shellCommandLine([...options.wrap, '--'])} ${node}` : node;
   const input = helperInput(helperArtifact(), wire);
   const result = options.mux
     ? await link.muxCommand(command, { input })
-    : await link.fresh(command, { input, ...(options.killAfterMs === undefined ? {} : { killAfterMs: options.killAfterMs }), ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}) });
+    : await link.fresh(command, { input, ...(options.killAfterMs === undefined ? {} : { killAfterMs: options.killAfterMs }), ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
   return { line: findResultLine(result.stdout), killed: result.killed, ms: result.ms, code: result.code };
 }
 

@@ -1,7 +1,7 @@
 // Command line of `npm run chaos`, and the size of the quick and the full campaign.
 import { parseArgs } from 'node:util';
 
-export const SECTIONS = ['kill', 'faults', 'races', 'bad-input', 'hostile', 'secrets'] as const;
+export const SECTIONS = ['kill', 'faults', 'races', 'bad-input', 'hostile', 'secrets', 'crash-points', 'injected-errors'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface Sizes {
@@ -23,6 +23,8 @@ export interface Sizes {
   hostileCoreOnly: boolean;
   /** Which lane's host runs the prepare-versus-delete rounds: after the allocations, or after faults and secrets. */
   prepareDeleteLane: 'races' | 'faults';
+  /** Crash points and injected errors: every n-th point of each operation (1: every point). */
+  crashPointStep: number;
 }
 
 export const QUICK: Sizes = {
@@ -41,6 +43,7 @@ export const QUICK: Sizes = {
   badInputBatch: 40,
   hostileCoreOnly: true,
   prepareDeleteLane: 'races',
+  crashPointStep: 5,
 };
 
 export const FULL: Sizes = {
@@ -59,6 +62,7 @@ export const FULL: Sizes = {
   badInputBatch: 1,
   hostileCoreOnly: false,
   prepareDeleteLane: 'faults',
+  crashPointStep: 1,
 };
 
 export const DEFAULT_SEED = 20_240_601;
@@ -75,11 +79,12 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-export const USAGE = `usage: npm run chaos -- [--quick] [--seed N] [--only section,...] [--out file]
+export const USAGE = `usage: npm run chaos -- [--quick] [--seed N] [--only section,...] [--crash-step N] [--out file]
 
   --quick     the short fixed-seed campaign CI runs (a few minutes)
   --seed N    seed of every random choice (default ${DEFAULT_SEED}); the same seed replays the same plan
   --only      run only these sections: ${SECTIONS.join(', ')} (for investigation; targets of the others are not judged)
+  --crash-step N  try every N-th crash point and injected-error point (quick: 5, full: 1)
   --out       results file (default chaos/results/latest.json, quick runs chaos/results/quick.json)`;
 
 export function parseOptions(argv: readonly string[], defaultOut: { full: string; quick: string }): Options {
@@ -94,6 +99,7 @@ export function parseOptions(argv: readonly string[], defaultOut: { full: string
         seed: { type: 'string' },
         only: { type: 'string' },
         out: { type: 'string' },
+        'crash-step': { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }));
@@ -114,5 +120,10 @@ export function parseOptions(argv: readonly string[], defaultOut: { full: string
     sections = wanted as Section[];
   }
   const mode = values.quick ? 'quick' : 'full';
-  return { mode, seed, sizes: mode === 'quick' ? QUICK : FULL, sections, out: values.out ?? defaultOut[mode] };
+  const sizes = { ...(mode === 'quick' ? QUICK : FULL) };
+  if (values['crash-step'] !== undefined) {
+    if (!/^[1-9][0-9]{0,2}$/.test(values['crash-step'])) throw new UsageError('--crash-step must be an integer from 1 to 999');
+    sizes.crashPointStep = Number(values['crash-step']);
+  }
+  return { mode, seed, sizes, sections, out: values.out ?? defaultOut[mode] };
 }

@@ -3,7 +3,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_SEED, FULL, parseOptions, QUICK, SECTIONS, UsageError } from './options.js';
-import { judge, summarizeBadInput, summarizeTrials, type SectionResults } from './report.js';
+import type { CrashRecord, CrashRow, OperationCount } from './crash-points.js';
+import { intermediateShares, judge, summarizeBadInput, summarizeCrashes, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
+import type { Point } from './strace-log.js';
 import type { TrialRecord } from './trial.js';
 
 const OPS = ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace'] as const;
@@ -75,6 +77,11 @@ describe('judge', () => {
     assert.ok(targets.every((t) => t.met), JSON.stringify(targets));
   });
 
+  it('reports per operation how many kills landed mid-operation', () => {
+    const summary = summarizeTrials([record('ensure-namespace'), record('ensure-namespace', { effect: 'none' }), record('delete-namespace', { effect: 'complete' })], (r) => r.operation);
+    assert.equal(intermediateShares(summary), 'ensure-namespace 1/2 (50%), delete-namespace 0/1 (0%)');
+  });
+
   it('one violation or one non-converged trial misses the target', () => {
     const kill = cleanKill();
     kill.violations = 1;
@@ -93,6 +100,30 @@ describe('judge', () => {
     const targets = judge({}, QUICK, ['races']);
     assert.deepEqual(targets.map((t) => [t.section, t.met]), [['races', false]]);
     assert.deepEqual(judge({ kill: cleanKill() }, QUICK, ['kill']).map((t) => t.section), ['kill', 'kill', 'kill', 'kill']);
+  });
+
+  it('crash points: an operation not cut in a lane, a violation or a non-converged trial misses the target', () => {
+    const row = (operation: string, lane: string, change: Partial<CrashRow> = {}): CrashRow => ({ operation, lane, points: 5, tried: 1, exact: 1, trials: 1, violations: 0, nonConverged: 0, slowestRetryMs: 10, ...change });
+    const summary = (rows: CrashRow[], change: Partial<CrashSummary> = {}): CrashSummary => ({ step: 5, rows, trials: rows.length, offTarget: 0, violations: 0, nonConverged: 0, exact: rows.length, tried: rows.length, counted: [], failures: [], durationMs: 1, ...change });
+    const both = OPS.flatMap((op) => [row(op, 'helper'), row(op, 'children')]);
+    assert.ok(judge({ crashPoints: summary(both) }, QUICK, ['crash-points']).every((t) => t.met));
+    const missed = (s: CrashSummary) => judge({ crashPoints: s }, QUICK, ['crash-points']).filter((t) => !t.met).map((t) => t.name);
+    assert.deepEqual(missed(summary(both.slice(1))), ['every mutating operation counted and cut in both lanes']);
+    const noChildren = both.map((r) => (r.lane === 'children' && r.operation === 'stop-revision' ? { ...r, points: 0, tried: 0, exact: 0, trials: 0 } : r));
+    assert.ok(judge({ crashPoints: summary(noChildren) }, QUICK, ['crash-points']).every((t) => t.met), 'no children points: nothing to cut');
+    assert.deepEqual(missed(summary(both, { nonConverged: 1 })), ['100% convergence']);
+    assert.deepEqual(missed(summary(both, { violations: 2 })), ['zero invariant violations']);
+    assert.equal(judge({}, QUICK, ['injected-errors']).filter((t) => !t.met).length, 1, 'a section that ran without results fails');
+  });
+
+  it('crash summaries: rows only for the lanes that ran, off-target injections listed but not judged', () => {
+    const point = (ordinal: number): Point => ({ syscall: 'rename', when: ordinal, ordinal, whens: [ordinal], what: 'rename <root>/x', program: 'node' });
+    const counts: OperationCount[] = [{ operation: 'ensure-namespace', lane: 'helper', points: [point(1), point(2)], children: {} }];
+    const crash = (change: Partial<CrashRecord>): CrashRecord => ({ ...record('ensure-namespace'), lane: 'errors', point: point(1), exact: true, attempt: 1, injection: 'EIO', ...change });
+    const records = [crash({}), crash({ point: point(2), exact: false, offTarget: true, problems: ['no result line'] })];
+    const summary = summarizeCrashes(counts, records, 1, 5);
+    assert.deepEqual(summary.rows.map((row) => [row.lane, row.points, row.tried, row.exact, row.trials, row.nonConverged]), [['errors', 2, 2, 1, 2, 0]]);
+    assert.deepEqual([summary.trials, summary.offTarget, summary.nonConverged, summary.tried, summary.exact], [2, 1, 0, 2, 1]);
   });
 
   it('secrets: any sighting fails', () => {
@@ -121,17 +152,25 @@ describe('parseOptions', () => {
   it('defaults to the full campaign with the default seed and every section', () => {
     const options = parseOptions([], OUT);
     assert.deepEqual({ mode: options.mode, seed: options.seed, sections: options.sections, out: options.out }, { mode: 'full', seed: DEFAULT_SEED, sections: [...SECTIONS], out: '/tmp/latest.json' });
-    assert.equal(options.sizes, FULL);
+    assert.deepEqual(options.sizes, FULL);
     assert.equal(parseOptions(['--quick'], OUT).out, '/tmp/quick.json', 'a quick run never overwrites the published results');
   });
 
   it('--quick, --seed, --only and --out', () => {
     const options = parseOptions(['--quick', '--seed', '7', '--only', 'kill,secrets', '--out', '/tmp/x.json'], OUT);
     assert.equal(options.mode, 'quick');
-    assert.equal(options.sizes, QUICK);
+    assert.deepEqual(options.sizes, QUICK);
     assert.equal(options.seed, 7);
     assert.deepEqual(options.sections, ['kill', 'secrets']);
     assert.equal(options.out, '/tmp/x.json');
+  });
+
+  it('--crash-step samples every n-th crash point; quick samples every fifth, full every point', () => {
+    assert.equal(QUICK.crashPointStep, 5);
+    assert.equal(FULL.crashPointStep, 1);
+    assert.equal(parseOptions(['--crash-step', '3'], OUT).sizes.crashPointStep, 3);
+    assert.equal(FULL.crashPointStep, 1, 'the override does not change the shared sizes');
+    for (const step of ['0', '-1', 'x', '1000']) assert.throws(() => parseOptions(['--crash-step', step], OUT), UsageError, step);
   });
 
   it('refuses bad seeds, unknown sections and unknown flags', () => {

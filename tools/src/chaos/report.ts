@@ -1,6 +1,7 @@
 // The campaign's results: per-section counts, the targets they are judged against, and the
 // summary printed at the end. Summaries and judgement are pure.
 import type { BadCaseResult } from './bad-input.js';
+import { CRASH_OPERATIONS, crashRows, type CrashRecord, type CrashRow, type OperationCount } from './crash-points.js';
 import type { HostileResult } from './hostile.js';
 import type { Options, Section, Sizes } from './options.js';
 import type { RaceResult } from './races.js';
@@ -106,6 +107,44 @@ export function summarizeBadInput(results: readonly BadCaseResult[]): BadInputSu
   };
 }
 
+/** The crash-points or injected-errors section: one row per operation and lane, and the trials that failed. */
+export interface CrashSummary {
+  /** Every `step`-th point was tried. */
+  step: number;
+  rows: CrashRow[];
+  trials: number;
+  /** Injected errors whose number drifted onto a socket or eventfd write: listed, not judged. */
+  offTarget: number;
+  violations: number;
+  nonConverged: number;
+  /** Points that were hit exactly (the intended call), of the points tried. */
+  exact: number;
+  tried: number;
+  /** Each operation's points as counted, by lane (`program syscall path`), and what its children did. */
+  counted: { operation: string; lane: string; points: string[]; children: Record<string, number> }[];
+  failures: CrashRecord[];
+  durationMs: number;
+}
+
+export function summarizeCrashes(counts: readonly OperationCount[], records: readonly CrashRecord[], step: number, durationMs: number): CrashSummary {
+  const rows = crashRows(counts, records, step);
+  const judged = records.filter((record) => !record.offTarget);
+  const failing = judged.filter((record) => record.violations.length > 0 || record.problems.length > 0);
+  return {
+    step,
+    rows,
+    trials: records.length,
+    offTarget: records.length - judged.length,
+    violations: judged.filter((record) => record.violations.length > 0).length,
+    nonConverged: judged.filter((record) => record.problems.length > 0).length,
+    exact: rows.reduce((sum, row) => sum + row.exact, 0),
+    tried: rows.reduce((sum, row) => sum + row.tried, 0),
+    counted: counts.map((c) => ({ operation: c.operation, lane: c.lane, points: c.points.map((p) => `${p.program} ${p.what}`), children: c.children })),
+    failures: failing.slice(0, MAX_LISTED),
+    durationMs,
+  };
+}
+
 export interface SectionResults {
   kill?: TrialSummary & { durationMs: number; calibrationMs: Record<string, number>[] };
   faults?: TrialSummary & { durationMs: number };
@@ -113,6 +152,8 @@ export interface SectionResults {
   badInput?: BadInputSummary & { durationMs: number };
   hostile?: { cases: number; refused: number; unchanged: number; targetsUnchanged: number; notFollowed: number; results: HostileResult[]; durationMs: number };
   secrets?: Omit<SecretsResult, 'sightings'> & { sightings: number; found: SightingGroup[]; durationMs: number };
+  crashPoints?: CrashSummary;
+  injectedErrors?: CrashSummary;
 }
 
 /** The same six counts for every section (absent where a count does not apply). */
@@ -139,6 +180,8 @@ export function countsOf(sections: SectionResults): Record<string, Counts> {
     counts['hostile'] = { trials: h.cases, refused: h.refused, unchanged: h.unchanged + h.notFollowed, violations: h.cases - h.targetsUnchanged };
   }
   if (sections.secrets) counts['secrets'] = { trials: sections.secrets.corpora.length, sightings: sections.secrets.sightings };
+  if (sections.crashPoints) counts['crashPoints'] = { trials: sections.crashPoints.trials, violations: sections.crashPoints.violations, nonConverged: sections.crashPoints.nonConverged };
+  if (sections.injectedErrors) counts['injectedErrors'] = { trials: sections.injectedErrors.trials, violations: sections.injectedErrors.violations, nonConverged: sections.injectedErrors.nonConverged };
   return counts;
 }
 
@@ -235,7 +278,27 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
       want('secrets', 'every corpus collected and every check ran', secrets.problems.length === 0 && secrets.corpora.every((corpus) => corpus.bytes > 0 || corpus.name === 'gateway journal'), secrets.problems.join('; ') || `${secrets.corpora.length} corpora`);
     }
   }
+  for (const [section, lanes, summary] of [['crash-points', ['helper', 'children'], sections.crashPoints], ['injected-errors', ['errors'], sections.injectedErrors]] as const) {
+    if (!run.includes(section)) continue;
+    if (!summary) {
+      missing(section);
+      continue;
+    }
+    const rowsOf = (lane: string) => summary.rows.filter((row) => row.lane === lane);
+    // An operation with no points in a lane (no child touches shadow's files while stopping) has nothing to cut there.
+    const absent = lanes.flatMap((lane) => CRASH_OPERATIONS.filter((op) => !rowsOf(lane).some((row) => row.operation === op && (row.trials > 0 || (row.points === 0 && lane === 'children')))).map((op) => `${op} (${lane})`));
+    want(section, `every mutating operation counted and cut${lanes.length > 1 ? ' in both lanes' : ''}`, absent.length === 0, absent.length ? `not cut: ${absent.join(', ')}` : summary.rows.map((row) => `${row.operation}/${row.lane} ${row.trials}`).join(', '));
+    want(section, 'zero invariant violations', summary.violations === 0, `${summary.violations} trials with violations`);
+    want(section, '100% convergence', summary.nonConverged === 0, `${summary.trials - summary.nonConverged}/${summary.trials} converged`);
+  }
   return targets;
+}
+
+/** Per operation: how many of its kills landed between two of its effects (`ensure-namespace 3/56 (5%)`). */
+export function intermediateShares(summary: TrialSummary): string {
+  return Object.entries(summary.by)
+    .map(([op, entry]) => `${op} ${entry.intermediate}/${entry.trials} (${entry.trials ? Math.round((100 * entry.intermediate) / entry.trials) : 0}%)`)
+    .join(', ');
 }
 
 /** The lines printed at the end of a run. */
@@ -243,12 +306,18 @@ export function summaryLines(results: Results): string[] {
   const s = results.sections;
   const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const lines = [`chaos ${results.mode} campaign, seed ${results.seed}: ${results.ok ? 'all targets met' : 'TARGETS MISSED'} in ${seconds(results.durationMs)}`];
-  if (s.kill) lines.push(`  a. ssh client SIGKILL: ${s.kill.trials} trials (${s.kill.effects.intermediate} cut mid-operation, ${s.kill.completedFirst} completed first), ${s.kill.violations} violations, ${s.kill.nonConverged} not converged [${seconds(s.kill.durationMs)}]`);
+  if (s.kill) {
+    lines.push(`  a. ssh client SIGKILL: ${s.kill.trials} trials (${s.kill.effects.intermediate} cut mid-operation, ${s.kill.completedFirst} completed first), ${s.kill.violations} violations, ${s.kill.nonConverged} not converged [${seconds(s.kill.durationMs)}]`);
+    lines.push(`     cut mid-operation: ${intermediateShares(s.kill)}`);
+  }
   if (s.faults) lines.push(`  b. host faults: ${s.faults.trials} trials (${Object.entries(s.faults.by).map(([k, v]) => `${k} ${v.trials}`).join(', ')}), ${s.faults.violations} violations, ${s.faults.nonConverged} not converged [${seconds(s.faults.durationMs)}]`);
   if (s.races) lines.push(`  c. races: ${s.races.allocations} allocations, ${s.races.duplicatePorts} duplicate ports, ${s.races.duplicateAccounts} duplicate accounts; prepare vs delete ${s.races.prepareVsDelete.rounds} rounds, ${s.races.prepareVsDelete.inconsistent} inconsistent; ${s.races.violations.length} violations [${seconds(s.races.durationMs)}]`);
   if (s.badInput) lines.push(`  d. bad input: ${s.badInput.cases} cases, ${s.badInput.refused} refused, ${s.badInput.classified} classified, ${s.badInput.unchanged} unchanged (${s.badInput.batches} tree comparisons) [${seconds(s.badInput.durationMs)}]`);
   if (s.hostile) lines.push(`  e. hostile host state: ${s.hostile.cases} cases, ${s.hostile.refused} refused, ${s.hostile.unchanged} unchanged, ${s.hostile.notFollowed} planted-link cases not followed [${seconds(s.hostile.durationMs)}]`);
   if (s.secrets) lines.push(`  f. secrets: ${s.secrets.sightings} sightings in ${s.secrets.corpora.length} corpora (${s.secrets.helperInvocationsSampled.host + s.secrets.helperInvocationsSampled.local} helper invocations sampled on argv) [${seconds(s.secrets.durationMs)}]`);
+  for (const [label, c] of [['g. crash points (strace SIGKILL)', s.crashPoints], ['h. injected errors (ENOSPC, EIO)', s.injectedErrors]] as const) {
+    if (c) lines.push(`  ${label}: ${c.trials} trials at ${c.exact}/${c.tried} exact points (${c.step === 1 ? 'every point' : `1 point in ${c.step}`})${c.offTarget ? `, ${c.offTarget} off target` : ''}, ${c.violations} violations, ${c.nonConverged} not converged [${seconds(c.durationMs)}]`);
+  }
   for (const target of results.targets.filter((t) => !t.met)) lines.push(`  MISSED ${target.section}: ${target.name} (${target.detail})`);
   for (const error of results.errors) lines.push(`  ERROR ${error}`);
   return lines;

