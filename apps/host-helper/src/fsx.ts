@@ -46,11 +46,20 @@ function expectOwnership(path: string, stat: fs.Stats, want: Ownership): void {
 export function ensureDir(path: string, want: Ownership, options: { repairMode?: boolean } = {}): 'created' | 'verified' {
   const stat = lstatOrNull(path);
   if (stat === null) {
-    fs.mkdirSync(path, { mode: 0o700 });
-    withDirFd(path, (fd) => {
-      fs.fchownSync(fd, want.uid, want.gid);
-      fs.fchmodSync(fd, want.mode);
-    });
+    // Owner and mode are set on a temp directory renamed into place: a kill in between leaves only
+    // the temp, which the next creation sweeps, never a directory with the wrong owner.
+    const temp = tempSibling(path);
+    fs.mkdirSync(temp, { mode: 0o700 });
+    try {
+      withDirFd(temp, (fd) => {
+        fs.fchownSync(fd, want.uid, want.gid);
+        fs.fchmodSync(fd, want.mode);
+      });
+      fs.renameSync(temp, path);
+    } catch (error) {
+      fs.rmSync(temp, { recursive: true, force: true });
+      throw error;
+    }
     syncDir(parentOf(path));
     return 'created';
   }
@@ -89,7 +98,7 @@ function baseOf(path: string): string {
 /** temp file + fsync + rename + directory fsync: readers see the old bytes or the new, never half. */
 export function writeFileAtomic(path: string, data: string | Buffer, want: Ownership): void {
   const dir = parentOf(path);
-  const temp = `${dir}/.${baseOf(path)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
+  const temp = tempSibling(path);
   const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
   try {
     fs.fchownSync(fd, want.uid, want.gid);
@@ -107,8 +116,23 @@ export function writeFileAtomic(path: string, data: string | Buffer, want: Owner
     fs.rmSync(temp, { force: true });
     throw ownershipError(path, 'expected a file, found a directory');
   }
-  fs.renameSync(temp, path);
+  try {
+    fs.renameSync(temp, path);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
   syncDir(dir);
+}
+
+/**
+ * A fresh temp name beside `path`, after removing the temps an interrupted earlier write of the same
+ * path left there (the helper holds the host lock, so no other write of `path` is in flight).
+ */
+function tempSibling(path: string): string {
+  const prefix = `.${baseOf(path)}${TEMP_MARK}`;
+  sweepTemps(parentOf(path), prefix);
+  return `${parentOf(path)}/${prefix}${randomBytes(6).toString('hex')}`;
 }
 
 /**
@@ -119,7 +143,7 @@ export function writeFileAtomic(path: string, data: string | Buffer, want: Owner
  */
 export function createDirAtomic(path: string, want: Ownership, fill: (dir: string) => void): void {
   const dir = parentOf(path);
-  const temp = `${dir}/.${baseOf(path)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
+  const temp = tempSibling(path);
   fs.mkdirSync(temp, { mode: 0o700 });
   try {
     withDirFd(temp, (fd) => {
@@ -161,9 +185,14 @@ export function replaceSymlink(path: string, target: string): void {
   const existing = lstatOrNull(path);
   if (existing && !existing.isSymbolicLink()) throw ownershipError(path, 'expected a symbolic link');
   const dir = parentOf(path);
-  const temp = `${dir}/.${baseOf(path)}${TEMP_MARK}${randomBytes(6).toString('hex')}`;
+  const temp = tempSibling(path);
   fs.symlinkSync(target, temp);
-  fs.renameSync(temp, path);
+  try {
+    fs.renameSync(temp, path);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
   syncDir(dir);
 }
 
@@ -195,6 +224,8 @@ export function removeTree(path: string): boolean {
 
 /** Deletes temp files an interrupted write left in a directory the driver owns. */
 export function sweepTemps(dir: string, prefix = '.'): void {
+  // Only a real directory is swept: never through a link to somewhere else.
+  if (!lstatOrNull(dir)?.isDirectory()) return;
   let names: string[];
   try {
     names = fs.readdirSync(dir);
