@@ -107,6 +107,7 @@ describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
       revisions: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/revisions',
       current: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current',
       served: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/served.json',
+      activation: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/activation',
       unitName: 'openclaw-enterprise-gateway-fcfbd503951a.service',
       unitFile: '/etc/systemd/system/openclaw-enterprise-gateway-fcfbd503951a.service',
     });

@@ -44,6 +44,8 @@ export interface AgentLayout {
   revisions: string;
   current: string;
   served: string;
+  /** The in-flight activation's claim: a random token, so a later operation that took over is seen. */
+  activation: string;
   unitName: string;
   unitFile: string;
 }
@@ -61,6 +63,7 @@ export function agentLayout(root: string, unitDirectory: string, namespaceId: st
     revisions: `${dir}/revisions`,
     current: `${dir}/current`,
     served: `${dir}/served.json`,
+    activation: `${dir}/activation`,
     unitName: unit,
     unitFile: `${unitDirectory}/${unit}`,
   };

@@ -1,7 +1,9 @@
 // activate-revision: render the unit, switch `current`, restart, wait for /readyz, record served.json.
+// Every change is made under the host lock; the readiness wait is not (see activation-claim.ts).
 import { renderUnit, UnitRenderError, type RevisionMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
+import { dropClaim, stakeClaim, verifyClaim } from '../activation-claim.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { ownershipError, parentOf, removeFile, replaceSymlink, sweepTemps, writeFileAtomic } from '../fsx.js';
 import { writeMarker } from '../marker-io.js';
@@ -61,6 +63,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
 
   ctx.session.checkpoint();
   removeFile(layout.served);
+  const claim = stakeClaim(layout, { agent, revision: paths, configurationHash: marker.configurationHash, unitText });
   if (unitChanged) {
     sweepTemps(parentOf(layout.unitFile), `.${layout.unitName}`);
     writeFileAtomic(layout.unitFile, unitText, { uid: 0, gid: 0, mode: 0o644 });
@@ -78,14 +81,18 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   const restartedAt = Date.now();
   await restartUnit(layout.unitName);
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
-  const readiness = await waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid });
-  if (!readiness.ready) {
-    ctx.session.checkpoint();
-    throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
-  }
+  // The wait changes nothing, so other Agents' operations need not queue behind it.
+  const wait = () => waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid });
+  const readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
   const readyMs = Date.now() - restartedAt;
   ctx.session.checkpoint();
+  verifyClaim(layout, owner, claim);
+  if (!readiness.ready) {
+    dropClaim(layout);
+    throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
+  }
   writeMarker(layout.served, servedMarker(marker, agent.port));
+  dropClaim(layout);
   return { ...base, readyMs };
 }
 
