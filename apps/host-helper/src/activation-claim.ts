@@ -34,11 +34,11 @@ export function verifyClaim(layout: AgentLayout, owner: AgentOwner, claim: Activ
   let changedPath: string | undefined;
   try {
     const token = readOwnedFile(layout.activation, ROOT_FILE)?.toString('utf8').trim();
-    if (token !== claim.token) changedPath = `${layout.activation} (another activation)`;
-    else if (readCurrent(layout) !== claim.revision.currentTarget) changedPath = `${layout.current}`;
+    if (!sameAgent(readAgent(layout, owner), claim.agent)) changedPath = layout.marker;
     else if (readRevision(claim.revision, owner)?.configurationHash !== claim.configurationHash) changedPath = claim.revision.marker;
-    else if (!sameAgent(readAgent(layout, owner), claim.agent)) changedPath = layout.marker;
+    else if (readCurrent(layout) !== claim.revision.currentTarget) changedPath = layout.current;
     else if (verifyUnitFile(layout, owner) !== claim.unitText) changedPath = layout.unitFile;
+    else if (token !== claim.token) changedPath = `${layout.activation} (another activation of the same revision)`;
   } catch (error) {
     const path = error instanceof ComputeError ? error.details.path : undefined;
     throw changed(path ?? layout.dir);
