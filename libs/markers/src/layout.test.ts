@@ -101,6 +101,7 @@ describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
       dir: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a',
       marker: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/agent.json',
       home: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home',
+      compileCache: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache',
       state: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state',
       passwordFile: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/gateway-password.env',
       operatorEnvFile: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env',

@@ -38,6 +38,8 @@ export interface AgentLayout {
   dir: string;
   marker: string;
   home: string;
+  /** NODE_COMPILE_CACHE: under home/, so the gateway creates and owns it and it outlives restarts. */
+  compileCache: string;
   state: string;
   passwordFile: string;
   operatorEnvFile: string;
@@ -57,6 +59,7 @@ export function agentLayout(root: string, unitDirectory: string, namespaceId: st
     dir,
     marker: `${dir}/agent.json`,
     home: `${dir}/home`,
+    compileCache: `${dir}/home/.node-compile-cache`,
     state: `${dir}/state`,
     passwordFile: `${dir}/gateway-password.env`,
     operatorEnvFile: `${dir}/env`,

@@ -4,6 +4,7 @@ import { renderUnit, UnitRenderError, type RevisionMarker } from '@occ-ssh/marke
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
 import { dropClaim, stakeClaim, verifyClaim } from '../activation-claim.js';
+import { boundCompileCache } from '../compile-cache.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { ownershipError, parentOf, removeFile, replaceSymlink, sweepTemps, writeFileAtomic } from '../fsx.js';
 import { writeMarker } from '../marker-io.js';
@@ -78,6 +79,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   // cut before its reload.
   if (unitChanged || enabling || (await needsDaemonReload(layout.unitName))) await daemonReload();
   ctx.session.checkpoint();
+  await boundCompileCache(layout, account);
   const restartedAt = Date.now();
   await restartUnit(layout.unitName);
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
