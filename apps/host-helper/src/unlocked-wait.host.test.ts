@@ -8,7 +8,7 @@ import { startTestHost, type TestHost } from '@occ-ssh/tools';
 import { ROOT, UNIT_DIR, activateArgs, call, exists, ok, owner, prepareArgs, type CallOutcome } from './testing/remote.js';
 
 /** Long enough that lock holds (unit write, reload, restart) are small beside it, short enough for CI. */
-const START_DELAY_MS = 7000;
+const START_DELAY_MS = 8000;
 const AGENTS = 8;
 
 describe('readiness wait outside the host lock on a real host', () => {
@@ -50,6 +50,7 @@ describe('readiness wait outside the host lock on a real host', () => {
     const slowest = Math.max(...outcomes.map((outcome) => outcome.ms));
     const holds = outcomes.map((outcome) => outcome.line?.timings.lockHoldMs ?? 0);
     const ratio = slowest / single.ms;
+    process.stderr.write(`# ${AGENTS} at once: slowest ${slowest} ms, one alone ${single.ms} ms (x${ratio.toFixed(2)}); lock holds ${holds.join(', ')} ms\n`);
     assert.ok(ratio <= 1.3, `slowest of ${AGENTS} took ${slowest} ms, one alone ${single.ms} ms (x${ratio.toFixed(2)}); lock holds ${holds.join(', ')} ms`);
     for (const args of revisions) assert.equal(await servedRevision(layoutOf(args.owner)), args.revision.id);
   });
