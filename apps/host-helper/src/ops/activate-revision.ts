@@ -12,7 +12,7 @@ import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, v
 import { requirePasswordFile } from '../password.js';
 import { ownedListener, probeReady, waitReady } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
-import { daemonReload, enableUnit, isActive, isEnabled, needsDaemonReload, restartUnit } from '../systemd.js';
+import { daemonReload, enableUnit, isActive, isEnabled, restartUnit, unitFacts } from '../systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
 
@@ -77,11 +77,12 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   // One reload at most, and none when a new revision keeps the same unit (its cost grows with the
   // host's unit count). systemd's NeedDaemonReload catches a unit written by an attempt that was
   // cut before its reload.
-  if (unitChanged || enabling || (await needsDaemonReload(layout.unitName))) await daemonReload();
+  const facts = await unitFacts(layout.unitName);
+  if (unitChanged || enabling || facts.needsReload) await daemonReload();
   ctx.session.checkpoint();
   await boundCompileCache(layout, account);
   const restartedAt = Date.now();
-  await restartUnit(layout.unitName);
+  await restartUnit(layout.unitName, facts.failed);
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
   // The wait changes nothing, so other Agents' operations need not queue behind it.
   const wait = () => waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid });
