@@ -17,6 +17,14 @@ export const COMPILE_CACHE_LIMIT_BYTES = 256 * 1024 * 1024;
  * Returns whether the cache was removed. Best effort: a failure leaves the cache and is not fatal.
  */
 export async function boundCompileCache(layout: AgentLayout, account: Account): Promise<boolean> {
+  try {
+    return await bound(layout, account);
+  } catch {
+    return false; // setpriv, du or rm missing: the cache only grows with runtime upgrades
+  }
+}
+
+async function bound(layout: AgentLayout, account: Account): Promise<boolean> {
   const stat = lstatOrNull(layout.compileCache);
   if (!stat?.isDirectory() || stat.uid !== account.uid) return false;
   const asAgent = [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--'];
