@@ -40,7 +40,13 @@ describe('readiness wait outside the host lock on a real host', () => {
     const agents = Array.from({ length: AGENTS + 1 }, (_, i) => owner(`many${i}`));
     await ok(host, 'ensure-namespace', { namespace: agents[0]!.namespace });
     const revisions = agents.map((who) => slow({ ...who, namespace: agents[0]!.namespace }, 1, START_DELAY_MS));
-    for (const args of revisions) await ok(host, 'prepare-revision', args);
+    const prepareHolds: number[] = [];
+    for (const args of revisions) {
+      const prepared = await call(host, 'prepare-revision', args);
+      assert.equal(prepared.line?.ok, true, JSON.stringify(prepared.line));
+      prepareHolds.push(prepared.line?.timings.lockHoldMs ?? -1);
+    }
+    process.stderr.write(`# prepare of a new Agent: lock holds ${prepareHolds.join(', ')} ms\n`);
 
     const single = await call(host, 'activate-revision', activateArgs(revisions[0]!));
     assert.equal(single.line?.ok, true, JSON.stringify(single.line));
