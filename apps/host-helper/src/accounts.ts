@@ -40,7 +40,7 @@ function nologinShell(): string {
 
 /**
  * Creates or verifies the Agent's account. The marker is written in state `creating` before
- * groupadd/useradd, so a retry after an interruption recognises the half-made account as its own;
+ * useradd, so a retry after an interruption recognises the half-made account as its own;
  * an account or group that exists without that marker is refused.
  */
 export async function ensureAccount(ctx: OpContext, owner: AgentOwner, home: string): Promise<Account> {
@@ -61,14 +61,15 @@ export async function ensureAccount(ctx: OpContext, owner: AgentOwner, home: str
     writeMarker(markerPath, marker);
   }
   ctx.session.checkpoint();
-  if (!group) await mustRun('groupadd', ['--system', name]);
-  const createdGroup = await lookup('group', name);
-  if (!createdGroup) throw new ComputeError('host-command', `group ${name} is missing after groupadd`);
   if (!user) {
-    ctx.session.checkpoint();
-    await mustRun('useradd', ['--system', '--gid', name, '--no-create-home', '--home-dir', home, '--shell', nologinShell(), '--comment', 'OpenClaw Enterprise agent', name]);
+    // One useradd makes the private group too; a group an interrupted attempt left is reused.
+    const groupArgs = group ? ['--gid', name] : ['--user-group'];
+    await mustRun('useradd', ['--system', ...groupArgs, '--no-create-home', '--home-dir', home, '--shell', nologinShell(), '--comment', 'OpenClaw Enterprise agent', name]);
+  } else if (!group) {
+    await mustRun('groupadd', ['--system', name]);
   }
-  const createdUser = await lookup('passwd', name);
+  const [createdUser, createdGroup] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
+  if (!createdGroup) throw new ComputeError('host-command', `group ${name} is missing after useradd`);
   if (!createdUser) throw new ComputeError('host-command', `user ${name} is missing after useradd`);
   if (createdUser.primaryGid !== createdGroup.id) throw ownershipError(markerPath, `user ${name} does not have its private group ${name} as primary group`);
   const active: AccountMarker = { ...marker, state: 'active', uid: createdUser.id, gid: createdGroup.id };

@@ -181,6 +181,29 @@ describe('activation lifecycle on a real host', () => {
     assert.equal(await unitState(), 'active');
   });
 
+  test('the compile cache in home/ is kept within its bound on each restart, as the Agent, never followed as root', async () => {
+    const account = (await host.run(['stat', '-c', '%U', layout.state])).trim();
+    const asAgent = (argv: string[]) => host.run(['runuser', '-u', account, '--', ...argv]);
+    const restart = (round: string) => ok(host, 'activate-revision', activateArgs(rev5, { OCC_ROUND: `opaque-${round}` }));
+    const pid = (await host.run(['systemctl', 'show', '--property=MainPID', '--value', layout.unitName])).trim();
+    assert.ok((await host.run(['cat', `/proc/${pid}/environ`])).split('\0').includes(`NODE_COMPILE_CACHE=${layout.compileCache}`));
+    await asAgent(['mkdir', '-p', `${layout.compileCache}/openclaw/old`]);
+    await asAgent(['truncate', '-s', '1M', `${layout.compileCache}/openclaw/old/small`]);
+    await restart('a');
+    assert.equal(await exists(host, `${layout.compileCache}/openclaw/old/small`), true, 'a cache within the bound is kept');
+    await asAgent(['truncate', '-s', '300M', `${layout.compileCache}/openclaw/old/big`]);
+    await restart('b');
+    assert.equal(await exists(host, `${layout.compileCache}/openclaw/old`), false, 'a cache over the bound is removed');
+    // A symlink the Agent plants in its place leads root nowhere: nothing behind it is measured or removed.
+    await host.run(['mkdir', '-p', '/root/cache-target']);
+    await host.run(['truncate', '-s', '300M', '/root/cache-target/big']);
+    await asAgent(['rm', '-rf', layout.compileCache]);
+    await asAgent(['ln', '-s', '/root/cache-target', layout.compileCache]);
+    await restart('c');
+    assert.equal(await exists(host, '/root/cache-target/big'), true);
+    await asAgent(['rm', layout.compileCache]);
+  });
+
   test('retiring the current revision stops the unit and removes the pointer first', async () => {
     const result = await ok(host, 'retire-revision', { owner: who, revision: rev5.revision });
     assert.deepEqual(result, { removed: true, wasCurrent: true });

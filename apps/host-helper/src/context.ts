@@ -1,11 +1,14 @@
 // What every operation receives: trusted runtime settings, the session and the host layout.
 import { agentLayout, namespaceLayout, revisionLayout, rootLayout, type AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner, RevisionIdentity, RuntimeSettings } from '@occ-ssh/protocol';
+import type { LockScope } from './lock.js';
 import type { Session } from './session.js';
 
 export interface OpContext {
   runtime: RuntimeSettings;
   session: Session;
+  /** The host lock, for mutating operations (dispatch takes it before they run). */
+  lock?: LockScope;
 }
 
 export function rootPaths(ctx: OpContext) {

@@ -3,7 +3,7 @@ import { rootLayout } from '@occ-ssh/markers';
 import { OPERATIONS, type Envelope, type HelperTimings } from '@occ-ssh/protocol';
 import type { OpContext } from './context.js';
 import { sweepTemps } from './fsx.js';
-import { acquireLock } from './lock.js';
+import { LockScope } from './lock.js';
 import { activateRevision } from './ops/activate-revision.js';
 import { deleteNamespace } from './ops/delete-namespace.js';
 import { ensureNamespace } from './ops/ensure-namespace.js';
@@ -41,14 +41,14 @@ export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<He
   ctx.session.checkpoint();
   ensureRoot(ctx);
   const root = rootLayout(ctx.runtime.root);
-  const lock = await acquireLock(root.lock, ctx.session.signal);
-  timings.lockWaitMs = lock.waitedMs;
+  const lock = await LockScope.take(root.lock, ctx.session.signal);
   try {
     ctx.session.checkpoint();
     sweepTemps(root.accounts);
-    return await run(ctx, op);
+    return await run({ ...ctx, lock }, op);
   } finally {
     await lock.release();
-    timings.lockHoldMs = Date.now() - lock.acquiredAt;
+    timings.lockWaitMs = lock.waitedMs;
+    timings.lockHoldMs = lock.heldMs;
   }
 }

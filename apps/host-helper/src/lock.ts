@@ -61,3 +61,50 @@ function release(child: ChildProcess): Promise<void> {
     child.stdin!.end();
   });
 }
+
+/**
+ * The lock for one operation, which may step out of it for a wait that changes nothing (activation's
+ * readiness wait). Wait and hold times add up over every time it is taken.
+ */
+export class LockScope {
+  waitedMs = 0;
+  heldMs = 0;
+  private held: HeldLock | null = null;
+
+  private constructor(
+    private readonly lockPath: string,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  static async take(lockPath: string, signal?: AbortSignal): Promise<LockScope> {
+    const scope = new LockScope(lockPath, signal);
+    await scope.acquire();
+    return scope;
+  }
+
+  /**
+   * Runs `wait` without the lock and takes it again before returning, so other operations on the
+   * host proceed meanwhile. Whatever `wait` saw may be stale once it returns: the caller must
+   * re-verify its state under the lock before any effect.
+   */
+  async outside<T>(wait: () => Promise<T>): Promise<T> {
+    await this.release();
+    const result = await wait();
+    await this.acquire();
+    return result;
+  }
+
+  async release(): Promise<void> {
+    const held = this.held;
+    if (!held) return;
+    this.held = null;
+    await held.release();
+    this.heldMs += Date.now() - held.acquiredAt;
+  }
+
+  private async acquire(): Promise<void> {
+    const held = await acquireLock(this.lockPath, this.signal);
+    this.waitedMs += held.waitedMs;
+    this.held = held;
+  }
+}

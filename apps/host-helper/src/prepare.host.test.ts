@@ -1,7 +1,7 @@
 // Real-host proof of probe, ensure-namespace and prepare-revision: accounts, ports, modes, snapshots.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { accountName, agentLayout, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
+import { accountMarkerPath, accountName, agentLayout, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
 import { ROOT, UNIT_DIR, activateArgs, exists, fails, ok, owner, prepareArgs, statOf } from './testing/remote.js';
 
@@ -145,5 +145,24 @@ describe('prepare-revision on a real host', () => {
     const error = await fails(host, 'prepare-revision', prepareArgs(c, 1));
     assert.equal(error.code, 'ownership');
     assert.equal((await host.exec(['getent', 'passwd', accountName('openclaw', c.namespace.id, c.agent.id)])).code, 2);
+  });
+  test('one useradd makes the account and its private group; a group an interrupted attempt left is reused', async () => {
+    const fresh = owner('ugfresh');
+    await ok(host, 'ensure-namespace', { namespace: fresh.namespace });
+    await ok(host, 'prepare-revision', prepareArgs(fresh, 1));
+    const freshName = accountName('openclaw', fresh.namespace.id, fresh.agent.id);
+    const gidOf = async (name: string) => (await host.run(['getent', 'group', name])).split(':')[2];
+    assert.equal((await host.run(['getent', 'passwd', freshName])).split(':')[3], await gidOf(freshName));
+
+    // What an attempt cut between its group and its user leaves: the marker in state creating, and the group.
+    const cut = owner('ugcut');
+    const name = accountName('openclaw', cut.namespace.id, cut.agent.id);
+    const marker = { kind: 'account', version: 1, driver: 'compute-ssh', namespaceId: cut.namespace.id, agentId: cut.agent.id, servicePrincipalId: cut.servicePrincipal.id, account: name, state: 'creating' };
+    await host.run(['install', '-m', '600', '-o', 'root', '-g', 'root', '/dev/stdin', accountMarkerPath(ROOT, name)], { input: JSON.stringify(marker) });
+    await host.run(['groupadd', '--system', name]);
+    const leftGid = await gidOf(name);
+    await ok(host, 'ensure-namespace', { namespace: cut.namespace });
+    await ok(host, 'prepare-revision', prepareArgs(cut, 1));
+    assert.equal((await host.run(['getent', 'passwd', name])).split(':')[3], leftGid);
   });
 });

@@ -305,11 +305,9 @@ require('http').createServer((q, s) => { fs.appendFileSync(log, q.method + ' ' +
     await ensure(h);
     await ok(host, 'prepare-revision', rev);
     const pending = call(host, 'activate-revision', activateArgs(rev));
-    let holder = '';
-    for (let i = 0; i < 80 && !holder; i += 1) {
-      await sleep(100);
-      holder = (await host.exec(['sh', '-c', `for p in $(pgrep -f '^flock --exclusive'); do pp=$(ps -o ppid= -p $p | tr -d ' '); i=$(readlink /proc/$p/fd/0); echo "$(tr '\\0' ' ' < /proc/$pp/cmdline)| $i"; done`])).stdout.trim();
-    }
+    // Polled on the host: activation holds the lock only for its changes, not for the readiness wait.
+    const look = `for p in $(pgrep -f '^flock --exclusive'); do pp=$(ps -o ppid= -p $p | tr -d ' '); i=$(readlink /proc/$p/fd/0); echo "$(tr '\\0' ' ' < /proc/$pp/cmdline)| $i"; done`;
+    const holder = (await host.exec(['sh', '-c', `for n in $(seq 400); do h=$(${look}); [ -n "$h" ] && { echo "$h"; exit; }; sleep 0.01; done`])).stdout.trim();
     assert.match(holder, new RegExp(`^${host.nodePath} - [A-Za-z0-9+/=]+ \\| (pipe|socket):\\[\\d+\\]$`), 'the flock holder is the helper\'s child, reading from it');
     const outcome = await pending;
     assert.ok(outcome.line?.ok);

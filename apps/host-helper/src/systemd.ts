@@ -6,20 +6,38 @@ const SYSTEMCTL_TIMEOUT_MS = 90_000;
 
 export const daemonReload = () => mustRun('systemctl', ['daemon-reload'], SYSTEMCTL_TIMEOUT_MS);
 /**
- * An activation is an explicit request, not a crash loop: reset-failed first clears the start rate
- * limit (by default 5 starts in 10 s), which back-to-back activations would otherwise hit.
+ * An activation is an explicit request, not a crash loop: a failed unit is reset first, and a
+ * restart refused by the start rate limit (by default 5 starts in 10 s), which back-to-back
+ * activations can reach before systemd shows it, is retried once after a reset-failed.
  */
-export async function restartUnit(unit: string): Promise<void> {
+export async function restartUnit(unit: string, failed: boolean): Promise<void> {
+  if (failed) await runCommand('systemctl', ['reset-failed', unit], SYSTEMCTL_TIMEOUT_MS);
+  if ((await runCommand('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS)).code === 0) return;
   await runCommand('systemctl', ['reset-failed', unit], SYSTEMCTL_TIMEOUT_MS);
   await mustRun('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS);
 }
 /** Only the symlink: the caller runs the one daemon-reload (enable would run its own). */
 export const enableUnit = (unit: string) => mustRun('systemctl', ['enable', '--quiet', '--no-reload', unit], SYSTEMCTL_TIMEOUT_MS);
 
-/** systemd's own view: the unit file on disk differs from what it loaded (e.g. a reload was cut short). */
-export async function needsDaemonReload(unit: string): Promise<boolean> {
-  const result = await runCommand('systemctl', ['show', '--property=NeedDaemonReload', '--value', unit]);
-  return result.code !== 0 || result.stdout.trim() !== 'no';
+/**
+ * What activation reads of a unit before it restarts it, in one `systemctl show`. Not whether it is
+ * enabled: systemd caches UnitFileState until the next reload, so a wants link removed by hand still
+ * reads `enabled` there; `is-enabled` reads the disk.
+ */
+export interface UnitFacts {
+  /** The unit file on disk differs from what systemd loaded (e.g. a reload was cut short). */
+  needsReload: boolean;
+  /** Failed, or its last start was refused (the start rate limit). */
+  failed: boolean;
+}
+
+export async function unitFacts(unit: string): Promise<UnitFacts> {
+  const result = await runCommand('systemctl', ['show', '--property=NeedDaemonReload,ActiveState,Result', unit]);
+  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
+  return {
+    needsReload: result.code !== 0 || value('NeedDaemonReload') !== 'no',
+    failed: result.code !== 0 || value('ActiveState') === 'failed' || !['success', ''].includes(value('Result')),
+  };
 }
 
 /** Stops and disables; a unit systemd does not know is already stopped. */

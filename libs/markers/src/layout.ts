@@ -38,12 +38,16 @@ export interface AgentLayout {
   dir: string;
   marker: string;
   home: string;
+  /** NODE_COMPILE_CACHE: under home/, so the gateway creates and owns it and it outlives restarts. */
+  compileCache: string;
   state: string;
   passwordFile: string;
   operatorEnvFile: string;
   revisions: string;
   current: string;
   served: string;
+  /** The in-flight activation's claim: a random token, so a later operation that took over is seen. */
+  activation: string;
   unitName: string;
   unitFile: string;
 }
@@ -55,12 +59,14 @@ export function agentLayout(root: string, unitDirectory: string, namespaceId: st
     dir,
     marker: `${dir}/agent.json`,
     home: `${dir}/home`,
+    compileCache: `${dir}/home/.node-compile-cache`,
     state: `${dir}/state`,
     passwordFile: `${dir}/gateway-password.env`,
     operatorEnvFile: `${dir}/env`,
     revisions: `${dir}/revisions`,
     current: `${dir}/current`,
     served: `${dir}/served.json`,
+    activation: `${dir}/activation`,
     unitName: unit,
     unitFile: `${unitDirectory}/${unit}`,
   };

@@ -43,6 +43,7 @@ Environment="HOME=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fc
 Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state"
 Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
 Environment="OPENCLAW_GATEWAY_PORT=18800"
+Environment="NODE_COMPILE_CACHE=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache"
 EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/gateway-password.env
 EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
 ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18800
@@ -106,6 +107,7 @@ Environment="HOME=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fc
 Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state"
 Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
 Environment="OPENCLAW_GATEWAY_PORT=18801"
+Environment="NODE_COMPILE_CACHE=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache"
 EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
 Environment="OCC_CONFIG_BINDING=opaque-cfg.binding=abc"
 Environment="OCC_IAM_TOKEN_REF=opaque-iam/ref:42"
@@ -279,7 +281,7 @@ describe('renderUnit refusals', () => {
   });
 
   it('refuses driver-owned and loader names', () => {
-    for (const name of ['HOME', 'OPENCLAW_GATEWAY_PASSWORD', 'OPENCLAW_STATE_DIR', 'OPENCLAW_CONFIG_PATH', 'OPENCLAW_GATEWAY_PORT', 'LD_PRELOAD', 'NODE_OPTIONS', 'PATH']) {
+    for (const name of ['HOME', 'OPENCLAW_GATEWAY_PASSWORD', 'OPENCLAW_STATE_DIR', 'OPENCLAW_CONFIG_PATH', 'OPENCLAW_GATEWAY_PORT', 'LD_PRELOAD', 'NODE_OPTIONS', 'NODE_COMPILE_CACHE', 'PATH']) {
       assert.throws(() => renderUnit(input({ launchEnvironment: { [name]: 'opaque-x' } })), UnitRenderError, name);
     }
   });

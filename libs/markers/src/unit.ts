@@ -68,6 +68,9 @@ export function renderUnit(input: UnitInput): string {
     environmentLine('OPENCLAW_STATE_DIR', layout.state),
     environmentLine('OPENCLAW_CONFIG_PATH', `${layout.current}/openclaw.json`),
     environmentLine('OPENCLAW_GATEWAY_PORT', String(input.port)),
+    // PrivateTmp= empties /tmp on every start, where OpenClaw would keep Node's compile cache: a
+    // persistent one in home/ makes every start after the first warm (bounded by the helper).
+    environmentLine('NODE_COMPILE_CACHE', layout.compileCache),
     ...(input.managedPassword ? [`EnvironmentFile=${layout.passwordFile}`] : []),
     `EnvironmentFile=-${layout.operatorEnvFile}`,
     ...launch,

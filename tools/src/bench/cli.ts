@@ -1,4 +1,4 @@
-// `npm run bench`: boots local test hosts, measures the driver against its baselines (figures a-h),
+// `npm run bench`: boots local test hosts, measures the driver against its baselines (figures a-j),
 // writes bench/results/latest.json and prints each figure against its target. `--quick` takes a
 // smaller sample; `--only a,c` runs some figures. Every host is torn down at the end, on failure
 // and on SIGINT/SIGTERM.
@@ -12,12 +12,14 @@ import { ensureRootfs, NODE_VERSION, startTestHost, type TestHost } from '../tes
 import { measureActivation } from './activation.js';
 import { measureAnsible } from './ansible.js';
 import { measureBytes } from './bytes.js';
+import { measureConcurrency } from './concurrency.js';
 import { planFor, progress, type BenchContext } from './context.js';
 import { measureFleet } from './fleet.js';
 import { deployLatencyAgent, measureLatency } from './latency.js';
 import { loadAverage } from './machine.js';
 import { figureRows, textTable } from './report.js';
 import { measureResources } from './resources.js';
+import { measureRestart } from './restart.js';
 import type { BenchResults, Scenario } from './results.js';
 import { SCENARIOS } from './results.js';
 import { measureScale } from './scale.js';
@@ -29,6 +31,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(',')}]
   c      activation overhead         d  full cycle against Ansible (python host)
   e      helper bytes per operation  f  one host, many Agents
   g      a fleet of hosts            h  controller CPU and memory per operation (fleet hosts)
+  i      real OpenClaw restart: warm vs cold cache, unit vs plain process, cutover gap
+  j      8 concurrent activations on one host vs one
   startup  helper start-up on the host, without ssh`;
 
 interface Args {
@@ -110,6 +114,12 @@ async function main(): Promise<number> {
       if (wants('startup')) await attempt('startup', 'startup', () => measureStartup(ctx, host));
       if (wants('e')) await attempt('e', 'bytes', () => measureBytes(ctx, host));
       if (wants('c')) await attempt('c', 'activation', () => measureActivation(ctx, host));
+      await down([host]);
+    }
+    if (wants('i', 'j')) {
+      const host = await boot('bench-ij');
+      if (wants('j')) await attempt('j', 'concurrency', () => measureConcurrency(ctx, host));
+      if (wants('i')) await attempt('i', 'restart', () => measureRestart(ctx, host));
       await down([host]);
     }
     if (wants('d')) {

@@ -107,8 +107,8 @@ export function bindingFor(namespaceName: string, agentTag: string): AgentBindin
   };
 }
 
-/** A revision whose fixture gateway becomes ready `readyAfterMs` after it starts. */
-export function revisionFor(binding: AgentBinding, number: number, readyAfterMs: number): AgentRevision {
+/** An AgentRevision as OCC sends it, for this driver, with the given OpenClaw configuration. */
+export function occRevision(binding: AgentBinding, number: number, configuration: Record<string, unknown>): AgentRevision {
   return {
     id: `rev-${binding.agent.id}-${number}`,
     revision: number,
@@ -118,8 +118,13 @@ export function revisionFor(binding: AgentBinding, number: number, readyAfterMs:
     harness: { id: 'openclaw', version: '1.0.0', mode: 'embedded' },
     compute: { id: 'compute-ssh', implementation: 'occ/ssh' },
     harnessAuth: { method: 'runtime' },
-    configuration: { gateway: { mode: 'local', bind: 'loopback' }, fixtureGateway: { readyAfterMs } },
+    configuration: configuration as AgentRevision['configuration'],
   };
+}
+
+/** A revision whose fixture gateway becomes ready `readyAfterMs` after it starts. */
+export function revisionFor(binding: AgentBinding, number: number, readyAfterMs: number): AgentRevision {
+  return occRevision(binding, number, { gateway: { mode: 'local', bind: 'loopback' }, fixtureGateway: { readyAfterMs } });
 }
 
 /** Milliseconds an async action takes, by the monotonic clock. */

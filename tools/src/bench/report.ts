@@ -1,6 +1,6 @@
 // The figures against their targets, as rows (kept in the JSON) and as a printed table.
 import type { FigureRow, BenchResults } from './results.js';
-import { ratio } from './stats.js';
+import { median, ratio } from './stats.js';
 
 const TARGETS = {
   a: 1.15,
@@ -11,6 +11,9 @@ const TARGETS = {
   f: 1.2,
   fLockMs: 100,
   g: 1.5,
+  iWarm: 0.88,
+  iUnit: 1.1,
+  j: 1.3,
 } as const;
 
 const OP_LABEL: Record<string, string> = { probe: 'probe', 'verify-revision': 'verify-revision', 'prepare-revision': 'prepare-revision (idempotent)' };
@@ -171,6 +174,19 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
       detail: `${top.inFlight} in flight: +${top.extraRssMiB} MiB RSS (peak +${top.peakExtraRssMiB}); idle between calls: ${t.idle.sshProcesses} ssh master(s), ${t.idle.sshRssMiB} MiB`,
     });
   }
+  const restart = results.restart;
+  if (restart) {
+    const [warm, cold, unit, plain] = [median(restart.warmMs), median(restart.coldMs), median(restart.unitWarmMs), median(restart.plainWarmMs)];
+    rows.push(row('i', 'real OpenClaw restart-to-ready, warm compile cache vs cold (driver)', warm, cold, TARGETS.iWarm, `medians of ${restart.rounds}: warm ${restart.warmMs.join(', ')} ms; cold ${restart.coldMs.join(', ')} ms`));
+    rows.push(row('i', 'real OpenClaw warm start, unit vs plain process (on the host)', unit, plain, TARGETS.iUnit, `medians of ${restart.rounds}: unit ${restart.unitWarmMs.join(', ')} ms; plain ${restart.plainWarmMs.join(', ')} ms`));
+    rows.push({ figure: 'i', name: 'cutover interruption: last /readyz 200 of the old process to the first of the new', measured: median(restart.cutoverGapMs), baseline: null, unit: 'ms', ratio: null, target: '(informational)', limit: null, met: null, detail: `${restart.cutoverGapMs.join(', ')} ms, polled every 50 ms` });
+  }
+  const concurrency = results.concurrency;
+  if (concurrency) {
+    const slowest = Math.max(...concurrency.concurrentMs);
+    rows.push(row('j', `${concurrency.agents} concurrent activations vs one (slowest)`, slowest, concurrency.singleMs, TARGETS.j,
+      `gateway ready ${concurrency.readyAfterMs} ms after start; ${concurrency.concurrentMs.join(', ')} ms; lock hold ${concurrency.lockHoldMs.join(', ')} ms${concurrency.failures.length ? `; failed: ${concurrency.failures.join(', ')}` : ''}`));
+  }
   return rows;
 }
 
@@ -207,4 +223,10 @@ export function markdownTable(rows: readonly FigureRow[]): string {
   const lines = [`| ${HEADER.join(' | ')} |`, `| ${HEADER.map(() => '---').join(' | ')} |`];
   for (const row of rows) lines.push(`| ${tableCells(row).map(escape).join(' | ')} |`);
   return lines.join('\n');
+}
+
+/** A row whose target is a ratio of its measured value to its baseline. */
+function row(figure: string, name: string, measured: number, baseline: number, limit: number, detail: string): FigureRow {
+  const r = ratio(measured, baseline);
+  return { figure, name, measured, baseline, unit: 'ms', ratio: r, target: `≤ ${limit}x`, limit: baseline * limit, met: Number.isFinite(r) ? r <= limit : null, detail };
 }

@@ -7,10 +7,12 @@ import type { LatencyResult } from './latency.js';
 import type { LoadAverage } from './machine.js';
 import type { Plan } from './context.js';
 import type { ResourcesResult } from './resources.js';
+import type { ConcurrencyResult } from './concurrency.js';
+import type { RestartResult } from './restart.js';
 import type { ScaleResult } from './scale.js';
 import type { StartupResult } from './startup.js';
 
-export const SCENARIOS = ['startup', 'e', 'a', 'c', 'd', 'f', 'g', 'h'] as const;
+export const SCENARIOS = ['startup', 'e', 'a', 'c', 'd', 'f', 'g', 'h', 'i', 'j'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface FigureRow {
@@ -54,6 +56,8 @@ export interface BenchResults {
   scale?: ScaleResult;
   fleet?: FleetResult;
   resources?: ResourcesResult;
+  restart?: RestartResult;
+  concurrency?: ConcurrencyResult;
   rows: FigureRow[];
   errors: { scenario: string; message: string }[];
 }

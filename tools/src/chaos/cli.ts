@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { startTestHost, type Variant } from '../testhost/index.js';
 import { crashLane, CRASH_OPERATIONS, type CrashRecord } from './crash-points.js';
 import { runBadInput } from './bad-input.js';
-import { faultLane } from './host-faults.js';
+import { faultLane, waitLane } from './host-faults.js';
 import { runHostile, type HostileResult } from './hostile.js';
 import { killLane } from './kill-trials.js';
 import { helperArtifact } from './ops.js';
@@ -105,7 +105,9 @@ async function campaign(options: Options): Promise<Results> {
     faults: async (link) => {
       const t0 = Date.now();
       const plan = { helperKills: sizes.helperKills, sshdRestarts: sizes.sshdRestarts, reboots: sizes.reboots, unready: sizes.unready };
-      const { records } = await faultLane(link, rng.fork('faults'), plan, (record) => progress(`faults: ${record.fault} at ${record.atMs}/${record.measuredMs} ms (${record.effect})${failedTrial(record)}`));
+      const report = (record: TrialRecord) => progress(`faults: ${record.fault} at ${record.atMs}/${record.measuredMs} ms (${record.effect})${failedTrial(record)}`);
+      const { records } = await faultLane(link, rng.fork('faults'), plan, report);
+      records.push(...(await waitLane(link, rng.fork('wait'), report)));
       results.sections.faults = { ...summarizeTrials(records, (record) => record.fault), durationMs: Date.now() - t0 };
     },
     hostile: async (link) => {

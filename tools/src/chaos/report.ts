@@ -2,6 +2,7 @@
 // summary printed at the end. Summaries and judgement are pure.
 import type { BadCaseResult } from './bad-input.js';
 import { CRASH_OPERATIONS, crashRows, type CrashRecord, type CrashRow, type OperationCount } from './crash-points.js';
+import { WAIT_FAULTS } from './host-faults.js';
 import type { HostileResult } from './hostile.js';
 import type { Options, Section, Sizes } from './options.js';
 import type { RaceResult } from './races.js';
@@ -230,7 +231,7 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     const faults = sections.faults;
     if (!faults) missing('faults');
     else {
-      const planned = sizes.helperKills + sizes.sshdRestarts + sizes.reboots + sizes.unready;
+      const planned = sizes.helperKills + sizes.sshdRestarts + sizes.reboots + sizes.unready + WAIT_FAULTS.length;
       want('faults', `all ${planned} host-side faults ran`, faults.trials === planned, `${faults.trials} trials: ${Object.entries(faults.by).map(([kind, entry]) => `${kind} ${entry.trials}`).join(', ')}`);
       want('faults', 'zero invariant violations', faults.violations === 0, `${faults.violations} trials with violations`);
       want('faults', '100% convergence', faults.nonConverged === 0, `${faults.trials - faults.nonConverged}/${faults.trials} converged`);

@@ -1,7 +1,10 @@
 // activate-revision: render the unit, switch `current`, restart, wait for /readyz, record served.json.
+// Every change is made under the host lock; the readiness wait is not (see activation-claim.ts).
 import { renderUnit, UnitRenderError, type RevisionMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
+import { dropClaim, stakeClaim, verifyClaim } from '../activation-claim.js';
+import { boundCompileCache } from '../compile-cache.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { ownershipError, parentOf, removeFile, replaceSymlink, sweepTemps, writeFileAtomic } from '../fsx.js';
 import { writeMarker } from '../marker-io.js';
@@ -9,7 +12,7 @@ import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, v
 import { requirePasswordFile } from '../password.js';
 import { ownedListener, probeReady, waitReady } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
-import { daemonReload, enableUnit, isActive, isEnabled, needsDaemonReload, restartUnit } from '../systemd.js';
+import { daemonReload, enableUnit, isActive, isEnabled, restartUnit, unitFacts } from '../systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
 
@@ -61,6 +64,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
 
   ctx.session.checkpoint();
   removeFile(layout.served);
+  const claim = stakeClaim(layout, { agent, revision: paths, configurationHash: marker.configurationHash, unitText });
   if (unitChanged) {
     sweepTemps(parentOf(layout.unitFile), `.${layout.unitName}`);
     writeFileAtomic(layout.unitFile, unitText, { uid: 0, gid: 0, mode: 0o644 });
@@ -73,19 +77,25 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   // One reload at most, and none when a new revision keeps the same unit (its cost grows with the
   // host's unit count). systemd's NeedDaemonReload catches a unit written by an attempt that was
   // cut before its reload.
-  if (unitChanged || enabling || (await needsDaemonReload(layout.unitName))) await daemonReload();
+  const facts = await unitFacts(layout.unitName);
+  if (unitChanged || enabling || facts.needsReload) await daemonReload();
   ctx.session.checkpoint();
+  await boundCompileCache(layout, account);
   const restartedAt = Date.now();
-  await restartUnit(layout.unitName);
+  await restartUnit(layout.unitName, facts.failed);
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
-  const readiness = await waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid });
-  if (!readiness.ready) {
-    ctx.session.checkpoint();
-    throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
-  }
+  // The wait changes nothing, so other Agents' operations need not queue behind it.
+  const wait = () => waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid });
+  const readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
   const readyMs = Date.now() - restartedAt;
   ctx.session.checkpoint();
+  verifyClaim(layout, owner, claim);
+  if (!readiness.ready) {
+    dropClaim(layout);
+    throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
+  }
   writeMarker(layout.served, servedMarker(marker, agent.port));
+  dropClaim(layout);
   return { ...base, readyMs };
 }
 
