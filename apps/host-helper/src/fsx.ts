@@ -55,11 +55,11 @@ export function ensureDir(path: string, want: Ownership, options: { repairMode?:
         fs.fchownSync(fd, want.uid, want.gid);
         fs.fchmodSync(fd, want.mode);
       });
-      fs.renameSync(temp, path);
     } catch (error) {
       fs.rmSync(temp, { recursive: true, force: true });
       throw error;
     }
+    renameIntoPlace(temp, path);
     syncDir(parentOf(path));
     return 'created';
   }
@@ -116,13 +116,18 @@ export function writeFileAtomic(path: string, data: string | Buffer, want: Owner
     fs.rmSync(temp, { force: true });
     throw ownershipError(path, 'expected a file, found a directory');
   }
+  renameIntoPlace(temp, path);
+  syncDir(dir);
+}
+
+/** Renames a finished temp onto `path`; if the rename fails, the temp goes too. */
+function renameIntoPlace(temp: string, path: string): void {
   try {
     fs.renameSync(temp, path);
   } catch (error) {
-    fs.rmSync(temp, { force: true });
+    fs.rmSync(temp, { recursive: true, force: true });
     throw error;
   }
-  syncDir(dir);
 }
 
 /**
@@ -187,12 +192,7 @@ export function replaceSymlink(path: string, target: string): void {
   const dir = parentOf(path);
   const temp = tempSibling(path);
   fs.symlinkSync(target, temp);
-  try {
-    fs.renameSync(temp, path);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
+  renameIntoPlace(temp, path);
   syncDir(dir);
 }
 

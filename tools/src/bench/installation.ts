@@ -12,7 +12,9 @@ import {
   type SshComputeConfiguration,
 } from '@occ-ssh/controller';
 import pino from 'pino';
-import { installationYaml, TEST_RUNTIME, type InstallationHost, type InstallationOptions } from '../testhost/installation.js';
+import { installationYaml, occRevision, TEST_RUNTIME, type InstallationHost, type InstallationOptions } from '../testhost/installation.js';
+
+export { occRevision };
 
 export const TRANSPORTS = ['system-ssh', 'openssh-mux', 'ssh2'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
@@ -104,21 +106,6 @@ export function bindingFor(namespaceName: string, agentTag: string): AgentBindin
   return {
     namespace: { id: namespaceId, name: namespaceName },
     agent: { id: `agent-${agentTag}`, namespaceId, servicePrincipalId: `sp-${agentTag}` },
-  };
-}
-
-/** An AgentRevision as OCC sends it, for this driver, with the given OpenClaw configuration. */
-export function occRevision(binding: AgentBinding, number: number, configuration: Record<string, unknown>): AgentRevision {
-  return {
-    id: `rev-${binding.agent.id}-${number}`,
-    revision: number,
-    namespaceId: binding.namespace.id,
-    agentId: binding.agent.id,
-    servicePrincipalId: binding.agent.servicePrincipalId,
-    harness: { id: 'openclaw', version: '1.0.0', mode: 'embedded' },
-    compute: { id: 'compute-ssh', implementation: 'occ/ssh' },
-    harnessAuth: { method: 'runtime' },
-    configuration: configuration as AgentRevision['configuration'],
   };
 }
 

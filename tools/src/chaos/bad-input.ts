@@ -4,6 +4,7 @@
 // as it was (tree and passwd hashes compared before and after each batch of cases).
 import { canonicalHash, sha256Hex } from '@occ-ssh/markers';
 import { ComputeError, loadInstallationConfiguration, type ComputeAgentBinding, type AgentRevision, type LifecycleDriver, type SshComputeDriver } from '@occ-ssh/controller';
+import { occRevision } from '../testhost/installation.js';
 import { decodeArgument, encodeArgument, MAX_ARGUMENT_BYTES, PROTOCOL_VERSION, sealOperation, type Envelope, type SealedOperation } from '@occ-ssh/protocol';
 import { fixedConfigCases, randomConfigCases } from './bad-configs.js';
 import { helperOf, runSteps, shOf, TREE_HASH, treeHash } from './collector.js';
@@ -278,17 +279,8 @@ export async function runBadInput(link: HostLink, rng: Rng, plan: BadInputPlan, 
 
   // 2. Revisions and placeholders through a real driver, with the Agent's revision staged on the host.
   const binding: ComputeAgentBinding = { namespace: { id: 'ns-badin', name: NAMESPACE }, agent: { id: 'agent-badin', namespaceId: 'ns-badin', servicePrincipalId: 'sp-badin' } };
-  const good: AgentRevision = {
-    id: 'rev-badin-1',
-    revision: 1,
-    namespaceId: binding.namespace.id,
-    agentId: binding.agent.id,
-    servicePrincipalId: binding.agent.servicePrincipalId,
-    harness: { id: 'openclaw', version: '1.0.0', mode: 'embedded' },
-    compute: { id: 'compute-ssh', implementation: 'occ/ssh' },
-    harnessAuth: { method: 'runtime' },
-    configuration: { gateway: { mode: 'local', bind: 'loopback' } },
-  };
+  const good: AgentRevision = { ...occRevision(binding, 1, { gateway: { mode: 'local', bind: 'loopback' } }), id: 'rev-badin-1' };
+
   const drivers: SshComputeDriver[] = [];
   const make = (hooks: LifecycleDriver[]) => {
     const driver = controller(link.host, [NAMESPACE], { hooks, readinessTimeoutMs: 20_000 });

@@ -3,6 +3,7 @@
 // deletion of its own Namespace: the end is either a fully deleted Namespace or a complete Agent.
 import { accountName, agentHash, nsHash, revHash } from '@occ-ssh/markers';
 import type { AgentRevision, ComputeAgentBinding as AgentBinding, SshComputeDriver } from '@occ-ssh/controller';
+import { occRevision } from '../testhost/installation.js';
 import { collect } from './collector.js';
 import { checkInvariants, type Violation } from './invariants.js';
 import { buildModel, allAgents } from './model.js';
@@ -42,17 +43,7 @@ function binding(namespaceId: string, namespaceName: string, agentTag: string): 
 }
 
 function revision(bound: AgentBinding, number = 1): AgentRevision {
-  return {
-    id: `rev-${bound.agent.id}-${number}`,
-    revision: number,
-    namespaceId: bound.namespace.id,
-    agentId: bound.agent.id,
-    servicePrincipalId: bound.agent.servicePrincipalId,
-    harness: { id: 'openclaw', version: '1.0.0', mode: 'embedded' },
-    compute: { id: 'compute-ssh', implementation: 'occ/ssh' },
-    harnessAuth: { method: 'runtime' },
-    configuration: { gateway: { mode: 'local', bind: 'loopback' } },
-  };
+  return occRevision(bound, number, { gateway: { mode: 'local', bind: 'loopback' } });
 }
 
 const RETRIES = 10;
