@@ -1,5 +1,5 @@
 // Per-host cgroup folders, so each container sees only its own units' processes.
-import { mkdirSync, readdirSync, rmdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import { cgroupRoots, currentMounts } from './mountinfo.js';
 import { hostObjects } from './paths.js';
@@ -39,13 +39,37 @@ function removeTree(dir: string, keepTop: boolean): void {
   }
 }
 
+/** SIGKILL to every process left in a host's cgroup tree: the host is gone, they are its leftovers. */
+function killLeftovers(dir: string): void {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  try {
+    for (const pid of readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  } catch {
+    // no procs file at this level
+  }
+  for (const entry of entries) if (entry.isDirectory()) killLeftovers(path.join(dir, entry.name));
+}
+
 function removeWithRetry(dir: string, keepTop: boolean): string | undefined {
   for (let attempt = 0; ; attempt++) {
     try {
       removeTree(dir, keepTop);
       return undefined;
     } catch (e) {
-      if (attempt >= 40) return `${dir}: ${(e as Error).message}`;
+      if (attempt >= 100) return `${dir}: ${(e as Error).message}`;
+      // A process that ignored the shutdown (a gateway ignoring SIGTERM) keeps its cgroup busy.
+      if (attempt === 20) killLeftovers(dir);
       sleepSync(50);
     }
   }
