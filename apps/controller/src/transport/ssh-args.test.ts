@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HOST } from '../testing/fakes.js';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { dirname } from 'node:path';
 import { JUMP_ALIAS, JumpConfigFile, jumpHostConfig, sshArgv, sshOptions, type SshClientSettings } from './ssh-args.js';
 
@@ -88,5 +90,15 @@ describe('the jump host', () => {
       file.remove();
     }
     assert.equal(existsSync(file.path), false);
+  });
+
+  it('refuses a temp directory the jump hop\'s shell would split', () => {
+    const base = mkdtempSync(join(tmpdir(), 'occ jump '));
+    try {
+      assert.throws(() => new JumpConfigFile(JUMP, base), /must be a plain path; set TMPDIR/);
+      assert.deepEqual(readdirSync(base), [], 'nothing is left behind');
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
   });
 });
