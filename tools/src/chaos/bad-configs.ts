@@ -145,7 +145,6 @@ export function fixedConfigCases(): ConfigCase[] {
     ['      runtime:', 'openclawPath', `${C}.runtime.openclawPath`],
     ['      runtime:', 'user', `${C}.runtime.user`],
     ['      runtime:', 'root', `${C}.runtime.root`],
-    ['      runtime:', 'systemdUnitDirectory', `${C}.runtime.systemdUnitDirectory`],
     ['        gatewayPortRange:', 'start', `${C}.network.gatewayPortRange.start`],
   ] as const) {
     add(`missing ${path}`, setValue(base, under, key, null), path);

@@ -150,7 +150,7 @@ function driverCases(): DriverCase[] {
   for (const bad of ['sk-live-plaintext-secret', 'opaque-', 'opaque-with space', 'opaque-$(id)', 'opaque-a\nb', 'opaque-%n', `opaque-${'a'.repeat(501)}`, 'Opaque-x', 42, null, { nested: 'opaque-x' }]) {
     launch(`value ${JSON.stringify(bad)?.slice(0, 24) ?? 'undefined'}`, { OCC_PLACEHOLDER: bad });
   }
-  launch('with 33 variables', Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`OCC_VAR_${i}`, `opaque-${i}`])));
+  launch('with 65 variables (OCC allows 64)', Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`OCC_VAR_${i}`, `opaque-${i}`])));
   launch('over 8 KiB', Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`OCC_BIG_${i}`, `opaque-${'b'.repeat(450)}`])));
   launch('set by two lifecycle drivers', {}, [placing({ OCC_SAME: 'opaque-a' }, 'iam-chaos'), { ...placing({ OCC_SAME: 'opaque-b' }, 'configuration-chaos'), capability: 'configuration' }]);
   return cases;

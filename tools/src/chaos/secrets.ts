@@ -165,7 +165,8 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
         cliOutput.push(`$ occ-ssh ${args[0]} (exit ${String(result.code)})\n${result.output}`);
       }
       if (!cliOutput[0]?.includes('(exit 0)')) problems.push('occ-ssh status --json did not succeed');
-      if (!cliOutput[1]?.includes('(exit 75)')) problems.push('the failing CLI deploy did not exit 75 (retryable)');
+      // The host answered not-ready: a retryable failure reported by a host (exit 4, not 75 for unreachable).
+      if (!cliOutput[1]?.includes('(exit 4)')) problems.push('the failing CLI deploy did not exit 4 (a retryable failure the host reported)');
     }
     await driver.deleteNamespace(namespace);
   } finally {
