@@ -48,19 +48,7 @@ export function ensureDir(path: string, want: Ownership, options: { repairMode?:
   if (stat === null) {
     // Owner and mode are set on a temp directory renamed into place: a kill in between leaves only
     // the temp, which the next creation sweeps, never a directory with the wrong owner.
-    const temp = tempSibling(path);
-    fs.mkdirSync(temp, { mode: 0o700 });
-    try {
-      withDirFd(temp, (fd) => {
-        fs.fchownSync(fd, want.uid, want.gid);
-        fs.fchmodSync(fd, want.mode);
-      });
-    } catch (error) {
-      fs.rmSync(temp, { recursive: true, force: true });
-      throw error;
-    }
-    renameIntoPlace(temp, path);
-    syncDir(parentOf(path));
+    createDirAtomic(path, want, () => undefined);
     return 'created';
   }
   if (stat.isSymbolicLink()) throw ownershipError(path, 'is a symbolic link; refusing to follow it');
