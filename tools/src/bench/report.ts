@@ -179,6 +179,8 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
     const [warm, cold, unit, plain] = [median(restart.warmMs), median(restart.coldMs), median(restart.unitWarmMs), median(restart.plainWarmMs)];
     rows.push(row('i', 'real OpenClaw restart-to-ready, warm compile cache vs cold (driver)', warm, cold, TARGETS.iWarm, `medians of ${restart.rounds}: warm ${restart.warmMs.join(', ')} ms; cold ${restart.coldMs.join(', ')} ms`));
     rows.push(row('i', 'real OpenClaw warm start, unit vs plain process (on the host)', unit, plain, TARGETS.iUnit, `medians of ${restart.rounds}: unit ${restart.unitWarmMs.join(', ')} ms; plain ${restart.plainWarmMs.join(', ')} ms`));
+    const sandboxOff = restart.sandboxOffWarmMs ?? [];
+    if (sandboxOff.length) rows.push({ figure: 'i', name: 'real OpenClaw warm start, unit with its sandbox vs without (on the host)', measured: unit, baseline: median(sandboxOff), unit: 'ms', ratio: ratio(unit, median(sandboxOff)), target: '(informational)', limit: null, met: null, detail: `medians of ${restart.rounds}: without sandbox ${sandboxOff.join(', ')} ms` });
     rows.push({ figure: 'i', name: 'cutover interruption: last /readyz 200 of the old process to the first of the new', measured: median(restart.cutoverGapMs), baseline: null, unit: 'ms', ratio: null, target: '(informational)', limit: null, met: null, detail: `${restart.cutoverGapMs.join(', ')} ms, polled every 50 ms` });
   }
   const concurrency = results.concurrency;

@@ -1,7 +1,8 @@
 // Figure i: the real OpenClaw gateway's restart-to-ready through the driver with a warm compile
 // cache against a cold one (the cache emptied just before), the unit's warm start against the same
 // gateway's warm start as a plain process on the same host, and what an Agent's clients see of a
-// cutover: the last /readyz 200 from the old process to the first from the new one.
+// cutover: the last /readyz 200 from the old process to the first from the new one. The unit is also
+// started with its sandbox turned off, so a gap between unit and plain process can be attributed.
 import { agentLayout } from '@occ-ssh/markers';
 import type { TestHost } from '../testhost/index.js';
 import { progress, type BenchContext } from './context.js';
@@ -16,11 +17,14 @@ export interface RestartResult {
   /** On the host: `systemctl start` to the first /readyz 200, and the same for a plain process. */
   unitWarmMs: number[];
   plainWarmMs: number[];
+  /** The unit again with a drop-in that turns its sandbox off: what the sandbox itself costs. */
+  sandboxOffWarmMs: number[];
   /** Last /readyz 200 of the old process to the first of the new one, polled every 50 ms on the host. */
   cutoverGapMs: number[];
 }
 
-export async function measureRestart(_ctx: BenchContext, host: TestHost, rounds = 3): Promise<RestartResult> {
+export async function measureRestart(ctx: BenchContext, host: TestHost): Promise<RestartResult> {
+  const rounds = ctx.plan.restartRounds;
   // The Installation's openclawPath is the host's fixture path: point it at the real entry instead.
   const { name, address, port: sshPort, user, identityFile, knownHostsFile, nodePath } = host;
   const real = { name, address, port: sshPort, user, identityFile, knownHostsFile, nodePath, fixtureGatewayPath: host.openclawPath };
@@ -38,7 +42,7 @@ export async function measureRestart(_ctx: BenchContext, host: TestHost, rounds 
     await driver.prepareRevision(revision);
     return Math.round((await timed(() => driver.activateRevision(revision))).ms);
   };
-  const result: RestartResult = { rounds, coldMs: [], warmMs: [], unitWarmMs: [], plainWarmMs: [], cutoverGapMs: [] };
+  const result: RestartResult = { rounds, coldMs: [], warmMs: [], unitWarmMs: [], plainWarmMs: [], sandboxOffWarmMs: [], cutoverGapMs: [] };
   try {
     await driver.ensureNamespace(binding.namespace);
     driver.bindAgent(binding);
@@ -69,7 +73,11 @@ export async function measureRestart(_ctx: BenchContext, host: TestHost, rounds 
       result.plainWarmMs.push(await startToReady(host, port, plainGateway(host, layout, account, port)));
       await host.exec(['pkill', '-TERM', '-u', account]);
       await host.run(['sh', '-c', `while pgrep -u "$1" >/dev/null; do sleep 0.1; done`, 'sh', account]);
-      progress(`restart round ${round + 1}/${rounds}: unit warm ${result.unitWarmMs.at(-1)} ms, plain process warm ${result.plainWarmMs.at(-1)} ms`);
+      await setSandbox(host, layout.unitName, false);
+      result.sandboxOffWarmMs.push(await startToReady(host, port, ['systemctl', 'start', layout.unitName]));
+      await host.run(['systemctl', 'stop', layout.unitName]);
+      await setSandbox(host, layout.unitName, true);
+      progress(`restart round ${round + 1}/${rounds}: unit warm ${result.unitWarmMs.at(-1)} ms, unit without sandbox ${result.sandboxOffWarmMs.at(-1)} ms, plain process warm ${result.plainWarmMs.at(-1)} ms`);
     }
     await host.run(['systemctl', 'start', layout.unitName]);
     return result;
@@ -77,6 +85,25 @@ export async function measureRestart(_ctx: BenchContext, host: TestHost, rounds 
     await driver.deleteNamespace(binding.namespace).catch(() => undefined);
     await observed.close();
   }
+}
+
+/**
+ * Every sandbox directive the unit sets, reset by a runtime drop-in (gone at reboot; removed after the
+ * sample). An empty assignment clears a list; the rest get their defaults back.
+ */
+const SANDBOX_OFF = [
+  '[Service]', 'ProtectSystem=no', 'ReadWritePaths=', 'ReadOnlyPaths=', 'ProtectHome=no', 'TemporaryFileSystem=',
+  'PrivateTmp=no', 'PrivateDevices=no', 'DevicePolicy=auto', 'ProtectKernelTunables=no', 'ProtectKernelModules=no',
+  'ProtectKernelLogs=no', 'ProtectControlGroups=no', 'ProtectClock=no', 'ProtectHostname=no', 'ProtectProc=default',
+  'ProcSubset=all', 'PrivateUsers=no', 'PrivateIPC=no', 'RestrictNamespaces=no', 'RestrictRealtime=no',
+  'LockPersonality=no', 'RestrictAddressFamilies=', 'SystemCallArchitectures=', 'SystemCallFilter=',
+  'SocketBindAllow=', 'SocketBindDeny=', 'NoNewPrivileges=no', '',
+].join('\n');
+
+async function setSandbox(host: TestHost, unitName: string, on: boolean): Promise<void> {
+  const dir = `/run/systemd/system/${unitName}.d`;
+  const script = on ? 'rm -rf "$1"' : 'mkdir -p "$1" && printf %s "$2" > "$1/zz-bench-sandbox-off.conf"';
+  await host.run(['sh', '-c', `${script} && systemctl daemon-reload`, 'sh', dir, SANDBOX_OFF]);
 }
 
 /** The unit's environment and command, run as the Agent's account outside systemd (no sandbox). */
