@@ -1,7 +1,7 @@
 // The single argument of one helper invocation: versions, trusted settings and the operation.
 import * as z from 'zod/mini';
 import { sha256Hex } from './fields.js';
-import { OPERATIONS, type OperationArgs, type OperationName } from './operations/index.js';
+import { OPERATION_NAMES, OPERATIONS, type OperationArgs, type OperationName } from './operations/index.js';
 import { runtimeSettings, type RuntimeSettings } from './runtime.js';
 import { PROTOCOL_VERSION } from './version.js';
 
@@ -14,26 +14,24 @@ const envelopeBase = {
   requestId: z.string().check(z.regex(/^[A-Za-z0-9-]{1,64}$/, 'expected a request ID of letters, digits and -')),
 };
 
-function variant<O extends OperationName, A extends (typeof OPERATIONS)[O]['args']>(operation: O, args: A) {
-  return z.strictObject({ ...envelopeBase, operation: z.literal(operation), args });
+/** One envelope schema per operation; a union of these types lets a parsed envelope narrow on `operation`. */
+type Variant<O extends OperationName = OperationName> = O extends OperationName
+  ? z.ZodMiniObject<typeof envelopeBase & { operation: z.ZodMiniLiteral<O>; args: (typeof OPERATIONS)[O]['args'] }, z.core.$strict>
+  : never;
+
+function variant<O extends OperationName>(operation: O): Variant<O> {
+  // The cast only restores what indexing OPERATIONS with a generic name loses: this operation's own args schema.
+  return z.strictObject({ ...envelopeBase, operation: z.literal(operation), args: OPERATIONS[operation].args }) as Variant<O>;
 }
 
-export const envelope = z.discriminatedUnion('operation', [
-  variant('probe', OPERATIONS['probe'].args),
-  variant('ensure-namespace', OPERATIONS['ensure-namespace'].args),
-  variant('delete-namespace', OPERATIONS['delete-namespace'].args),
-  variant('prepare-revision', OPERATIONS['prepare-revision'].args),
-  variant('activate-revision', OPERATIONS['activate-revision'].args),
-  variant('verify-revision', OPERATIONS['verify-revision'].args),
-  variant('stop-revision', OPERATIONS['stop-revision'].args),
-  variant('retire-revision', OPERATIONS['retire-revision'].args),
-  variant('inventory', OPERATIONS['inventory'].args),
-]);
+const [first, ...rest] = OPERATION_NAMES.map((name) => variant(name));
+
+export const envelope = z.discriminatedUnion('operation', [first!, ...rest]);
 
 export type Envelope = z.infer<typeof envelope>;
 export type EnvelopeOf<O extends OperationName> = Extract<Envelope, { operation: O }>;
 
-export interface EnvelopeInput<O extends OperationName> {
+interface EnvelopeInput<O extends OperationName> {
   operation: O;
   args: OperationArgs<O>;
   runtime: RuntimeSettings;

@@ -17,6 +17,9 @@ export const agentOwner = z.strictObject({
   servicePrincipal: servicePrincipalIdentity,
 });
 
+/** One revision of one Agent: what verify-, stop- and retire-revision act on. */
+export const revisionTarget = z.strictObject({ owner: agentOwner, revision: revisionIdentity });
+
 export type NamespaceIdentity = z.infer<typeof namespaceIdentity>;
 export type AgentIdentity = z.infer<typeof agentIdentity>;
 export type ServicePrincipalIdentity = z.infer<typeof servicePrincipalIdentity>;

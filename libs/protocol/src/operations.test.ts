@@ -1,40 +1,15 @@
-// Every wire operation: a valid argument example, and the refusal of keys the schema does not know.
+// The operation table: every operation's examples parse, and its schemas refuse keys they do not know.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { envelope, makeEnvelope } from './envelope.js';
-import { OPERATION_NAMES, OPERATIONS, type OperationArgs, type OperationName } from './operations/index.js';
-import { MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS } from './operations/index.js';
+import { MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS, MUTATING_OPERATIONS, OPERATION_NAMES, OPERATIONS, exampleArgs, exampleResult } from './operations/index.js';
 import type { RuntimeSettings } from './runtime.js';
 import { PROTOCOL_VERSION } from './version.js';
 
-const document = '{"gateway":{"auth":{"mode":"password"}}}\n';
-const documentHash = createHash('sha256').update(document).digest('hex');
-const owner = { namespace: { id: 'ns-01HZX3', name: 'team-a' }, agent: { id: 'agent-7f3a' }, servicePrincipal: { id: 'sp-01' } };
-const revision = { id: 'rev-0001', number: 1 };
-
-const EXAMPLES: { [O in OperationName]: OperationArgs<O> } = {
-  probe: {},
-  'ensure-namespace': { namespace: { id: 'ns-01HZX3', name: 'team-a' } },
-  'delete-namespace': { namespace: { id: 'ns-01HZX3', name: 'team-a' } },
-  'prepare-revision': {
-    owner,
-    revision,
-    harness: 'openclaw/embedded',
-    configuration: { document, hash: documentHash, auth: 'password' },
-  },
-  'activate-revision': {
-    owner,
-    revision,
-    configurationHash: documentHash,
-    launchEnvironment: { OCC_IAM_TOKEN_REF: 'opaque-iam-1' },
-    readinessTimeoutMs: 120_000,
-  },
-  'verify-revision': { owner, revision },
-  'stop-revision': { owner, revision },
-  'retire-revision': { owner, revision },
-  inventory: {},
-};
+const owner = exampleArgs('verify-revision').owner;
+const revision = exampleArgs('verify-revision').revision;
+const documentHash = exampleArgs('prepare-revision').configuration.hash;
 
 const RUNTIME: RuntimeSettings = {
   root: '/var/lib/openclaw-enterprise',
@@ -58,12 +33,34 @@ describe('operation table', () => {
       'stop-revision',
       'verify-revision',
     ]);
-    assert.deepEqual(Object.keys(EXAMPLES).sort(), [...OPERATION_NAMES].sort());
   });
 
-  it('only probe, verify-revision and inventory are read-only', () => {
+  it('only probe, verify-revision and inventory are read-only; the mutating set is the rest, in the order of an Agent\'s life', () => {
     const readOnly = OPERATION_NAMES.filter((name) => !OPERATIONS[name].mutates).sort();
     assert.deepEqual(readOnly, ['inventory', 'probe', 'verify-revision']);
+    assert.deepEqual(MUTATING_OPERATIONS, ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace']);
+  });
+
+  for (const name of OPERATION_NAMES) {
+    it(`${name}: its example result parses as its result, and the examples are copies`, () => {
+      const result = OPERATIONS[name].result.safeParse(exampleResult(name));
+      assert.equal(result.success, true, JSON.stringify(result.error?.issues));
+      assert.deepEqual(result.data, OPERATIONS[name].example.result);
+      assert.notEqual(exampleArgs(name), OPERATIONS[name].example.args);
+      assert.notEqual(exampleResult(name), OPERATIONS[name].example.result);
+    });
+  }
+
+  it('the example configuration carries the SHA-256 of its document, as the helper checks', () => {
+    const { document, hash } = exampleArgs('prepare-revision').configuration;
+    assert.equal(createHash('sha256').update(document).digest('hex'), hash);
+    assert.equal(exampleArgs('activate-revision').configurationHash, hash);
+  });
+
+  it('refuses an example result with an unknown key', () => {
+    for (const name of OPERATION_NAMES) {
+      assert.equal(OPERATIONS[name].result.safeParse({ ...exampleResult(name), extra: 1 }).success, false, name);
+    }
   });
 });
 
@@ -71,9 +68,9 @@ describe('operation argument schemas', () => {
   for (const name of OPERATION_NAMES) {
     describe(name, () => {
       const schema = OPERATIONS[name].args;
-      const example = EXAMPLES[name] as Record<string, unknown>;
+      const example = exampleArgs(name) as Record<string, unknown>;
 
-      it('accepts a valid example', () => {
+      it('accepts its example', () => {
         const parsed = schema.safeParse(example);
         assert.equal(parsed.success, true, JSON.stringify(parsed.error?.issues));
         assert.deepEqual(parsed.data, example);
@@ -84,7 +81,7 @@ describe('operation argument schemas', () => {
       });
 
       it('is accepted inside an envelope and refused with an unknown envelope key', () => {
-        const value = makeEnvelope({ operation: name, args: EXAMPLES[name], runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'req-1' });
+        const value = makeEnvelope({ operation: name, args: exampleArgs(name), runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'req-1' });
         assert.equal(envelope.safeParse(value).success, true);
         assert.equal(envelope.safeParse({ ...value, debug: true }).success, false);
         assert.equal(envelope.safeParse({ ...value, runtime: { ...RUNTIME, sudo: true } }).success, false);
@@ -94,7 +91,7 @@ describe('operation argument schemas', () => {
 
   it('refuses unknown keys in nested identities', () => {
     const prepare = OPERATIONS['prepare-revision'].args;
-    const base = EXAMPLES['prepare-revision'];
+    const base = exampleArgs('prepare-revision');
     assert.equal(prepare.safeParse({ ...base, owner: { ...owner, extra: 1 } }).success, false);
     assert.equal(prepare.safeParse({ ...base, owner: { ...owner, agent: { id: 'agent-7f3a', name: 'x' } } }).success, false);
     assert.equal(prepare.safeParse({ ...base, revision: { ...revision, hash: 'x' } }).success, false);
@@ -105,7 +102,7 @@ describe('operation argument schemas', () => {
 
   it('refuses a missing required field', () => {
     for (const name of OPERATION_NAMES) {
-      const example = EXAMPLES[name] as Record<string, unknown>;
+      const example = exampleArgs(name) as Record<string, unknown>;
       for (const key of Object.keys(example)) {
         const { [key]: _dropped, ...rest } = example;
         assert.equal(OPERATIONS[name].args.safeParse(rest).success, false, `${name} without ${key}`);
@@ -115,7 +112,7 @@ describe('operation argument schemas', () => {
 
   it('prepare-revision accepts only openclaw/embedded and known auth modes', () => {
     const prepare = OPERATIONS['prepare-revision'].args;
-    const base = EXAMPLES['prepare-revision'];
+    const base = exampleArgs('prepare-revision');
     assert.equal(prepare.safeParse({ ...base, harness: 'openclaw/dedicated' }).success, false);
     assert.equal(prepare.safeParse({ ...base, harness: 'codex' }).success, false);
     assert.equal(prepare.safeParse({ ...base, configuration: { ...base.configuration, auth: 'token' } }).success, false);
@@ -126,7 +123,7 @@ describe('operation argument schemas', () => {
 
   it('prepare-revision bounds the document at MAX_DOCUMENT_BYTES (UTF-8 bytes)', () => {
     const prepare = OPERATIONS['prepare-revision'].args;
-    const base = EXAMPLES['prepare-revision'];
+    const base = exampleArgs('prepare-revision');
     const at = 'x'.repeat(MAX_DOCUMENT_BYTES);
     const over = `${'x'.repeat(MAX_DOCUMENT_BYTES - 1)}\u00e9`; // one more byte, same length in characters
     assert.equal(prepare.safeParse({ ...base, configuration: { ...base.configuration, document: at } }).success, true);
@@ -138,14 +135,14 @@ describe('operation argument schemas', () => {
     assert.equal(verify.safeParse({ owner, revision: { id: 'rev-1', number: 0 } }).success, false);
     assert.equal(verify.safeParse({ owner, revision: { id: 'rev-1', number: 1.5 } }).success, false);
     const activate = OPERATIONS['activate-revision'].args;
-    const base = EXAMPLES['activate-revision'];
+    const base = exampleArgs('activate-revision');
     assert.equal(activate.safeParse({ ...base, configurationHash: documentHash.toUpperCase() }).success, false);
     assert.equal(activate.safeParse({ ...base, configurationHash: documentHash.slice(1) }).success, false);
   });
 
   it('activate-revision bounds readiness at 120 seconds and checks the launch environment', () => {
     const activate = OPERATIONS['activate-revision'].args;
-    const base = EXAMPLES['activate-revision'];
+    const base = exampleArgs('activate-revision');
     assert.equal(MAX_READINESS_TIMEOUT_MS, 120_000);
     assert.equal(activate.safeParse({ ...base, readinessTimeoutMs: 120_001 }).success, false);
     assert.equal(activate.safeParse({ ...base, readinessTimeoutMs: 999 }).success, false);

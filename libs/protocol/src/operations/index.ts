@@ -1,41 +1,51 @@
-// The operation table: each wire operation's argument and result schema, declared once.
+// The operation table: every wire operation, by name. An operation exists by having a line here;
+// the names, the envelope, the mutating set, the helper's handler table and the examples derive from it.
 import type * as z from 'zod/mini';
-import { activateRevisionArgs, activateRevisionResult } from './activate-revision.js';
-import { deleteNamespaceArgs, deleteNamespaceResult } from './delete-namespace.js';
-import { ensureNamespaceArgs, ensureNamespaceResult } from './ensure-namespace.js';
-import { inventoryArgs, inventoryResult } from './inventory.js';
-import { prepareRevisionArgs, prepareRevisionResult } from './prepare-revision.js';
-import { probeArgs, probeResult } from './probe.js';
-import {
-  retireRevisionArgs,
-  retireRevisionResult,
-  stopRevisionArgs,
-  stopRevisionResult,
-  verifyRevisionArgs,
-  verifyRevisionResult,
-} from './revision-ops.js';
+import { activateRevisionOperation } from './activate-revision.js';
+import { deleteNamespaceOperation } from './delete-namespace.js';
+import { ensureNamespaceOperation } from './ensure-namespace.js';
+import { inventoryOperation } from './inventory.js';
+import { prepareRevisionOperation } from './prepare-revision.js';
+import { probeOperation } from './probe.js';
+import { retireRevisionOperation } from './retire-revision.js';
+import { stopRevisionOperation } from './stop-revision.js';
+import { verifyRevisionOperation } from './verify-revision.js';
 
+/** In the order of an Agent's life on a host, which is also the order of OPERATION_NAMES and MUTATING_OPERATIONS. */
 export const OPERATIONS = {
-  probe: { args: probeArgs, result: probeResult, mutates: false },
-  'ensure-namespace': { args: ensureNamespaceArgs, result: ensureNamespaceResult, mutates: true },
-  'delete-namespace': { args: deleteNamespaceArgs, result: deleteNamespaceResult, mutates: true },
-  'prepare-revision': { args: prepareRevisionArgs, result: prepareRevisionResult, mutates: true },
-  'activate-revision': { args: activateRevisionArgs, result: activateRevisionResult, mutates: true },
-  'verify-revision': { args: verifyRevisionArgs, result: verifyRevisionResult, mutates: false },
-  'stop-revision': { args: stopRevisionArgs, result: stopRevisionResult, mutates: true },
-  'retire-revision': { args: retireRevisionArgs, result: retireRevisionResult, mutates: true },
-  inventory: { args: inventoryArgs, result: inventoryResult, mutates: false },
+  probe: probeOperation,
+  'ensure-namespace': ensureNamespaceOperation,
+  'prepare-revision': prepareRevisionOperation,
+  'activate-revision': activateRevisionOperation,
+  'verify-revision': verifyRevisionOperation,
+  'stop-revision': stopRevisionOperation,
+  'retire-revision': retireRevisionOperation,
+  'delete-namespace': deleteNamespaceOperation,
+  inventory: inventoryOperation,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
-export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 export type OperationArgs<O extends OperationName> = z.infer<(typeof OPERATIONS)[O]['args']>;
 export type OperationResult<O extends OperationName> = z.infer<(typeof OPERATIONS)[O]['result']>;
 
-export * from './activate-revision.js';
-export * from './delete-namespace.js';
-export * from './ensure-namespace.js';
-export * from './inventory.js';
-export * from './prepare-revision.js';
-export * from './probe.js';
-export * from './revision-ops.js';
+/** The operations that change a host: they run under the host lock and are audited. */
+export type MutatingOperation = { [O in OperationName]: (typeof OPERATIONS)[O]['mutates'] extends true ? O : never }[OperationName];
+
+export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
+
+export const MUTATING_OPERATIONS: readonly MutatingOperation[] = OPERATION_NAMES.filter((name): name is MutatingOperation => OPERATIONS[name].mutates);
+
+/** A fresh copy of the operation's example arguments, safe to change. */
+export function exampleArgs<O extends OperationName>(operation: O): OperationArgs<O> {
+  return structuredClone(OPERATIONS[operation].example.args) as OperationArgs<O>;
+}
+
+/** A fresh copy of the operation's example result, safe to change. */
+export function exampleResult<O extends OperationName>(operation: O): OperationResult<O> {
+  return structuredClone(OPERATIONS[operation].example.result) as OperationResult<O>;
+}
+
+export { MAX_READINESS_TIMEOUT_MS } from './activate-revision.js';
+export { MAX_DOCUMENT_BYTES, gatewayAuthMode, type GatewayAuthMode } from './prepare-revision.js';
+export type { InventoryAgent, InventoryResult } from './inventory.js';
+export type { ProbeResult } from './probe.js';

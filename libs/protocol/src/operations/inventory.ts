@@ -1,11 +1,11 @@
 // inventory: a read-only view of every Namespace and Agent under the root, for operators.
 import * as z from 'zod/mini';
+import { defineOperation } from './define.js';
+import { EXAMPLE_ACCOUNT, EXAMPLE_OWNER, EXAMPLE_PORT, EXAMPLE_REVISION } from './examples.js';
 
-export const inventoryArgs = z.strictObject({});
+const inventoryRevision = z.strictObject({ revisionId: z.string(), number: z.int(), auth: z.string() });
 
-export const inventoryRevision = z.strictObject({ revisionId: z.string(), number: z.int(), auth: z.string() });
-
-export const inventoryAgent = z.strictObject({
+const inventoryAgent = z.strictObject({
   agentId: z.string(),
   servicePrincipalId: z.string(),
   account: z.string(),
@@ -23,13 +23,13 @@ export const inventoryAgent = z.strictObject({
   revisions: z.array(inventoryRevision),
 });
 
-export const inventoryNamespace = z.strictObject({
+const inventoryNamespace = z.strictObject({
   namespaceId: z.string(),
   namespaceName: z.string(),
   agents: z.array(inventoryAgent),
 });
 
-export const inventoryResult = z.strictObject({
+const inventoryResult = z.strictObject({
   namespaces: z.array(inventoryNamespace),
   /** Anything that could not be read or did not verify; status reports it instead of failing. */
   problems: z.array(z.strictObject({ path: z.string(), message: z.string() })),
@@ -39,3 +39,40 @@ export const inventoryResult = z.strictObject({
 
 export type InventoryResult = z.infer<typeof inventoryResult>;
 export type InventoryAgent = z.infer<typeof inventoryAgent>;
+
+export const inventoryOperation = defineOperation({
+  args: z.strictObject({}),
+  result: inventoryResult,
+  mutates: false,
+  example: {
+    args: {},
+    result: {
+      namespaces: [
+        {
+          namespaceId: EXAMPLE_OWNER.namespace.id,
+          namespaceName: EXAMPLE_OWNER.namespace.name,
+          agents: [
+            {
+              agentId: EXAMPLE_OWNER.agent.id,
+              servicePrincipalId: EXAMPLE_OWNER.servicePrincipal.id,
+              account: EXAMPLE_ACCOUNT.name,
+              uid: EXAMPLE_ACCOUNT.uid,
+              gid: EXAMPLE_ACCOUNT.gid,
+              port: EXAMPLE_PORT,
+              unit: 'openclaw-enterprise-gateway-0123456789ab.service',
+              unitState: 'active',
+              enabled: true,
+              currentRevisionId: EXAMPLE_REVISION.id,
+              servedRevisionId: EXAMPLE_REVISION.id,
+              servedAt: '2026-01-01T00:00:00.000Z',
+              ready: true,
+              revisions: [{ revisionId: EXAMPLE_REVISION.id, number: EXAMPLE_REVISION.number, auth: 'password' }],
+            },
+          ],
+        },
+      ],
+      problems: [],
+      recentAudit: [],
+    },
+  },
+});

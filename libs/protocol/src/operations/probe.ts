@@ -1,14 +1,23 @@
 // probe: read-only check that a host has what the driver needs. Takes no lock.
 import * as z from 'zod/mini';
+import { defineOperation } from './define.js';
 
-export const probeArgs = z.strictObject({});
+const probeCheck = z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.optional(z.string()) });
 
-export const probeCheck = z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.optional(z.string()) });
-
-export const probeResult = z.strictObject({
+const probeResult = z.strictObject({
   checks: z.array(probeCheck),
   nodeVersion: z.string(),
   hostname: z.string(),
 });
 
 export type ProbeResult = z.infer<typeof probeResult>;
+
+export const probeOperation = defineOperation({
+  args: z.strictObject({}),
+  result: probeResult,
+  mutates: false,
+  example: {
+    args: {},
+    result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host' },
+  },
+});

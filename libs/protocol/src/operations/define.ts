@@ -1,0 +1,20 @@
+// What one wire operation is: its argument and result schemas, whether it changes the host, and an example.
+import type * as z from 'zod/mini';
+
+export interface OperationDefinition<A extends z.ZodMiniType = z.ZodMiniType, R extends z.ZodMiniType = z.ZodMiniType, M extends boolean = boolean> {
+  /** What the controller sends; unknown keys are refused. */
+  args: A;
+  /** What the helper answers on success; the controller parses the result line against it. */
+  result: R;
+  /** A mutating operation runs under the host lock and writes an audit line; a read-only one does neither. */
+  mutates: M;
+  /** Valid values of both, checked by the protocol's tests; fakes and tests start from them. */
+  example: { args: z.output<A>; result: z.output<R> };
+}
+
+/** Keeps the exact schema types and the literal `mutates` of a definition, and checks its example against them. */
+export function defineOperation<A extends z.ZodMiniType, R extends z.ZodMiniType, const M extends boolean>(
+  definition: OperationDefinition<A, R, M>,
+): OperationDefinition<A, R, M> {
+  return definition;
+}

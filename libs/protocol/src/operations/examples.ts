@@ -1,0 +1,21 @@
+// Values the operation examples share: one owner, one revision, one admitted document.
+import { createHash } from 'node:crypto';
+
+const document = '{"gateway":{"auth":{"mode":"password"}}}\n';
+
+export const EXAMPLE_OWNER = {
+  namespace: { id: 'ns-01HZX3', name: 'team-a' },
+  agent: { id: 'agent-7f3a' },
+  servicePrincipal: { id: 'sp-01' },
+};
+
+export const EXAMPLE_REVISION = { id: 'rev-0001', number: 1 };
+
+export const EXAMPLE_CONFIGURATION = {
+  document,
+  hash: createHash('sha256').update(document).digest('hex'),
+  auth: 'password' as const,
+};
+
+export const EXAMPLE_ACCOUNT = { name: 'openclaw-0123456789ab', uid: 990, gid: 990 };
+export const EXAMPLE_PORT = 18800;
