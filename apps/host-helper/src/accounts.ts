@@ -2,9 +2,10 @@
 import { existsSync } from 'node:fs';
 import { accountMarker, accountMarkerPath, accountName, type AccountMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type AgentOwner } from '@occ-ssh/protocol';
+import { removeFile } from './atomic-write.js';
 import type { OpContext } from './context.js';
-import { ownershipError, removeFile } from './fsx.js';
 import { expectOwner, readMarker, writeMarker } from './marker-io.js';
+import { ownershipError } from './safe-read.js';
 import { mustRun, runCommand } from './system.js';
 
 export interface Account {

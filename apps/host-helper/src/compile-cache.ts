@@ -1,7 +1,7 @@
 // Keeps the Agent's Node compile cache (NODE_COMPILE_CACHE, in its home/) within a size bound.
 import type { AgentLayout } from '@occ-ssh/markers';
 import type { Account } from './accounts.js';
-import { lstatOrNull } from './fsx.js';
+import { lstatOrNull } from './safe-read.js';
 import { runCommand } from './system.js';
 
 /**

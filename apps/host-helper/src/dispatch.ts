@@ -1,8 +1,8 @@
 // Runs one decoded operation: root and lock for mutations, none for read-only ones.
 import { rootLayout } from '@occ-ssh/markers';
 import { OPERATIONS, type Envelope, type HelperTimings } from '@occ-ssh/protocol';
+import { sweepTemps } from './atomic-write.js';
 import type { OpContext } from './context.js';
-import { sweepTemps } from './fsx.js';
 import { LockScope } from './lock.js';
 import { activateRevision } from './ops/activate-revision.js';
 import { deleteNamespace } from './ops/delete-namespace.js';

@@ -1,7 +1,8 @@
 // Reads and writes JSON markers: root-owned 0600, schema-checked, owner compared exactly.
 import { markerText } from '@occ-ssh/markers';
 import type * as z from 'zod/mini';
-import { ROOT_FILE, ownershipError, readOwnedFile, writeFileAtomic } from './fsx.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { ROOT_FILE, ownershipError, readOwnedFile } from './safe-read.js';
 
 type Marker = Parameters<typeof markerText>[0];
 

@@ -14,8 +14,8 @@ import {
   type RevisionMarker,
 } from '@occ-ssh/markers';
 import { DRIVER_ID, type AgentOwner, type NamespaceIdentity, type RevisionIdentity } from '@occ-ssh/protocol';
-import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError, readOwnedFile, readSymlink } from './fsx.js';
 import { expectOwner, readMarker } from './marker-io.js';
+import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError, readOwnedFile, readSymlink } from './safe-read.js';
 
 export function agentOwnerFields(owner: AgentOwner) {
   return { driver: DRIVER_ID, namespaceId: owner.namespace.id, agentId: owner.agent.id, servicePrincipalId: owner.servicePrincipal.id };

@@ -1,6 +1,7 @@
 // The per-Agent managed gateway password: made once when needed, never rotated, never logged.
 import { randomBytes } from 'node:crypto';
-import { ROOT_FILE, readOwnedFile, writeFileAtomic } from './fsx.js';
+import { writeFileAtomic } from './atomic-write.js';
+import { ROOT_FILE, readOwnedFile } from './safe-read.js';
 
 /** Creates gateway-password.env only when missing; an existing file is verified, never rewritten. */
 export function ensurePasswordFile(path: string): 'created' | 'kept' {

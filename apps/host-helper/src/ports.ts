@@ -2,8 +2,8 @@
 import { agentHash, agentMarker, namespaceMarker, nsHash } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
 import type { OpContext } from './context.js';
-import { listDir, lstatOrNull, ownershipError } from './fsx.js';
 import { readMarker } from './marker-io.js';
+import { listDir, lstatOrNull, ownershipError } from './safe-read.js';
 
 export function choosePort(used: ReadonlySet<number>, range: { start: number; end: number }): number | undefined {
   for (let port = range.start; port <= range.end; port += 1) if (!used.has(port)) return port;

@@ -4,14 +4,15 @@ import { renderUnit, UnitRenderError, type RevisionMarker } from '@occ-ssh/marke
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
 import { dropClaim, stakeClaim, verifyClaim } from '../activation-claim.js';
+import { parentOf, removeFile, replaceSymlink, sweepTemps, writeFileAtomic } from '../atomic-write.js';
 import { boundCompileCache } from '../compile-cache.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { ownershipError, parentOf, removeFile, replaceSymlink, sweepTemps, writeFileAtomic } from '../fsx.js';
 import { writeMarker } from '../marker-io.js';
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
 import { ownedListener, probeReady, waitReady } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
+import { ownershipError } from '../safe-read.js';
 import { daemonReload, enableUnit, isActive, isEnabled, restartUnit, unitFacts } from '../systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;

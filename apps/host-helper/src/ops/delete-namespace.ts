@@ -3,10 +3,11 @@ import { renameSync } from 'node:fs';
 import { accountMarker, accountMarkerPath, agentLayout, agentMarker, nsHash, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { removeAccount, verifyRemovable } from '../accounts.js';
+import { removeFile, removeTree, syncDir } from '../atomic-write.js';
 import { namespacePaths, type OpContext } from '../context.js';
-import { listDir, lstatOrNull, ownershipError, removeFile, removeTree, syncDir } from '../fsx.js';
 import { expectOwner, readMarker } from '../marker-io.js';
 import { readCurrent, readRevisionDir, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
+import { listDir, lstatOrNull, ownershipError } from '../safe-read.js';
 import { daemonReload, stopAndDisable } from '../systemd.js';
 
 type Args = OperationArgs<'delete-namespace'>;

@@ -1,9 +1,10 @@
 // ensure-namespace: create the Namespace directory with its marker, or verify an existing one.
 import { namespaceMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
+import { createDirAtomic, ensureDir, sweepTemps } from '../atomic-write.js';
 import { namespacePaths, rootPaths, type OpContext } from '../context.js';
-import { ROOT_PRIVATE_DIR, createDirAtomic, ensureDir, lstatOrNull, ownershipError, sweepTemps } from '../fsx.js';
 import { expectOwner, readMarker, writeMarker } from '../marker-io.js';
+import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError } from '../safe-read.js';
 
 export async function ensureNamespace(ctx: OpContext, args: OperationArgs<'ensure-namespace'>): Promise<OperationResult<'ensure-namespace'>> {
   const paths = namespacePaths(ctx, args.namespace.id);

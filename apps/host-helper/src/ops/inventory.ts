@@ -3,9 +3,9 @@ import { agentMarker, namespaceMarker, revisionMarker, servedMarker, unitName } 
 import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
 import { AUDIT_IDENTIFIER } from '../audit.js';
 import type { OpContext } from '../context.js';
-import { listDir, lstatOrNull, readSymlink } from '../fsx.js';
 import { readMarker } from '../marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';
+import { listDir, lstatOrNull, readSymlink } from '../safe-read.js';
 import { runCommand } from '../system.js';
 import { activeState, isEnabled } from '../systemd.js';
 

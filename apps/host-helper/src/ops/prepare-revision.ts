@@ -4,13 +4,14 @@
 import { sha256Hex, type AgentMarker, type RevisionMarker } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { ensureAccount, verifyAccount, type Account } from '../accounts.js';
+import { createDirAtomic, ensureDir, parentOf, sweepTemps, TEMP_MARK, writeFileAtomic } from '../atomic-write.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { ROOT_PRIVATE_DIR, createDirAtomic, ensureDir, listDir, lstatOrNull, ownershipError, parentOf, sweepTemps, TEMP_MARK, writeFileAtomic } from '../fsx.js';
 import { writeMarker } from '../marker-io.js';
 import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { ensurePasswordFile, requirePasswordFile } from '../password.js';
 import { allocatePort } from '../ports.js';
 import { isSuperseded } from '../revision-order.js';
+import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError } from '../safe-read.js';
 
 type Args = OperationArgs<'prepare-revision'>;
 type Layout = ReturnType<typeof agentPaths>;

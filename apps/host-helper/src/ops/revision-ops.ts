@@ -1,9 +1,10 @@
 // verify-, stop- and retire-revision: ownership checks, then at most a stop and a removal.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { verifyAccount } from '../accounts.js';
-import { ownershipError, removeFile, removeTree } from '../fsx.js';
+import { removeFile, removeTree } from '../atomic-write.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { readAgent, readCurrent, readRevision, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
+import { ownershipError } from '../safe-read.js';
 import { stopAndDisable } from '../systemd.js';
 
 type Target = OperationArgs<'verify-revision'>;

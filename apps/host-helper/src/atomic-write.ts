@@ -1,43 +1,13 @@
-// Filesystem primitives that never follow a link and never leave a half-written file.
+// Changes to host paths that readers see whole or not at all: temp + fsync + rename + directory fsync,
+// directories created complete with their contents, removals made durable, and the sweep of the
+// temps an interrupted change left. None of them follows a link.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { ComputeError } from '@occ-ssh/protocol';
+import { expectOwnership, lstatOrNull, ownershipError, type Ownership } from './safe-read.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
 
-export interface Ownership {
-  uid: number;
-  gid: number;
-  mode: number;
-}
-
-export const ROOT_PRIVATE_DIR: Ownership = { uid: 0, gid: 0, mode: 0o711 };
-export const ROOT_FILE: Ownership = { uid: 0, gid: 0, mode: 0o600 };
 export const TEMP_MARK = '.tmp-';
-
-export function ownershipError(path: string, message: string): ComputeError {
-  return new ComputeError('ownership', `${path}: ${message}`, { path });
-}
-
-export function lstatOrNull(path: string): fs.Stats | null {
-  try {
-    return fs.lstatSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-function describe(stat: fs.Stats): string {
-  return `${stat.uid}:${stat.gid} mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')}`;
-}
-
-function expectOwnership(path: string, stat: fs.Stats, want: Ownership): void {
-  if (stat.uid !== want.uid || stat.gid !== want.gid || (stat.mode & 0o7777) !== want.mode) {
-    const expected = `${want.uid}:${want.gid} mode ${want.mode.toString(8).padStart(4, '0')}`;
-    throw ownershipError(path, `expected ${expected}, found ${describe(stat)}`);
-  }
-}
 
 /**
  * Creates a directory with exact ownership, or verifies an existing one. `repairMode` re-asserts
@@ -152,27 +122,6 @@ export function createDirAtomic(path: string, want: Ownership, fill: (dir: strin
   syncDir(dir);
 }
 
-/** Reads a regular file without following a link, after checking who owns it. */
-export function readOwnedFile(path: string, want: Ownership): Buffer | null {
-  let fd: number;
-  try {
-    fd = fs.openSync(path, O_RDONLY | O_NOFOLLOW);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP') throw ownershipError(path, 'is a symbolic link; refusing to follow it');
-    throw error;
-  }
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) throw ownershipError(path, 'expected a regular file');
-    expectOwnership(path, stat, want);
-    return fs.readFileSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
 /** Points `path` at `target` by renaming a fresh link over it, so it is never missing or torn. */
 export function replaceSymlink(path: string, target: string): void {
   const existing = lstatOrNull(path);
@@ -182,13 +131,6 @@ export function replaceSymlink(path: string, target: string): void {
   fs.symlinkSync(target, temp);
   renameIntoPlace(temp, path);
   syncDir(dir);
-}
-
-export function readSymlink(path: string): string | null {
-  const stat = lstatOrNull(path);
-  if (stat === null) return null;
-  if (!stat.isSymbolicLink()) throw ownershipError(path, 'expected a symbolic link');
-  return fs.readlinkSync(path);
 }
 
 /** Removes a file or link (never a directory); absent is fine. */
@@ -222,14 +164,5 @@ export function sweepTemps(dir: string, prefix = '.'): void {
   }
   for (const name of names) {
     if (name.startsWith(prefix) && name.includes(TEMP_MARK)) fs.rmSync(`${dir}/${name}`, { force: true, recursive: true });
-  }
-}
-
-export function listDir(dir: string): string[] {
-  try {
-    return fs.readdirSync(dir).sort();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
   }
 }
