@@ -1,6 +1,6 @@
 // Runs one decoded operation: root and lock for mutations, none for read-only ones.
 import { rootLayout } from '@occ-ssh/markers';
-import { OPERATIONS, type Envelope, type HelperTimings } from '@occ-ssh/protocol';
+import { OPERATIONS, type Envelope, type HelperTimings, type OperationArgs, type OperationName, type OperationResult } from '@occ-ssh/protocol';
 import { sweepTemps } from './atomic-write.js';
 import type { OpContext } from './context.js';
 import { LockScope } from './lock.js';
@@ -10,34 +10,32 @@ import { ensureNamespace } from './ops/ensure-namespace.js';
 import { inventory } from './ops/inventory.js';
 import { prepareRevision } from './ops/prepare-revision.js';
 import { probe } from './ops/probe.js';
-import { retireRevision, stopRevision, verifyRevision } from './ops/revision-ops.js';
+import { retireRevision } from './ops/retire-revision.js';
+import { stopRevision } from './ops/stop-revision.js';
+import { verifyRevision } from './ops/verify-revision.js';
 import { ensureRoot } from './root.js';
 
-function run(ctx: OpContext, op: Envelope): Promise<unknown> {
-  switch (op.operation) {
-    case 'probe':
-      return probe(ctx);
-    case 'ensure-namespace':
-      return ensureNamespace(ctx, op.args);
-    case 'delete-namespace':
-      return deleteNamespace(ctx, op.args);
-    case 'prepare-revision':
-      return prepareRevision(ctx, op.args);
-    case 'activate-revision':
-      return activateRevision(ctx, op.args);
-    case 'verify-revision':
-      return verifyRevision(ctx, op.args);
-    case 'stop-revision':
-      return stopRevision(ctx, op.args);
-    case 'retire-revision':
-      return retireRevision(ctx, op.args);
-    case 'inventory':
-      return inventory(ctx);
-  }
+type Handler<O extends OperationName> = (ctx: OpContext, args: OperationArgs<O>) => Promise<OperationResult<O>>;
+
+/** One handler per operation of the protocol's table: an operation without one does not compile. */
+const HANDLERS: { [O in OperationName]: Handler<O> } = {
+  probe,
+  'ensure-namespace': ensureNamespace,
+  'delete-namespace': deleteNamespace,
+  'prepare-revision': prepareRevision,
+  'activate-revision': activateRevision,
+  'verify-revision': verifyRevision,
+  'stop-revision': stopRevision,
+  'retire-revision': retireRevision,
+  inventory,
+};
+
+function run<O extends OperationName>(ctx: OpContext, operation: O, args: OperationArgs<O>): Promise<OperationResult<O>> {
+  return HANDLERS[operation](ctx, args);
 }
 
 export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<HelperTimings>): Promise<unknown> {
-  if (!OPERATIONS[op.operation].mutates) return run(ctx, op);
+  if (!OPERATIONS[op.operation].mutates) return run(ctx, op.operation, op.args);
   ctx.session.checkpoint();
   ensureRoot(ctx);
   const root = rootLayout(ctx.runtime.root);
@@ -45,7 +43,7 @@ export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<He
   try {
     ctx.session.checkpoint();
     sweepTemps(root.accounts);
-    return await run({ ...ctx, lock }, op);
+    return await run({ ...ctx, lock }, op.operation, op.args);
   } finally {
     await lock.release();
     timings.lockWaitMs = lock.waitedMs;
