@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { canonicalHash, sha256Hex } from '@occ-ssh/markers';
+import { accountName, agentLayout, canonicalHash, sha256Hex, type AgentLayout } from '@occ-ssh/markers';
 import {
   encodeArgument,
   findResultLine,
@@ -152,4 +152,42 @@ export async function tempFiles(host: RemoteHost): Promise<string[]> {
 /** Encodes without the sender's validation, to prove the helper refuses on its own. */
 export function unvalidatedArgument(envelope: unknown): string {
   return Buffer.from(JSON.stringify(envelope), 'utf8').toString('base64');
+}
+
+export function shell(host: RemoteHost, script: string): Promise<string> {
+  return host.run(['sh', '-c', script]);
+}
+
+export function layoutOf(who: AgentOwner): AgentLayout {
+  return agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
+}
+
+export function accountOf(who: AgentOwner): string {
+  return accountName('openclaw', who.namespace.id, who.agent.id);
+}
+
+/** systemd's ActiveState of the Agent's unit (`systemctl is-active`). */
+export async function unitState(host: RemoteHost, who: AgentOwner): Promise<string> {
+  return (await host.exec(['systemctl', 'is-active', layoutOf(who).unitName])).stdout.trim();
+}
+
+/** The values of one property of the Agent's unit, one per line of `systemctl show`. */
+export async function unitProperty(host: RemoteHost, who: AgentOwner, name: string): Promise<string[]> {
+  const out = await host.run(['systemctl', 'show', `--property=${name}`, layoutOf(who).unitName]);
+  return out.trim().split('\n').map((line) => line.slice(name.length + 1));
+}
+
+export async function mainPid(host: RemoteHost, who: AgentOwner): Promise<string> {
+  return (await unitProperty(host, who, 'MainPID'))[0]!;
+}
+
+/** The environment of the Agent's running gateway, one `NAME=value` per entry. */
+export async function gatewayEnviron(host: RemoteHost, who: AgentOwner): Promise<string[]> {
+  return (await host.run(['cat', `/proc/${await mainPid(host, who)}/environ`])).split('\0');
+}
+
+/** Every start the fixture gateway recorded in the Agent's state directory. */
+export async function gatewayStarts(host: RemoteHost, who: AgentOwner): Promise<{ pid: number; startedAt: string }[]> {
+  const out = await host.run(['cat', `${layoutOf(who).state}/fixture-starts.jsonl`]);
+  return out.trim().split('\n').map((line) => JSON.parse(line) as { pid: number; startedAt: string });
 }
