@@ -12,8 +12,8 @@ export interface HeldLock {
 }
 
 /**
- * `flock -w 30 <lock> cat`: cat runs only once the lock is held, and echoes our probe byte to
- * say so. Its stdin is connected only to this helper, so however the helper dies, cat reads EOF,
+ * `flock --exclusive --wait 30 <lock> cat`: cat runs only once the lock is held, and echoes our
+ * probe byte to say so. Its stdin is connected only to this helper, so however the helper dies, cat reads EOF,
  * exits, and the kernel drops the lock: there is never a stale lock to reclaim.
  * `signal` (the session's) ends the wait at once: a helper whose caller is gone must not queue for
  * the lock, take it, and hold up the next caller.

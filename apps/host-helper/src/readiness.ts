@@ -26,7 +26,7 @@ const FAST_POLL_MS = 25;
 const UNIT_CHECK_MS = 500;
 /**
  * Automatic restarts, since activation's own restart, after which a gateway that never answered is
- * taken as crash-looping. One restart is tolerated: the real gateway can exit on its own start-up
+ * taken as crash-looping. Fewer are tolerated: the real gateway can exit on its own start-up
  * deadline on a starved host and then come up.
  */
 export const RESTARTS_BEFORE_GIVING_UP = 3;
