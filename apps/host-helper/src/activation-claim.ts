@@ -8,7 +8,7 @@ import { readAgent, readCurrent, readRevision, verifyUnitFile } from './ownershi
 import { ROOT_FILE, readOwnedFile } from './safe-read.js';
 
 /** What one activation set under the lock before it let go of it. */
-export interface ActivationClaim {
+interface ActivationClaim {
   token: string;
   agent: AgentMarker;
   revision: RevisionLayout;

@@ -7,9 +7,9 @@ import { runCommand } from './system.js';
 
 export const AUDIT_IDENTIFIER = 'occ-ssh-helper';
 /** Set by the artifact's loader: the SHA-256 of the bundle it decompressed and is running. */
-export const HELPER_DIGEST_KEY = 'occ-ssh.helper-digest';
+const HELPER_DIGEST_KEY = 'occ-ssh.helper-digest';
 
-export function helperDigest(): string {
+function helperDigest(): string {
   const digest = (globalThis as unknown as Record<symbol, unknown>)[Symbol.for(HELPER_DIGEST_KEY)];
   return typeof digest === 'string' && /^[0-9a-f]{64}$/.test(digest) ? digest : 'unbundled';
 }
@@ -20,7 +20,7 @@ interface Resources {
   revision?: { id?: string; number?: number };
 }
 
-export function auditLine(op: Envelope, outcome: string, ms: number, digest: string): string {
+function auditLine(op: Envelope, outcome: string, ms: number, digest: string): string {
   const args = op.args as Resources;
   const fields: [string, string | number | undefined][] = [
     ['operation', op.operation],

@@ -9,7 +9,7 @@ import { runCommand } from './system.js';
  * the cache only grows when the runtime is upgraded (about 40 MB per OpenClaw release). Past this
  * bound the whole cache goes, and the next start is cold once and fills it again.
  */
-export const COMPILE_CACHE_LIMIT_BYTES = 256 * 1024 * 1024;
+const COMPILE_CACHE_LIMIT_BYTES = 256 * 1024 * 1024;
 
 /**
  * Security: the cache is the Agent's and its gateway may have planted anything in it, so root never

@@ -2,10 +2,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ComputeError } from '@occ-ssh/protocol';
 
-export const LOCK_WAIT_SECONDS = 30;
+const LOCK_WAIT_SECONDS = 30;
 const CONFLICT_EXIT = 75;
 
-export interface HeldLock {
+interface HeldLock {
   waitedMs: number;
   acquiredAt: number;
   release(): Promise<void>;

@@ -18,7 +18,7 @@ import { dispatch } from './dispatch.js';
 import { Session } from './session.js';
 
 declare const __HELPER_VERSION__: string;
-export const HELPER_VERSION = typeof __HELPER_VERSION__ === 'string' ? __HELPER_VERSION__ : 'dev';
+const HELPER_VERSION = typeof __HELPER_VERSION__ === 'string' ? __HELPER_VERSION__ : 'dev';
 
 /** Takes the operation the stdin prelude defined, so nothing else in the process can read it later. */
 function takeSealed(): unknown {

@@ -50,7 +50,7 @@ export function readRevision(paths: RevisionLayout, owner: AgentOwner, revision?
 }
 
 /** Paths of the revision stored in `revisions/<name>`, whatever revision that turns out to be. */
-export function revisionDirPaths(layout: AgentLayout, name: string): RevisionLayout {
+function revisionDirPaths(layout: AgentLayout, name: string): RevisionLayout {
   const dir = `${layout.revisions}/${name}`;
   return { dir, currentTarget: `revisions/${name}`, config: `${dir}/openclaw.json`, marker: `${dir}/revision.json` };
 }

@@ -5,7 +5,7 @@ import type { OpContext } from './context.js';
 import { readMarker } from './marker-io.js';
 import { listDir, lstatOrNull, ownershipError } from './safe-read.js';
 
-export function choosePort(used: ReadonlySet<number>, range: { start: number; end: number }): number | undefined {
+function choosePort(used: ReadonlySet<number>, range: { start: number; end: number }): number | undefined {
   for (let port = range.start; port <= range.end; port += 1) if (!used.has(port)) return port;
   return undefined;
 }
@@ -16,7 +16,7 @@ export function choosePort(used: ReadonlySet<number>, range: { start: number; en
  * hand out a port that a gateway may already hold. `ownAgentDir` is the caller's own Agent
  * directory, which may exist without its marker while it is being prepared.
  */
-export function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
+function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
   const owners = new Map<number, string>();
   const namespaces = `${ctx.runtime.root}/namespaces`;
   for (const ns of listDir(namespaces)) {

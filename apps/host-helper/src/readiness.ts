@@ -32,7 +32,7 @@ const UNIT_CHECK_MS = 500;
 export const RESTARTS_BEFORE_GIVING_UP = 3;
 
 /** What the wait checks besides /readyz: the unit it restarted, whose account and processes must own the port. */
-export interface GatewayWatch {
+interface GatewayWatch {
   unit: string;
   uid: number;
 }

@@ -24,7 +24,7 @@ export const enableUnit = (unit: string) => mustRun('systemctl', ['enable', '--q
  * enabled: systemd caches UnitFileState until the next reload, so a wants link removed by hand still
  * reads `enabled` there; `is-enabled` reads the disk.
  */
-export interface UnitFacts {
+interface UnitFacts {
   /** The unit file on disk differs from what systemd loaded (e.g. a reload was cut short). */
   needsReload: boolean;
   /** Failed, or its last start was refused (the start rate limit). */

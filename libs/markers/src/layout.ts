@@ -8,7 +8,7 @@ export function unitName(agentId: string): string {
   return `${UNIT_PREFIX}${agentHash(agentId)}.service`;
 }
 
-export interface RootLayout {
+interface RootLayout {
   root: string;
   lock: string;
   accounts: string;
@@ -23,7 +23,7 @@ export function accountMarkerPath(root: string, account: string): string {
   return `${root}/accounts/${account}.json`;
 }
 
-export interface NamespaceLayout {
+interface NamespaceLayout {
   dir: string;
   marker: string;
   agents: string;

@@ -29,7 +29,7 @@ const [first, ...rest] = OPERATION_NAMES.map((name) => variant(name));
 export const envelope = z.discriminatedUnion('operation', [first!, ...rest]);
 
 export type Envelope = z.infer<typeof envelope>;
-export type EnvelopeOf<O extends OperationName> = Extract<Envelope, { operation: O }>;
+type EnvelopeOf<O extends OperationName> = Extract<Envelope, { operation: O }>;
 
 interface EnvelopeInput<O extends OperationName> {
   operation: O;

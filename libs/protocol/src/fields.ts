@@ -21,7 +21,7 @@ export const namespaceName = z
  * so only an absolute path of plain characters is accepted: no whitespace, quotes, control
  * characters, shell metacharacters, `%` specifiers or `$` expansions, no `.` or `..` segments.
  */
-export const SAFE_PATH_PATTERN = /^(?:\/[A-Za-z0-9._+@,=-]+)+$/;
+const SAFE_PATH_PATTERN = /^(?:\/[A-Za-z0-9._+@,=-]+)+$/;
 export const MAX_PATH_LENGTH = 1024;
 
 export function safePathProblem(value: string): string | undefined {
@@ -51,7 +51,7 @@ export const safePath = z.string().check(
  * Directories the gateway unit's sandbox replaces or hides (ProtectHome=yes, PrivateTmp=true,
  * TemporaryFileSystem=/dev/shm): a program or Agent directory under one of them could never start.
  */
-export const SANDBOX_HIDDEN_DIRS = ['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm'] as const;
+const SANDBOX_HIDDEN_DIRS = ['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm'] as const;
 
 export function sandboxHiddenProblem(path: string): string | undefined {
   const hidden = SANDBOX_HIDDEN_DIRS.find((dir) => path === dir || path.startsWith(`${dir}/`));
@@ -67,7 +67,7 @@ export const gatewayHostPath = z.string().check(
 );
 
 /** Account-name prefix: the rules of shadow's useradd for system names, lower case. */
-export const RUNTIME_USER_PATTERN = /^[a-z_][a-z0-9_-]{0,31}$/;
+const RUNTIME_USER_PATTERN = /^[a-z_][a-z0-9_-]{0,31}$/;
 export const runtimeUser = z
   .string()
   .check(

@@ -21,7 +21,5 @@ export const agentOwner = z.strictObject({
 export const revisionTarget = z.strictObject({ owner: agentOwner, revision: revisionIdentity });
 
 export type NamespaceIdentity = z.infer<typeof namespaceIdentity>;
-export type AgentIdentity = z.infer<typeof agentIdentity>;
-export type ServicePrincipalIdentity = z.infer<typeof servicePrincipalIdentity>;
 export type RevisionIdentity = z.infer<typeof revisionIdentity>;
 export type AgentOwner = z.infer<typeof agentOwner>;

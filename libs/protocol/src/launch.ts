@@ -63,5 +63,3 @@ export const launchEnvironment = z.record(z.string(), z.string()).check(
     for (const message of launchEnvironmentProblems(env)) ctx.addIssue({ code: 'custom', message, input: env });
   }),
 );
-
-export type LaunchEnvironment = z.infer<typeof launchEnvironment>;

@@ -5,7 +5,7 @@ import { OPERATION_NAMES } from './operations/index.js';
 
 export const heartbeatLine = z.strictObject({ type: z.literal('heartbeat'), seq: z.int().check(z.minimum(0)) });
 
-export const helperTimings = z.strictObject({
+const helperTimings = z.strictObject({
   totalMs: z.number().check(z.minimum(0)),
   lockWaitMs: z.optional(z.number().check(z.minimum(0))),
   lockHoldMs: z.optional(z.number().check(z.minimum(0))),
@@ -20,7 +20,7 @@ const lineBase = {
   timings: helperTimings,
 };
 
-export const helperErrorBody = z.strictObject({
+const helperErrorBody = z.strictObject({
   code: z.enum(ERROR_CODES),
   message: z.string().check(z.maxLength(2000)),
   path: z.optional(z.string()),

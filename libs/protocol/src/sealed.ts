@@ -13,11 +13,11 @@ import { PROTOCOL_VERSION } from './version.js';
 /** The global the stdin prelude assigns and the helper takes (and deletes) before anything else runs. */
 export const SEALED_KEY = 'occ-ssh.operation';
 
-export const argumentHeader = z.strictObject({
+const argumentHeader = z.strictObject({
   protocolVersion: z.literal(PROTOCOL_VERSION),
   sealed: z.strictObject({ sha256: sha256Hex, bytes: z.int().check(z.minimum(1), z.maximum(MAX_ARGUMENT_BYTES)) }),
 });
-export type ArgumentHeader = z.infer<typeof argumentHeader>;
+type ArgumentHeader = z.infer<typeof argumentHeader>;
 
 /** Header bounded far below any argv limit: a few dozen bytes of JSON. */
 export const MAX_HEADER_BYTES = 512;
