@@ -2,18 +2,16 @@
 // went away while the helper queued for the lock, and a sibling Agent squatting the Agent's port.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { accountName, agentLayout, namespaceLayout } from '@occ-ssh/markers';
+import { accountName, namespaceLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, call, exists, fails, ok, owner, prepareArgs } from './testing/remote.js';
+import { ROOT, UNIT_DIR, activateArgs, call, exists, fails, layoutOf, ok, owner, prepareArgs, shell } from './testing/remote.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TREE = `find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %T@\\n' 2>/dev/null | sort | sha256sum; getent passwd | sha256sum`;
 
 describe('bounded failure on a real host', () => {
   let host: TestHost;
-  const sh = (script: string) => host.run(['sh', '-c', script]);
-  const layoutOf = (who: AgentOwner) => agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
   const uidOf = async (who: AgentOwner) => Number((await host.run(['id', '-u', accountName('openclaw', who.namespace.id, who.agent.id)])).trim());
   const helperRunning = async () => (await host.exec(['pgrep', '-f', `^${host.nodePath} - `])).code === 0;
   const lockWaiters = async () => (await host.exec(['pgrep', '-f', '^flock --exclusive'])).stdout.trim();
@@ -44,9 +42,9 @@ describe('bounded failure on a real host', () => {
   test('a helper whose session closes while it waits for the lock exits at once and changes nothing', async () => {
     const who = owner('queued', 'queued');
     await ok(host, 'ensure-namespace', { namespace: owner('base', 'base').namespace });
-    const holder = (await sh(`setsid flock ${ROOT}/.compute-lock sleep 60 </dev/null >/dev/null 2>&1 & echo $!`)).trim();
+    const holder = (await shell(host, `setsid flock ${ROOT}/.compute-lock sleep 60 </dev/null >/dev/null 2>&1 & echo $!`)).trim();
     try {
-      const tree = await sh(TREE);
+      const tree = await shell(host, TREE);
       const pending = call(host, 'ensure-namespace', { namespace: who.namespace }, { killAfterMs: 2500 });
       for (let i = 0; i < 40 && !(await lockWaiters()); i += 1) await sleep(50);
       assert.ok(await lockWaiters(), 'the helper queued for the held lock');
@@ -61,7 +59,7 @@ describe('bounded failure on a real host', () => {
       assert.equal(await lockWaiters(), '', 'no flock left queued for the lock');
       await host.exec(['kill', '--', `-${holder}`]);
       await sleep(1500);
-      assert.equal(await sh(TREE), tree, 'nothing changed, even once the lock was free');
+      assert.equal(await shell(host, TREE), tree, 'nothing changed, even once the lock was free');
       assert.equal(await exists(host, namespaceLayout(ROOT, who.namespace.id).dir), false);
     } finally {
       await host.exec(['kill', '--', `-${holder}`]);
@@ -90,7 +88,7 @@ describe('bounded failure on a real host', () => {
     // A stops (a crash, an operator); B's account takes A's port and answers /readyz like a gateway.
     await host.run(['systemctl', 'stop', layoutOf(a).unitName]);
     const squatterUid = await uidOf(b);
-    await sh(`echo '{}' > /etc/occ-squat.json && chmod 644 /etc/occ-squat.json`);
+    await shell(host, `echo '{}' > /etc/occ-squat.json && chmod 644 /etc/occ-squat.json`);
     await squat(squatterUid, port);
     try {
       const error = await fails(host, 'activate-revision', activateArgs(a2));

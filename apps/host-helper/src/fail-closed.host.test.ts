@@ -2,21 +2,16 @@
 // first effect, and never moves an Agent to an older revision.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { accountName, agentHash, agentLayout, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
+import { agentHash, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, exists, fails, ok, owner, prepareArgs } from './testing/remote.js';
+import { ROOT, UNIT_DIR, accountOf, activateArgs, exists, fails, layoutOf, mainPid, ok, owner, prepareArgs, shell, unitState } from './testing/remote.js';
 
 describe('fail closed on a real host', () => {
   let host: TestHost;
-  const sh = (script: string) => host.run(['sh', '-c', script]);
-  const layoutOf = (who: AgentOwner) => agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
-  const accountOf = (who: AgentOwner) => accountName('openclaw', who.namespace.id, who.agent.id);
   const hasUser = async (who: AgentOwner) => (await host.exec(['getent', 'passwd', accountOf(who)])).code === 0;
-  const unitState = async (who: AgentOwner) => (await host.exec(['systemctl', 'is-active', layoutOf(who).unitName])).stdout.trim();
-  const mainPid = async (who: AgentOwner) => (await host.run(['systemctl', 'show', '--property=MainPID', '--value', layoutOf(who).unitName])).trim();
-  const fingerprint = (paths: string[]) => sh(`for p in ${paths.join(' ')}; do stat -c '%n %U:%G %a %s %Y' $p; sha256sum $p; done 2>&1`);
-  const treeHash = () => sh(`find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %l\\n' 2>/dev/null | sort | sha256sum; getent passwd | sha256sum; getent group | sha256sum`);
+  const fingerprint = (paths: string[]) => shell(host, `for p in ${paths.join(' ')}; do stat -c '%n %U:%G %a %s %Y' $p; sha256sum $p; done 2>&1`);
+  const treeHash = () => shell(host, `find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %l\\n' 2>/dev/null | sort | sha256sum; getent passwd | sha256sum; getent group | sha256sum`);
   /** Prepares (and optionally activates) revision `number` of an Agent whose Namespace exists. */
   const deploy = async (who: AgentOwner, number: number, activate = true) => {
     await ok(host, 'prepare-revision', prepareArgs(who, number));
@@ -118,10 +113,10 @@ describe('fail closed on a real host', () => {
     await deploy(a, 1);
     await deploy(b, 1, false);
     const configB = revisionLayout(layoutOf(b).dir, prepareArgs(b, 1).revision.id);
-    const before = { pid: await mainPid(a), unit: await host.run(['sha256sum', layoutOf(a).unitFile]) };
+    const before = { pid: await mainPid(host, a), unit: await host.run(['sha256sum', layoutOf(a).unitFile]) };
     const original = { b: await host.run(['cat', layoutOf(b).marker]) };
     const faults: [string, () => Promise<unknown>, () => Promise<unknown>, string][] = [
-      ['changed snapshot', () => sh(`printf ' ' >> ${configB.config}`), () => sh(`truncate -s -1 ${configB.config}`), configB.config],
+      ['changed snapshot', () => shell(host, `printf ' ' >> ${configB.config}`), () => shell(host, `truncate -s -1 ${configB.config}`), configB.config],
       ['revision directory renamed', () => host.run(['mv', configB.dir, `${layoutOf(b).revisions}/0123456789ab`]), () => host.run(['mv', `${layoutOf(b).revisions}/0123456789ab`, configB.dir]), `${layoutOf(b).revisions}/0123456789ab/revision.json`],
       ['reused UID', () => host.run(['usermod', '-u', '4343', accountOf(b)]), () => host.run(['usermod', '-u', String(JSON.parse(original.b).uid), accountOf(b)]), `${ROOT}/accounts/${accountOf(b)}.json`],
       ['account marker missing', () => host.run(['mv', `${ROOT}/accounts/${accountOf(b)}.json`, '/root/moved.json']), () => host.run(['mv', '/root/moved.json', `${ROOT}/accounts/${accountOf(b)}.json`]), `${ROOT}/accounts/${accountOf(b)}.json`],
@@ -131,8 +126,8 @@ describe('fail closed on a real host', () => {
       const tree = await treeHash();
       const error = await fails(host, 'delete-namespace', { namespace: a.namespace });
       assert.deepEqual([error.code, error.path], ['ownership', path], name);
-      assert.equal(await unitState(a), 'active', `${name}: no gateway was stopped`);
-      assert.equal(await mainPid(a), before.pid, name);
+      assert.equal(await unitState(host, a), 'active', `${name}: no gateway was stopped`);
+      assert.equal(await mainPid(host, a), before.pid, name);
       assert.equal(await treeHash(), tree, `${name}: nothing was disabled or removed`);
       await undo();
     }
@@ -145,18 +140,18 @@ describe('fail closed on a real host', () => {
     await ok(host, 'ensure-namespace', { namespace: who.namespace });
     await deploy(who, 1);
     const rev = revisionLayout(layoutOf(who).dir, prepareArgs(who, 1).revision.id);
-    await sh(`printf ' ' >> ${rev.config}`);
+    await shell(host, `printf ' ' >> ${rev.config}`);
     const kept = [rev.config, rev.marker, layoutOf(who).served, layoutOf(who).unitFile];
-    const before = { files: await fingerprint(kept), current: await host.run(['readlink', layoutOf(who).current]), pid: await mainPid(who) };
+    const before = { files: await fingerprint(kept), current: await host.run(['readlink', layoutOf(who).current]), pid: await mainPid(host, who) };
     for (const operation of ['stop-revision', 'retire-revision'] as const) {
       const error = await fails(host, operation, { owner: who, revision: prepareArgs(who, 1).revision });
       assert.deepEqual([error.code, error.path], ['ownership', rev.config], operation);
     }
     assert.equal(await fingerprint(kept), before.files, 'the changed snapshot is left for inspection');
     assert.equal(await host.run(['readlink', layoutOf(who).current]), before.current);
-    assert.equal(await unitState(who), 'active');
-    assert.equal(await mainPid(who), before.pid);
-    await sh(`truncate -s -1 ${rev.config}`);
+    assert.equal(await unitState(host, who), 'active');
+    assert.equal(await mainPid(host, who), before.pid);
+    await shell(host, `truncate -s -1 ${rev.config}`);
     await ok(host, 'delete-namespace', { namespace: who.namespace });
   });
 
@@ -182,10 +177,10 @@ describe('fail closed on a real host', () => {
     await deploy(who, 1);
     await deploy(who, 2, false);
     await host.run(['sed', '-i', `s/"agentId": "${who.agent.id}"/"agentId": "agent-someone-else"/`, layout.served]);
-    const before = { files: await fingerprint([layout.served, layout.unitFile]), current: await host.run(['readlink', layout.current]), pid: await mainPid(who) };
+    const before = { files: await fingerprint([layout.served, layout.unitFile]), current: await host.run(['readlink', layout.current]), pid: await mainPid(host, who) };
     const error = await fails(host, 'activate-revision', activateArgs(prepareArgs(who, 2)));
     assert.deepEqual([error.code, error.path], ['ownership', layout.served]);
-    assert.deepEqual({ files: await fingerprint([layout.served, layout.unitFile]), current: await host.run(['readlink', layout.current]), pid: await mainPid(who) }, before);
+    assert.deepEqual({ files: await fingerprint([layout.served, layout.unitFile]), current: await host.run(['readlink', layout.current]), pid: await mainPid(host, who) }, before);
     await host.run(['rm', layout.served]);
     await ok(host, 'delete-namespace', { namespace: who.namespace });
   });
@@ -205,13 +200,13 @@ describe('fail closed on a real host', () => {
   test('activating a revision older than the current one is refused, with current, unit and gateway untouched', async () => {
     const who = owner('order', 'order');
     const layout = layoutOf(who);
-    const before = { files: await fingerprint([layout.unitFile, layout.served]), current: await host.run(['readlink', layout.current]), pid: await mainPid(who) };
+    const before = { files: await fingerprint([layout.unitFile, layout.served]), current: await host.run(['readlink', layout.current]), pid: await mainPid(host, who) };
     const error = await fails(host, 'activate-revision', activateArgs(prepareArgs(who, 1)));
     assert.deepEqual([error.code, error.path], ['ownership', layout.current]);
     assert.match(error.message, /revision 1 is not newer than revision 2/);
     assert.equal(await host.run(['readlink', layout.current]), before.current);
     assert.equal(await fingerprint([layout.unitFile, layout.served]), before.files);
-    assert.equal(await mainPid(who), before.pid, 'the gateway was not restarted');
+    assert.equal(await mainPid(host, who), before.pid, 'the gateway was not restarted');
     await deploy(who, 3);
     assert.equal((JSON.parse(await host.run(['cat', layout.served])) as { revisionNumber: number }).revisionNumber, 3, 'recovery goes forward with a new revision');
   });

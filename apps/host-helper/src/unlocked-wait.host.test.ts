@@ -2,10 +2,10 @@
 // go on meanwhile, and a later operation on the same Agent wins over the waiting activation.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { agentLayout, type AgentLayout } from '@occ-ssh/markers';
+import type { AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, call, exists, ok, owner, prepareArgs, type CallOutcome } from './testing/remote.js';
+import { activateArgs, call, exists, layoutOf, ok, owner, prepareArgs, type CallOutcome } from './testing/remote.js';
 
 /** Long enough that lock holds (unit write, reload, restart) are small beside it, short enough for CI. */
 const START_DELAY_MS = 8000;
@@ -13,7 +13,6 @@ const AGENTS = 8;
 
 describe('readiness wait outside the host lock on a real host', () => {
   let host: TestHost;
-  const layoutOf = (who: AgentOwner) => agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id);
   const slow = (who: AgentOwner, number: number, delay = 4000) => prepareArgs(who, number, { fixtureGateway: { readyAfterMs: delay } });
   const servedRevision = async (layout: AgentLayout) =>
     (await exists(host, layout.served)) ? (JSON.parse(await host.run(['cat', layout.served])) as { revisionId: string }).revisionId : null;
