@@ -2,6 +2,7 @@
 import { rootLayout } from '@occ-ssh/markers';
 import { OPERATIONS, type Envelope, type HelperTimings, type OperationArgs, type OperationName, type OperationResult } from '@occ-ssh/protocol';
 import { sweepTemps } from './atomic-write.js';
+import { guardChanges } from './change-guard.js';
 import type { OpContext } from './context.js';
 import { LockScope } from './lock.js';
 import { activateRevision } from './ops/activate-revision.js';
@@ -42,6 +43,7 @@ export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<He
   const lock = await LockScope.take(root.lock, ctx.session.signal);
   try {
     ctx.session.checkpoint();
+    guardChanges(() => ctx.session.beforeChange());
     sweepTemps(root.accounts);
     return await run({ ...ctx, lock }, op.operation, op.args);
   } finally {
