@@ -8,6 +8,7 @@ import { SEED_INSTALLATION } from './config/fixtures.js';
 import { loadInstallationConfiguration } from './config/index.js';
 import { SshComputeDriver } from './driver.js';
 import {
+  FAKE_HELPER,
   FakeExecutor,
   MemoryStream,
   NAMESPACE,
@@ -44,7 +45,7 @@ function setup(options: Setup = {}) {
   const events: string[] = [];
   const executor = new FakeExecutor(options.responder, events);
   const stream = new MemoryStream();
-  const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, logger: pino({ level: 'debug' }, stream) });
+  const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, helper: FAKE_HELPER, logger: pino({ level: 'debug' }, stream) });
   const owners = options.owners?.(events) ?? [
     recordingOwner('configuration-postgres', events, { environment: { CFG_TOKEN: PLACEHOLDERS.CFG_TOKEN }, ...options.cfg }),
     recordingOwner('iam-oidc', events, { capability: 'iam', environment: { IAM_TOKEN: PLACEHOLDERS.IAM_TOKEN }, ...options.iam }),
@@ -92,7 +93,7 @@ describe('SshComputeDriver: the operation signal', () => {
     const events: string[] = [];
     const executor = new FakeExecutor(undefined, events);
     let current: AbortSignal | undefined;
-    const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, logger: pino({ level: 'silent' }), getOperationAbortSignal: () => current });
+    const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, helper: FAKE_HELPER, logger: pino({ level: 'silent' }), getOperationAbortSignal: () => current });
     driver.bindAgent({ namespace: NAMESPACE, agent: agentFor() });
     const first = new AbortController();
     current = first.signal;
@@ -487,7 +488,7 @@ describe('SshComputeDriver: what leaves the process', () => {
       for (const forbidden of [CONFIGURATION.ssh.identityFile, CONFIGURATION.ssh.knownHostsFile, 'id_ed25519', 'known_hosts', 'compute-ssh', 'configuration-postgres', 'occ.example.com', 'anythingOccOwns', '203.0.113.10']) {
         assert.ok(!text.includes(forbidden), `${call.envelope.operation} envelope contains ${forbidden}`);
       }
-      assert.ok(!call.request.remoteCommand.includes('/etc/openclaw/ssh'));
+      assert.ok(!call.command.includes('/etc/openclaw/ssh'));
       const envelope: Envelope = call.envelope;
       assert.deepEqual(Object.keys(envelope).sort(), ['args', 'configurationHash', 'operation', 'protocolVersion', 'requestId', 'runtime']);
     }

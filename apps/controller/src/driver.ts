@@ -3,18 +3,18 @@ import { ComputeError, DRIVER_ID, DRIVER_IMPLEMENTATION, MAX_READINESS_TIMEOUT_M
 import { admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth } from './admission/harness.js';
 import { sshGatewayConfigurationDocument } from './admission/document.js';
 import { Bindings, refuseExistingNamespace } from './bindings.js';
-import { hostFor, runtimeSettingsFor, type SshComputeConfiguration } from './config/index.js';
-import { loadHelperArtifact, type HelperArtifact } from './helper-artifact.js';
+import { hostFor, type SshComputeConfiguration } from './config/index.js';
+import { createDefaultDeps, type HelperProgress } from './deps.js';
+import type { HelperArtifact } from './helper-artifact.js';
 import { HookRegistry } from './hooks/registry.js';
 import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './hooks/run.js';
-import { HostLimiter } from './limiter.js';
-import { createLogger, type Logger } from './logging.js';
+import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
-import { TRACED_METHODS, traceMethods } from './telemetry.js';
+import { OperationRunner } from './runner.js';
+import { TRACED_METHODS, inHelperSpan, traceMethods } from './telemetry.js';
 import { checkLocalSshFiles, missingOnHost } from './preflight.js';
-import type { CommandExecutor, HostTarget } from './transport/executor.js';
-import { OPERATION_TIMEOUT_MS, runOperation, type OperationOutcome } from './transport/run-operation.js';
-import { createExecutor } from './transport/select.js';
+import type { CommandExecutor } from './transport/executor.js';
+import type { OperationOutcome } from './transport/run-operation.js';
 import type {
   AgentRevision,
   ComputeAgentBinding,
@@ -40,19 +40,13 @@ export interface SshComputeDriverOptions {
   /** Defaults to the transport the configuration selects. */
   executor?: CommandExecutor;
   logger?: Logger;
+  /** Defaults to the host-helper.cjs shipped beside the module (or the workspace build). */
+  helper?: HelperArtifact;
   /** Readiness bound per activation, at most (and by default) 120 seconds. */
   readinessTimeoutMs?: number;
   operationTimeoutMs?: number;
   /** Told of each helper heartbeat (about one a second while a host works), for operator progress. */
   onHelperProgress?: (progress: HelperProgress) => void;
-}
-
-export interface HelperProgress {
-  host: string;
-  operation: OperationName;
-  /** Heartbeats seen so far in this invocation. */
-  heartbeats: number;
-  elapsedMs: number;
 }
 
 export class SshComputeDriver {
@@ -62,30 +56,26 @@ export class SshComputeDriver {
   readonly activationOrder = 'afterCommit' as const;
 
   private readonly config: SshComputeConfiguration;
-  private readonly executor: CommandExecutor;
-  private readonly logger: Logger;
-  private readonly helper: HelperArtifact;
+  private readonly runner: OperationRunner;
   private readonly bindings = new Bindings();
   private readonly hooks = new HookRegistry();
-  private readonly limiter: HostLimiter;
   private readonly readinessTimeoutMs: number;
-  private readonly operationTimeoutMs: number;
   private readonly operationSignal: () => AbortSignal | undefined;
-  private readonly onHelperProgress: ((progress: HelperProgress) => void) | undefined;
 
   constructor(options: SshComputeDriverOptions) {
     this.id = options.id ?? DRIVER_ID;
     this.implementation = options.implementation ?? DRIVER_IMPLEMENTATION;
-    this.onHelperProgress = options.onHelperProgress;
     this.config = options.configuration;
-    this.logger = options.logger ?? createLogger();
-    this.executor = options.executor ?? createExecutor(this.config);
-    this.helper = loadHelperArtifact();
-    this.limiter = new HostLimiter(this.config.maxConcurrentOperationsPerHost);
+    const deps = createDefaultDeps(this.config, {
+      ...(options.logger ? { logger: options.logger } : {}),
+      ...(options.executor ? { executor: options.executor } : {}),
+      ...(options.helper ? { helper: options.helper } : {}),
+      observer: { trace: inHelperSpan, ...(options.onHelperProgress ? { progress: options.onHelperProgress } : {}) },
+    });
+    this.runner = new OperationRunner(this.config, deps, options.operationTimeoutMs);
     this.readinessTimeoutMs = Math.min(options.readinessTimeoutMs ?? MAX_READINESS_TIMEOUT_MS, MAX_READINESS_TIMEOUT_MS);
-    this.operationTimeoutMs = options.operationTimeoutMs ?? OPERATION_TIMEOUT_MS;
     this.operationSignal = options.getOperationAbortSignal ?? (() => undefined);
-    this.logger.info({ helperSha256: this.helper.sha256, helperBytes: this.helper.bytes.length, version: DRIVER_VERSION }, 'host helper loaded');
+    deps.logger.info({ helperSha256: deps.helper.sha256, helperBytes: deps.helper.bytes.length, version: DRIVER_VERSION }, 'host helper loaded');
     traceMethods(this, TRACED_METHODS);
   }
 
@@ -246,7 +236,7 @@ export class SshComputeDriver {
 
   /** Releases transport resources (pooled connections). */
   async close(): Promise<void> {
-    await this.executor.close?.();
+    await this.runner.close();
   }
 
   /** Every revision operation: the exact bound Agent, this driver's Compute identity and the bound ServicePrincipal. */
@@ -277,32 +267,8 @@ export class SshComputeDriver {
     return (await this.send(namespaceName, 'inventory', {}, this.operationSignal(), {})).result;
   }
 
-  /** One helper invocation on the Namespace's host, bounded per host and logged without secrets. */
-  private async send<O extends OperationName>(
-    namespaceName: string,
-    operation: O,
-    args: OperationArgs<O>,
-    signal: AbortSignal | undefined,
-    fields: Record<string, string>,
-  ): Promise<OperationOutcome<O>> {
-    const resolved = hostFor(this.config, namespaceName);
-    const host: HostTarget = { name: resolved.name, address: resolved.address, port: resolved.port, user: resolved.user };
-    const log = this.logger.child({ host: host.name, operation, ...fields });
-    const started = Date.now();
-    try {
-      // Keyed by the connection, not the Namespace: several Namespaces may share one host.
-      const progress = this.onHelperProgress;
-      const onHeartbeat = progress && ((seq: number) => progress({ host: host.name, operation, heartbeats: seq + 1, elapsedMs: Date.now() - started }));
-      const outcome = await this.limiter.run(`${host.user}@${host.address}:${host.port}`, () =>
-        runOperation(this.executor, this.helper, DRIVER_VERSION, { operation, args, host, runtime: runtimeSettingsFor(this.config, namespaceName), ...(signal ? { signal } : {}), ...(onHeartbeat ? { onHeartbeat } : {}) }, this.operationTimeoutMs),
-      );
-      log.info({ durationMs: Date.now() - started, timings: outcome.timings, requestId: outcome.requestId }, 'operation succeeded');
-      return outcome;
-    } catch (error) {
-      const failure = toComputeError(error, { host: host.name, operation });
-      log.warn({ durationMs: Date.now() - started, code: failure.code, failure: failure.failure, reason: failure.message }, 'operation failed');
-      throw failure;
-    }
+  private send<O extends OperationName>(namespaceName: string, operation: O, args: OperationArgs<O>, signal: AbortSignal | undefined, fields: Record<string, string>): Promise<OperationOutcome<O>> {
+    return this.runner.run(namespaceName, operation, args, signal, fields);
   }
 }
 

@@ -1,7 +1,7 @@
 // HostLimiter: a per-host bound on concurrent operations, first come first served.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HostLimiter } from './limiter.js';
+import { HostLimiter, Semaphore } from './limiter.js';
 import { deferred, settle } from './testing/fakes.js';
 
 /** Tasks that record start/end and finish only when released, tracking the peak concurrency per host. */
@@ -119,5 +119,29 @@ describe('HostLimiter', () => {
     await h.release('newcomer');
     await Promise.all([first, waiting, newcomer]);
     assert.deepEqual(h.started, ['first', 'waiting', 'newcomer']);
+  });
+});
+
+describe('Semaphore', () => {
+  it('skips a waiter that withdrew, and a cancelled grant frees its slot', async () => {
+    const semaphore = new Semaphore(1);
+    const first = semaphore.acquire();
+    const withdrawn = semaphore.acquire();
+    const next = semaphore.acquire();
+    assert.deepEqual([first.immediate, withdrawn.immediate, next.immediate], [true, false, false]);
+    withdrawn.cancel();
+    let nextHeld = false;
+    void next.granted.then(() => (nextHeld = true));
+    first.release();
+    first.release();
+    await settle();
+    assert.equal(nextHeld, true);
+    // The slot went to `next` alone: a newcomer still waits until `next` cancels (returns) it.
+    const newcomer = semaphore.acquire();
+    assert.equal(newcomer.immediate, false);
+    next.cancel();
+    await newcomer.granted;
+    newcomer.release();
+    assert.equal(semaphore.acquire().immediate, true);
   });
 });

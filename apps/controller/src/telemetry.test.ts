@@ -88,7 +88,7 @@ describe('telemetry through @opentelemetry/api', () => {
   it('the driver spans each OCC call with its resources, and a namespace result that failed is an error', async () => {
     spans.reset();
     const executor = new FakeExecutor((envelope) => ({ stdout: failureLine(envelope, 'ownership', 'foreign Namespace marker', '/var/lib/openclaw-enterprise/namespaces/x/namespace.json'), exitCode: 1 }));
-    const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text: SEED_INSTALLATION }), executor, logger: memoryLogger().logger });
+    const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text: SEED_INSTALLATION }), executor, helper: FAKE_HELPER, logger: memoryLogger().logger });
     const result = await driver.ensureNamespace({ ...NAMESPACE, id: 'ns-9' });
     assert.equal(result.namespaceReady, false);
     const method = spans.getFinishedSpans().find((s) => s.name === 'occ_ssh ensureNamespace')!;

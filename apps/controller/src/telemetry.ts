@@ -83,7 +83,7 @@ export async function inMethodSpan<T>(method: string, attributes: Attributes, wo
   });
 }
 
-export interface HelperCall {
+export interface HelperSpan {
   host: string;
   operation: string;
   requestId: string;
@@ -95,8 +95,11 @@ export interface HelperCallTimings {
   lockHoldMs?: number | undefined;
 }
 
+/** Wraps one helper invocation: the observer seam the driver's dependencies carry. */
+export type HelperTracer = <T extends { timings?: HelperCallTimings }>(call: HelperSpan, work: () => Promise<T>) => Promise<T>;
+
 /** A span and the metrics of one helper invocation on one host. */
-export async function inHelperSpan<T extends { timings?: HelperCallTimings }>(call: HelperCall, work: () => Promise<T>): Promise<T> {
+export async function inHelperSpan<T extends { timings?: HelperCallTimings }>(call: HelperSpan, work: () => Promise<T>): Promise<T> {
   const base = { 'occ_ssh.host': call.host, 'occ_ssh.operation': call.operation };
   const { duration, failures, lockWait, inFlight } = instruments();
   const started = performance.now();

@@ -23,17 +23,18 @@ export class RecordingExecutor implements CommandExecutor {
   constructor(private readonly inner: CommandExecutor) {}
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const argument = request.remoteCommand.slice(request.remoteCommand.lastIndexOf(' ') + 1);
-    const input = splitHelperInput(request.stdin);
+    const command = request.call.argv.join(' ');
+    const argument = request.call.argv.at(-1) ?? '';
+    const input = splitHelperInput(request.call.stdin);
     if (!input) throw new Error('the helper input does not carry a sealed operation');
     const envelope = JSON.parse(Buffer.from(input.sealed, 'base64').toString('utf8')) as { operation: string };
     const result = await this.inner.execute(request);
     this.calls.push({
       operation: envelope.operation,
-      stdinBytes: request.stdin.length,
+      stdinBytes: request.call.stdin.length,
       helperBytes: input.helper.length,
       operationBytes: input.sealed.length,
-      commandBytes: Buffer.byteLength(request.remoteCommand),
+      commandBytes: Buffer.byteLength(command),
       argumentBytes: argument.length,
       line: findResultLine(result.stdout),
     });

@@ -1,11 +1,10 @@
 // occ-ssh: the operator CLI over the SshComputeDriver library.
-import pino from 'pino';
 import { ComputeError, PROTOCOL_VERSION, toComputeError } from '@occ-ssh/protocol';
 import { loadInstallationConfiguration } from '../config/index.js';
 import { SshComputeDriver } from '../driver.js';
 import { loadHelperArtifact } from '../helper-artifact.js';
 import { bundleDigest } from '../helper-digest.js';
-import { REDACTED_PATHS } from '../logging.js';
+import { createLogger } from '../logging.js';
 import { DRIVER_VERSION } from '../version.js';
 import { COMMAND_HELP, USAGE, UsageError, parseCli, type CliOptions } from './args.js';
 import { HostsFailed, deleteNamespace, deploy, preflight, retire, status, stop, type CommandContext } from './commands.js';
@@ -62,7 +61,7 @@ async function execute(options: CliOptions, out: Stream, err: Stream, signal: Ab
   try {
     const config = loadInstallationConfiguration({ path: options.config });
     // Failures are reported by the CLI itself; without --verbose only unexpected errors are logged.
-    const logger = pino({ level: options.verbose ? 'info' : 'error', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, logDestination(err));
+    const logger = createLogger({ name: undefined, level: options.verbose ? 'info' : 'error' }, logDestination(err));
     driver = new SshComputeDriver({
       configuration: config,
       logger,

@@ -15,6 +15,7 @@ import {
 } from '@occ-ssh/protocol';
 import type { HelperArtifact } from '../helper-artifact.js';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from '../transport/executor.js';
+import { remoteCommand } from '../transport/remote-command.js';
 import { DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
 import type { Agent, AgentRevision, ComputeLifecycleHooks, LifecycleDriver, Namespace } from '../types.js';
 import { DRIVER_VERSION } from '../version.js';
@@ -102,6 +103,8 @@ export function failureLine(envelope: Pick<Envelope, 'operation' | 'requestId'>,
 
 export interface ExecutedCall {
   request: ExecuteRequest;
+  /** The remote command line sshd would receive. */
+  command: string;
   nodePath: string;
   argument: string;
   /** The encoded operation the input carried ahead of the helper. */
@@ -135,8 +138,9 @@ export class FakeExecutor implements CommandExecutor {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteResult> {
-    const decoded = decodeRemoteCommand(request.remoteCommand, request.stdin);
-    this.calls.push({ request, ...decoded });
+    const command = remoteCommand(request.call.argv);
+    const decoded = decodeRemoteCommand(command, request.call.stdin);
+    this.calls.push({ request, command, ...decoded });
     this.events?.push(`exec:${decoded.envelope.operation}`);
     const answer = await this.responder(decoded.envelope, request);
     return {

@@ -10,12 +10,19 @@ export interface HostTarget {
   user: 'root';
 }
 
+/**
+ * What a transport runs on a host: the remote argv and the bytes written to its stdin (then
+ * closed). A HelperCall is one; transport tests pass their own stand-in programs.
+ */
+export interface RemoteCall {
+  /** Rendered into the one remote shell string by remoteCommand(). */
+  readonly argv: readonly string[];
+  readonly stdin: Buffer;
+}
+
 export interface ExecuteRequest {
   host: HostTarget;
-  /** The single remote command: `<nodePath> - <base64-argument>`. */
-  remoteCommand: string;
-  /** The helper artifact, written to the remote command's stdin and then closed. */
-  stdin: Buffer;
+  call: RemoteCall;
   timeoutMs: number;
   signal?: AbortSignal;
   /** Each chunk of the remote command's stdout as it arrives: the helper's heartbeats, for progress. */

@@ -91,7 +91,7 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
 
   function request(arg: Record<string, unknown>, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest {
     const encoded = Buffer.from(JSON.stringify(arg)).toString('base64');
-    return { host: target, remoteCommand: `${host.nodePath} - ${encoded}`, stdin: PROBE, timeoutMs: 20_000, ...overrides };
+    return { host: target, call: { argv: [host.nodePath, '-', encoded], stdin: PROBE }, timeoutMs: 20_000, ...overrides };
   }
 
   function knownHostsFile(name: string, text: string): string {
@@ -119,8 +119,8 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
       assert.equal(stat.mode & 0o777, 0o700);
       assert.equal(stat.uid, process.getuid?.());
       const multiplex = ['-o', 'ControlMaster=auto', '-o', `ControlPath=${control}/%C`, '-o', 'ControlPersist=60'];
-      const command = `${host.nodePath} - x`;
-      assert.deepEqual(await mux.argv({ host: target, remoteCommand: command }), sshArgv(settings, target, command, multiplex));
+      const call = { argv: [host.nodePath, '-', 'x'], stdin: PROBE };
+      assert.deepEqual(await mux.argv({ host: target, call }), sshArgv(settings, target, `${host.nodePath} - x`, multiplex));
     } finally {
       await mux.close();
     }

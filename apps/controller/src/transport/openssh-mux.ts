@@ -2,13 +2,13 @@
 // call to a host starts a master connection that later calls reuse. The client argv is the strict
 // one from ssh-args.ts plus ControlMaster/ControlPath/ControlPersist; spawning, timeouts, abort and
 // output handling are SystemSshCommandExecutor's own.
-import { spawn } from 'node:child_process';
 import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { collect } from '../process/collect.js';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
 import { sshStderrCause, type TransportCause } from './failure-cause.js';
-import { JUMP_ALIAS, sshOptions, type SshClientSettings } from './ssh-args.js';
+import { JUMP_ALIAS, sshEnv, type SshClientSettings } from './ssh-args.js';
 import { SystemSshCommandExecutor } from './system-ssh.js';
 
 /** How long an idle master connection stays up after its last session. */
@@ -67,7 +67,7 @@ export class OpenSshMuxExecutor implements CommandExecutor {
   }
 
   /** The exact argv for a call: ssh-args.ts's argv with the multiplexing options. */
-  async argv(request: Pick<ExecuteRequest, 'host' | 'remoteCommand'>): Promise<string[]> {
+  async argv(request: Pick<ExecuteRequest, 'host' | 'call'>): Promise<string[]> {
     return (await this.client()).argv(request);
   }
 
@@ -99,14 +99,8 @@ export class OpenSshMuxExecutor implements CommandExecutor {
     if (!pending) return;
     const directory = await pending.catch(() => undefined);
     if (!directory) return;
-    const options = OpenSshMuxExecutor.multiplexOptions(directory, this.persistSeconds);
-    // The same -F/-J as the calls: a master is found by ControlPath, whose %C covers the jump host.
-    const config = inner?.configArgs() ?? ['-F', 'none'];
-    await Promise.all(
-      hosts.map((host) =>
-        runQuietly(this.sshPath, [...config, ...sshOptions(this.settings), ...options, '-O', 'exit', '-p', String(host.port), '-l', host.user, '--', host.address]),
-      ),
-    );
+    // The same -F/-J and options as the calls: a master is found by ControlPath, whose %C covers the jump host.
+    if (inner) await Promise.all(hosts.map((host) => runQuietly(this.sshPath, inner.controlArgv(host, ['-O', 'exit']))));
     await inner?.close();
     await rm(directory, { recursive: true, force: true });
   }
@@ -138,39 +132,18 @@ function hostKey(host: HostTarget): string {
   return `${host.address}:${host.port}:${host.user}`;
 }
 
-/** Runs a short ssh control command with the same minimal environment as the executor; output is discarded. */
 /** Runs only the jump hop (`-W` to the target, stdin closed) and reads the cause from its stderr. */
-function jumpHopCause(sshPath: string, config: string[], settings: SshClientSettings, host: HostTarget): Promise<TransportCause> {
+async function jumpHopCause(sshPath: string, config: string[], settings: SshClientSettings, host: HostTarget): Promise<TransportCause> {
   const file = config.slice(0, 2);
-  return new Promise((resolve) => {
-    const child = spawn(sshPath, [...file, '-W', `[${host.address}]:${host.port}`, JUMP_ALIAS], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C' },
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < 8192) stderr += chunk.toString('utf8');
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), (settings.connectTimeoutSeconds + 5) * 1000);
-    child.on('error', () => undefined);
-    child.on('close', () => {
-      clearTimeout(timer);
-      resolve(sshStderrCause(stderr));
-    });
+  const run = await collect(sshPath, [...file, '-W', `[${host.address}]:${host.port}`, JUMP_ALIAS], {
+    timeoutMs: (settings.connectTimeoutSeconds + 5) * 1000,
+    killGraceMs: 0,
+    env: sshEnv(),
   });
+  return sshStderrCause(run.stderrHead);
 }
 
-function runQuietly(command: string, args: string[]): Promise<void> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      stdio: ['ignore', 'ignore', 'ignore'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C' },
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), EXIT_TIMEOUT_MS);
-    child.on('error', () => undefined);
-    child.on('close', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
+/** Runs a short ssh control command with the same minimal environment as the executor; output is discarded. */
+async function runQuietly(command: string, args: string[]): Promise<void> {
+  await collect(command, args, { timeoutMs: EXIT_TIMEOUT_MS, killGraceMs: 0, env: sshEnv() });
 }

@@ -15,6 +15,7 @@ import {
 } from '@occ-ssh/protocol';
 import { FAKE_HELPER, FakeExecutor, HOST, RUNTIME, SAMPLE_RESULTS, failureLine, heartbeat, okLine, type Responder } from '../testing/fakes.js';
 import { DRIVER_VERSION } from '../version.js';
+import type { HelperCall } from './helper-call.js';
 import { OPERATION_TIMEOUT_MS, runOperation } from './run-operation.js';
 
 const SECRET = 'sk-secret-123';
@@ -53,7 +54,13 @@ describe('runOperation: success', () => {
     assert.equal(executor.calls.length, 1);
     const [call] = executor.calls;
     assert.ok(call);
-    assert.equal(call.request.remoteCommand, `/usr/bin/node - ${call.argument}`);
+    assert.equal(call.command, `/usr/bin/node - ${call.argument}`);
+    assert.deepEqual(call.request.call.argv, ['/usr/bin/node', '-', call.argument]);
+    // The transport is handed the built call itself, not a string made from it.
+    const sent = call.request.call as HelperCall;
+    assert.equal(sent.operation, 'ensure-namespace');
+    assert.equal(sent.header, call.argument);
+    assert.deepEqual(sent.envelope, call.envelope);
     assert.match(call.argument, /^[A-Za-z0-9+/]+={0,2}$/);
     const header = JSON.parse(Buffer.from(call.argument, 'base64').toString('utf8'));
     assert.deepEqual(Object.keys(header).sort(), ['protocolVersion', 'sealed']);
@@ -82,11 +89,11 @@ describe('runOperation: success', () => {
     await run(executor, 'prepare-revision', { ...TARGET, harness: 'openclaw/embedded', configuration });
     const [call] = executor.calls;
     assert.ok(call);
-    assert.ok(call.request.remoteCommand.length < 200, `${call.request.remoteCommand.length} bytes`);
+    assert.ok(call.command.length < 200, `${call.command.length} bytes`);
     assert.ok(!Buffer.from(call.argument, 'base64').toString('utf8').includes('sk-secret'));
     // The document still reaches the helper: inside the sealed text on stdin.
     assert.ok(Buffer.from(call.sealed, 'base64').toString('utf8').includes('sk-secret'));
-    assert.ok(call.request.stdin.includes(Buffer.from(call.sealed)));
+    assert.ok(call.request.call.stdin.includes(Buffer.from(call.sealed)));
   });
 
   it('uses a fresh request ID per call and the 180-second bound by default', async () => {

@@ -1,17 +1,11 @@
-// One helper invocation end to end: encode, send, parse the final line, classify the outcome.
+// One helper invocation end to end: build the call, send it, parse the final line, classify the outcome.
 import { randomUUID } from 'node:crypto';
-import { canonicalHash } from '@occ-ssh/markers';
 import {
   ComputeError,
   OPERATIONS,
   PROTOCOL_VERSION,
-  encodeArgument,
   findResultLine,
   heartbeatLine,
-  helperInput,
-  makeEnvelope,
-  sealOperation,
-  type Envelope,
   type HelperTimings,
   type OperationArgs,
   type OperationName,
@@ -20,9 +14,9 @@ import {
 } from '@occ-ssh/protocol';
 import type { HelperArtifact } from '../helper-artifact.js';
 import type { CommandExecutor, ExecuteResult, HostTarget } from './executor.js';
-import { inHelperSpan, resourceAttributes } from '../telemetry.js';
+import { inHelperSpan, resourceAttributes, type HelperTracer } from '../telemetry.js';
 import { CAUSE_ADVICE } from './failure-cause.js';
-import { remoteCommand } from './remote-command.js';
+import { buildHelperCall, type HelperCall } from './helper-call.js';
 
 /** The transport bound of one operation; the helper stops itself at 170 s. */
 export const OPERATION_TIMEOUT_MS = 180_000;
@@ -50,28 +44,18 @@ export async function runOperation<O extends OperationName>(
   expectedVersion: string,
   request: OperationRequest<O>,
   timeoutMs = OPERATION_TIMEOUT_MS,
+  trace: HelperTracer = inHelperSpan,
 ): Promise<OperationOutcome<O>> {
   const requestId = randomUUID();
   const details = { host: request.host.name, operation: request.operation, requestId };
-  const envelope = makeEnvelope({
-    operation: request.operation,
-    args: request.args,
-    runtime: request.runtime,
-    configurationHash: canonicalHash(request.runtime),
-    requestId,
-  }) as Envelope;
-  // Raised before any host is contacted: a bad or oversized operation never leaves the process.
-  const encoded = encodeWithDetails(envelope, details);
-  // Security: the operation (documents, launch values) rides on stdin; argv only names its digest.
-  const sealed = sealOperation(encoded);
-  const command = remoteCommand(request.runtime.nodePath, sealed.argument);
+  const call = buildWithDetails(request, helper, requestId, details);
   if (request.signal?.aborted) throw new ComputeError('cancelled', `${request.operation} cancelled before it was sent`, details);
-  const call = { host: request.host.name, operation: request.operation, requestId, attributes: resourceAttributes(request.args as Parameters<typeof resourceAttributes>[0]) };
-  return inHelperSpan(call, async () => {
+  const span = { host: request.host.name, operation: request.operation, requestId, attributes: resourceAttributes(request.args as Parameters<typeof resourceAttributes>[0]) };
+  return trace(span, async () => {
     const onStdout = request.onHeartbeat ? heartbeatReader(request.onHeartbeat) : undefined;
-    const exec = await executor.execute({ host: request.host, remoteCommand: command, stdin: helperInput(helper.bytes, sealed), timeoutMs, ...(request.signal ? { signal: request.signal } : {}), ...(onStdout ? { onStdout } : {}) });
+    const exec = await executor.execute({ host: request.host, call, timeoutMs, ...(request.signal ? { signal: request.signal } : {}), ...(onStdout ? { onStdout } : {}) });
     const result = interpret(exec, request.operation, requestId, expectedVersion, details, timeoutMs);
-    return { ...result, requestId, argumentBytes: encoded.length } as OperationOutcome<O>;
+    return { ...result, requestId, argumentBytes: call.sealedBytes } as OperationOutcome<O>;
   });
 }
 
@@ -97,9 +81,10 @@ function safeJson(text: string): unknown {
   }
 }
 
-function encodeWithDetails(envelope: Envelope, details: OperationDetails): string {
+/** Raised before any host is contacted: a bad or oversized operation never leaves the process. */
+function buildWithDetails<O extends OperationName>(request: OperationRequest<O>, helper: HelperArtifact, requestId: string, details: OperationDetails): HelperCall<O> {
   try {
-    return encodeArgument(envelope);
+    return buildHelperCall({ operation: request.operation, args: request.args, runtime: request.runtime, requestId, helper: helper.bytes });
   } catch (error) {
     if (error instanceof ComputeError) throw new ComputeError(error.code, error.message, { ...details, ...error.details });
     throw error;

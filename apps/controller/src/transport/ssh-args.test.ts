@@ -60,6 +60,13 @@ describe('sshArgv', () => {
     assert.equal(argv.filter((arg) => arg === '--').length, 1);
   });
 
+  it('renders a remote argv as one quoted command line, and ends at the address without a command', () => {
+    assert.equal(sshArgv(SETTINGS, HOST, ['/usr/bin/node', '-', 'eyJhIjoxfQ==']).at(-1), COMMAND);
+    assert.equal(sshArgv(SETTINGS, HOST, ['cat', '/etc/a b']).at(-1), "cat '/etc/a b'");
+    const control = sshArgv(SETTINGS, { address: '203.0.113.10', port: 22, user: 'jump' }, undefined, ['-O', 'exit']);
+    assert.deepEqual(control.slice(-8), ['-O', 'exit', '-p', '22', '-l', 'jump', '--', '203.0.113.10']);
+  });
+
   it('every option is passed as its own -o pair', () => {
     const options = sshOptions(SETTINGS);
     assert.equal(options.length % 2, 0);

@@ -1,8 +1,10 @@
-// The exact argv of the system ssh client: strict host keys, batch mode, explicit files.
+// The exact argv of the system ssh client: strict host keys, batch mode, explicit files. Every
+// ssh the controller spawns is built here; tools (test hosts, chaos, bench) are meant to use it too.
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HostTarget } from './executor.js';
+import { remoteCommand } from './remote-command.js';
 
 export interface JumpHostSettings {
   address: string;
@@ -82,18 +84,21 @@ export function configArgs(jump: JumpConfigFile | undefined): string[] {
   return jump ? ['-F', jump.path, '-J', JUMP_ALIAS] : ['-F', 'none'];
 }
 
-export function sshArgv(settings: SshClientSettings, host: HostTarget, remoteCommand: string, extra: readonly string[] = [], jump?: JumpConfigFile): string[] {
-  return [
-    ...configArgs(jump),
-    '-T',
-    ...sshOptions(settings),
-    ...extra,
-    '-p',
-    String(host.port),
-    '-l',
-    host.user,
-    '--',
-    host.address,
-    remoteCommand,
-  ];
+/** Where one ssh call goes: a HostTarget, or any login name, so tools can reach a bastion or a test host alike. */
+export type SshDestination = Pick<HostTarget, 'address' | 'port'> & { user: string; name?: string };
+
+/**
+ * The strict argv for one call. `command` is the remote command line, or an argv rendered through
+ * remoteCommand() (words quoted for the remote shell), or absent for a control command in `extra`
+ * (`-O exit`). `extra` goes after the strict options, so it cannot loosen them: ssh keeps the first
+ * value it reads for an option.
+ */
+export function sshArgv(settings: SshClientSettings, host: SshDestination, command?: string | readonly string[], extra: readonly string[] = [], jump?: JumpConfigFile): string[] {
+  const line = command === undefined ? [] : [typeof command === 'string' ? command : remoteCommand(command)];
+  return [...configArgs(jump), '-T', ...sshOptions(settings), ...extra, '-p', String(host.port), '-l', host.user, '--', host.address, ...line];
+}
+
+/** The client sees no agent socket and no inherited locale or config variables. */
+export function sshEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C' };
 }

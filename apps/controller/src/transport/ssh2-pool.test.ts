@@ -113,7 +113,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
 
   function request(arg: Record<string, unknown>, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest {
     const encoded = Buffer.from(JSON.stringify(arg)).toString('base64');
-    return { host: target, remoteCommand: `${host.nodePath} - ${encoded}`, stdin: PROBE, timeoutMs: 20_000, ...overrides };
+    return { host: target, call: { argv: [host.nodePath, '-', encoded], stdin: PROBE }, timeoutMs: 20_000, ...overrides };
   }
 
   function knownHostsFile(name: string, text: string): string {

@@ -90,10 +90,10 @@ describe('SystemSshCommandExecutor', () => {
   });
   after(() => rmSync(directory, { recursive: true, force: true }));
 
-  function request(mode: string, overrides: Partial<ExecuteRequest> = {}): { request: ExecuteRequest; id: string } {
+  function request(mode: string, overrides: Partial<ExecuteRequest> = {}, stdin = Buffer.from('helper')): { request: ExecuteRequest; id: string } {
     counter += 1;
     const id = `c${counter}`;
-    return { id, request: { host: HOST, remoteCommand: `/usr/bin/node - ${mode}:${id}`, stdin: Buffer.from('helper'), timeoutMs: 10_000, ...overrides } };
+    return { id, request: { host: HOST, call: { argv: ['/usr/bin/node', '-', `${mode}:${id}`], stdin }, timeoutMs: 10_000, ...overrides } };
   }
 
   function record(id: string): Record_ {
@@ -106,12 +106,12 @@ describe('SystemSshCommandExecutor', () => {
 
   it('passes the argv verbatim, without a shell, and captures stdout', async () => {
     const { request: req, id } = request('result');
-    // Shell syntax in the remote command must arrive as literal text: no local shell runs it.
+    // Shell syntax in the remote argv must arrive as literal, quoted text: no local shell runs it.
     const marker = join(directory, 'pwned');
-    const remoteCommand = `/usr/bin/node - $(touch ${marker}) ; touch ${marker} result:${id}`;
-    const result = await executor.execute({ ...req, remoteCommand });
-    assert.deepEqual(record(id).argv, executor.argv({ host: HOST, remoteCommand }));
-    assert.equal(record(id).argv.at(-1), remoteCommand);
+    const call = { argv: ['/usr/bin/node', '-', `$(touch ${marker})`, ';', 'touch', marker, `result:${id}`], stdin: req.call.stdin };
+    const result = await executor.execute({ ...req, call });
+    assert.deepEqual(record(id).argv, executor.argv({ host: HOST, call }));
+    assert.equal(record(id).argv.at(-1), `/usr/bin/node - '$(touch ${marker})' ';' touch ${marker} result:${id}`);
     assert.equal(record(id).argv[0], '-F');
     assert.equal(existsSync(marker), false);
     assert.deepEqual(result, {
@@ -128,7 +128,7 @@ describe('SystemSshCommandExecutor', () => {
 
   it('writes the artifact bytes to stdin and closes it', async () => {
     const helper = randomBytes(300 * 1024); // larger than a pipe buffer
-    const { request: req, id } = request('result', { stdin: helper });
+    const { request: req, id } = request('result', {}, helper);
     const result = await executor.execute(req);
     assert.equal(result.exitCode, 0);
     // The record is written on stdin's 'end': it exists only because EOF arrived.

@@ -23,8 +23,7 @@ describe('transport latency', { timeout: 180_000 }, () => {
     const settings: SshClientSettings = { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 5 };
     const request: ExecuteRequest = {
       host: { name: 'stable', address: host.address, port: host.port, user: 'root' },
-      remoteCommand: `${host.nodePath} - ${Buffer.from('{}').toString('base64')}`,
-      stdin: Buffer.from('process.exit(0)'),
+      call: { argv: [host.nodePath, '-', Buffer.from('{}').toString('base64')], stdin: Buffer.from('process.exit(0)') },
       timeoutMs: 20_000,
     };
     const executors: Record<string, CommandExecutor> = {

@@ -1,0 +1,68 @@
+// collect and BoundedOutput: one result shape for every way a local child ends, with real processes.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { collect } from './collect.js';
+import { BoundedOutput } from './output.js';
+
+const NODE = process.execPath;
+const script = (source: string) => ['-e', source];
+
+describe('BoundedOutput', () => {
+  it('keeps stdout up to its bound, reports the overflow once, and keeps only the head of stderr', () => {
+    const seen: number[] = [];
+    let overflows = 0;
+    const output = new BoundedOutput({ maxStdoutBytes: 5, stderrKeptBytes: 3, onStdout: (chunk) => seen.push(chunk.length), onOverflow: () => (overflows += 1) });
+    output.stdout(Buffer.from('abc'));
+    output.stdout(Buffer.from('def'));
+    output.stdout(Buffer.from('g'));
+    output.stderr(Buffer.from('xy'));
+    output.stderr(Buffer.from('zw'));
+    assert.deepEqual(output.captured(), { stdout: 'abc', stderrHead: 'xyz', stderrBytes: 4, stdoutTruncated: true });
+    assert.deepEqual(seen, [3, 3, 1]);
+    assert.equal(overflows, 1);
+  });
+});
+
+describe('collect', () => {
+  it('writes stdin, closes it, and collects stdout and the exit code', async () => {
+    const result = await collect(NODE, script('process.stdin.pipe(process.stdout); process.stdin.on("end", () => { process.exitCode = 3; });'), { stdin: Buffer.from('hello'), timeoutMs: 10_000 });
+    assert.deepEqual(result, { exitCode: 3, signal: null, stdout: 'hello', stderrHead: '', stderrBytes: 0, stdoutTruncated: false, timedOut: false, aborted: false, spawnFailed: false });
+  });
+
+  it('counts stderr and keeps only its head', async () => {
+    const result = await collect(NODE, script('process.stderr.write("e".repeat(10000))'), { timeoutMs: 10_000, stderrKeptBytes: 16 });
+    assert.equal(result.stderrBytes, 10_000);
+    assert.equal(result.stderrHead, 'e'.repeat(16));
+  });
+
+  it('stops a child whose stdout passes the bound', async () => {
+    const result = await collect(NODE, script('const b = Buffer.alloc(65536, 121); const w = () => { while (process.stdout.write(b)); process.stdout.once("drain", w); }; w();'), { timeoutMs: 10_000, maxStdoutBytes: 100_000 });
+    assert.equal(result.stdoutTruncated, true);
+    assert.ok(Buffer.byteLength(result.stdout) <= 100_000);
+    assert.equal(result.signal, 'SIGTERM');
+    assert.equal(result.timedOut, false);
+  });
+
+  it('stops a child at its timeout: SIGTERM, or SIGKILL at once without a grace', async () => {
+    const term = await collect(NODE, script('setInterval(() => {}, 1000)'), { timeoutMs: 300 });
+    assert.deepEqual([term.timedOut, term.signal, term.exitCode], [true, 'SIGTERM', null]);
+    const kill = await collect(NODE, script('process.on("SIGTERM", () => {}); setInterval(() => {}, 1000)'), { timeoutMs: 300, killGraceMs: 0 });
+    assert.deepEqual([kill.timedOut, kill.signal], [true, 'SIGKILL']);
+  });
+
+  it('stops a child when its signal aborts, and at once when it already has', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const later = await collect(NODE, script('setInterval(() => {}, 1000)'), { timeoutMs: 10_000, signal: controller.signal });
+    assert.deepEqual([later.aborted, later.timedOut, later.signal], [true, false, 'SIGTERM']);
+    const early = await collect(NODE, script('setInterval(() => {}, 1000)'), { timeoutMs: 10_000, signal: AbortSignal.abort() });
+    assert.equal(early.aborted, true);
+    assert.notEqual(early.exitCode, 0);
+  });
+
+  it('reports a program that cannot be started', async () => {
+    const result = await collect('/nonexistent/program', [], { timeoutMs: 1_000 });
+    assert.equal(result.spawnFailed, true);
+    assert.equal(result.stdout, '');
+  });
+});

@@ -1,0 +1,78 @@
+// Runs one local process with an argv (never a shell) and collects its output within a bound: the
+// one place the controller spawns a child. Success and failure share one result shape with flags.
+import { spawn } from 'node:child_process';
+import { BoundedOutput, type CapturedOutput, type OutputLimits } from './output.js';
+
+export interface CollectOptions extends Omit<OutputLimits, 'onOverflow'> {
+  /** Written to the child's stdin, which is then closed; without it stdin is /dev/null. */
+  stdin?: Buffer;
+  /** Past this the child is stopped and `timedOut` set. */
+  timeoutMs: number;
+  /** Aborting stops the child and sets `aborted`. */
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+  /** SIGTERM, then SIGKILL after this long (default 3 s); 0 sends SIGKILL at once. */
+  killGraceMs?: number;
+  /** Stop the child once stdout passes its bound, rather than read on (default true). */
+  stopOnOverflow?: boolean;
+}
+
+export interface ProcessResult extends CapturedOutput {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  /** The child could not be started (no such program, no permission). */
+  spawnFailed: boolean;
+}
+
+const DEFAULT_KILL_GRACE_MS = 3000;
+
+export function collect(command: string, args: readonly string[], options: CollectOptions): Promise<ProcessResult> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
+    let timedOut = false;
+    let aborted = false;
+    let spawnFailed = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    const terminate = () => {
+      if (grace === 0) {
+        child.kill('SIGKILL');
+        return;
+      }
+      child.kill('SIGTERM');
+      killTimer ??= setTimeout(() => child.kill('SIGKILL'), grace);
+    };
+    const output = new BoundedOutput({
+      ...options,
+      ...(options.stopOnOverflow === false ? {} : { onOverflow: terminate }),
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      terminate();
+    }, options.timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      terminate();
+    };
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdout?.on('data', output.stdout);
+    child.stderr?.on('data', output.stderr);
+    child.on('error', () => {
+      spawnFailed = true;
+    });
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({ exitCode, signal, ...output.captured(), timedOut, aborted, spawnFailed });
+    });
+    if (child.stdin) {
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(options.stdin);
+    }
+  });
+}

@@ -1,0 +1,54 @@
+// One helper call as data: everything a transport sends for one operation, built without I/O.
+import { canonicalHash } from '@occ-ssh/markers';
+import { encodeArgument, helperInput, makeEnvelope, sealOperation, type Envelope, type OperationArgs, type OperationName, type RuntimeSettings } from '@occ-ssh/protocol';
+import type { RemoteCall } from './executor.js';
+import { helperArgv } from './remote-command.js';
+
+export interface HelperCall<O extends OperationName = OperationName> extends RemoteCall {
+  readonly operation: O;
+  /** The validated operation; it travels sealed on stdin, never on argv. */
+  readonly envelope: Envelope;
+  /** The one argv argument: base64 JSON naming the sealed operation by SHA-256 and length. */
+  readonly header: string;
+  /** Length of the encoded operation sealed on stdin. */
+  readonly sealedBytes: number;
+  /** `<nodePath> - <header>`. */
+  readonly argv: readonly [string, '-', string];
+  /** The sealed operation, then the helper's own bytes. */
+  readonly stdin: Buffer;
+}
+
+export interface HelperCallInput<O extends OperationName> {
+  operation: O;
+  args: OperationArgs<O>;
+  runtime: RuntimeSettings;
+  requestId: string;
+  /** The helper artifact's bytes. */
+  helper: Uint8Array;
+}
+
+/**
+ * Builds the call and the runtime's configurationHash (SHA-256 of its canonical JSON, which the
+ * helper recomputes). Throws before any host is contacted: a bad or oversized operation is a
+ * permanent `configuration` ComputeError, a nodePath that needs quoting a TypeError.
+ * Security: the operation (documents, launch values) rides on stdin; argv only names its digest.
+ */
+export function buildHelperCall<O extends OperationName>(input: HelperCallInput<O>): HelperCall<O> {
+  const envelope = makeEnvelope({
+    operation: input.operation,
+    args: input.args,
+    runtime: input.runtime,
+    configurationHash: canonicalHash(input.runtime),
+    requestId: input.requestId,
+  }) as Envelope;
+  const encoded = encodeArgument(envelope);
+  const sealed = sealOperation(encoded);
+  return {
+    operation: input.operation,
+    envelope,
+    header: sealed.argument,
+    sealedBytes: encoded.length,
+    argv: helperArgv(input.runtime.nodePath, sealed.argument),
+    stdin: helperInput(input.helper, sealed),
+  };
+}
