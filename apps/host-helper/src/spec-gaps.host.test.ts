@@ -4,9 +4,9 @@ import { PassThrough, Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { accountName, agentLayout, namespaceLayout, revisionLayout, sha256Hex } from '@occ-ssh/markers';
 import { ComputeError, type AgentOwner, type OperationArgs } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { HELPER_DEADLINE_MS, Session } from './session.js';
-import { ROOT, UNIT_DIR, activateArgs, call, callRaw, envelopeFor, exists, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from './testing/remote.js';
+import { ROOT, UNIT_DIR, activateArgs, call, callRaw, envelopeFor, exists, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from '@occ-ssh/test-support';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const LOCK = `${ROOT}/.compute-lock`;

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { agentLayout, type AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, call, exists, ok, owner, prepareArgs, type CallOutcome } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, UNIT_DIR, activateArgs, call, exists, ok, owner, prepareArgs, type CallOutcome } from '@occ-ssh/test-support';
 
 /** Long enough that lock holds (unit write, reload, restart) are small beside it, short enough for CI. */
 const START_DELAY_MS = 8000;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { configurationError, describeValue, formatProblem, renderKeyPath } from './errors.js';
-import { C, refusal, seedWith } from './fixtures.js';
+import { C, refusal, seedWith } from '../../test/config-fixtures.js';
 
 describe('configuration problems', () => {
   it('lists every problem in document order, with details.key naming the first', () => {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { C, refusal, SEED_INSTALLATION, seedWith } from './fixtures.js';
+import { C, refusal, SEED_INSTALLATION, seedWith } from '../../test/config-fixtures.js';
 import { loadInstallationConfiguration } from './load.js';
 
 const EXPECTED = {

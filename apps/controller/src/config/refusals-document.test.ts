@@ -1,7 +1,7 @@
 // Refused Installation documents: selection, Sandbox composition, YAML syntax and document shape.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertRefusal, C, refusal, SEED_INSTALLATION, seedWith, type RefusalCase } from './fixtures.js';
+import { assertRefusal, C, refusal, SEED_INSTALLATION, seedWith, type RefusalCase } from '../../test/config-fixtures.js';
 
 const ID = '    id: compute-ssh\n';
 const KUBERNETES = 'selects Kubernetes Compute, which this package does not provide';

@@ -1,6 +1,6 @@
 // Refused SSH Compute settings: each names the full key path, a plain reason, the value and its line.
 import { describe, it } from 'node:test';
-import { assertRefusal, C, seedWith, type RefusalCase } from './fixtures.js';
+import { assertRefusal, C, seedWith, type RefusalCase } from '../../test/config-fixtures.js';
 
 /** One edit of the seed, refused at `key` with exactly `line`. */
 const refused = (name: string, from: string, to: string, key: string, rest: string): RefusalCase => ({
