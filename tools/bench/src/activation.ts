@@ -1,4 +1,4 @@
-// Figure c: activation overhead. Each sample prepares a new revision (untimed), then times
+// Activation overhead. Each sample prepares a new revision (untimed), then times
 // activateRevision through the driver and reads the host's own record of the same activation:
 // systemd's journal for the unit (stop issued, process started), the fixture gateway's start line
 // (fixture-starts.jsonl) and its "ready" line, and served.json's servedAt (the helper saw /readyz
@@ -49,7 +49,7 @@ export interface TransportActivation {
   samples: ActivationSample[];
   activationMs: Summary;
   gatewayStartToReadyMs: Summary;
-  /** activation minus the gateway's own start-to-ready, per sample. The figure c target applies here. */
+  /** activation minus the gateway's own start-to-ready, per sample. The activation target applies here. */
   overheadMs: Summary;
   /** The same, counting the gateway's own time from the moment the restart was issued (includes stopping the old one). */
   overheadFromRestartMs: Summary;

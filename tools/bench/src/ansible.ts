@@ -1,4 +1,4 @@
-// Figure d: a full deploy cycle (prepare, activate, retire the previous revision) through the
+// A full deploy cycle (prepare, activate, retire the previous revision) through the
 // driver against an Ansible playbook (bench/ansible/deploy.yml) doing the same host steps on the
 // same python host with the same key and known_hosts file. Runs alternate between the two, so
 // both see the same load.
@@ -51,7 +51,7 @@ export interface AnsibleResult {
   emptyPlaybookMs: Summary;
   ansible: AnsibleRuns[];
   driver: DriverCycles[];
-  /** Fastest Ansible configuration's median over each transport's median cycle; the figure d target (≥ 5) applies. */
+  /** Fastest Ansible configuration's median over each transport's median cycle; the Ansible target (≥ 5) applies. */
   speedup: Record<Transport, number>;
   /** The same with Ansible's own start-up (empty playbook) subtracted from its runs. */
   speedupExcludingAnsibleStartup: Record<Transport, number>;

@@ -1,4 +1,4 @@
-// Figure e: what the driver sends per operation (helper artifact, sealed operation, header
+// What the driver sends per operation (helper artifact, sealed operation, header
 // argument), and the bytes each
 // operation puts on the wire per transport (the host's veth counters), against a bare `node -e 0`.
 import { brotliDecompressSync } from 'node:zlib';
@@ -80,7 +80,7 @@ export async function measureBytes(ctx: BenchContext, host: BenchHost): Promise<
     perOperation.set(call.operation, { operation: call.operation, artifactBytes: call.helperBytes, operationBytes: call.operationBytes, argumentBytes: call.argumentBytes, totalBytes: call.stdinBytes + call.commandBytes });
   }
 
-  // What goes over the wire, per transport, for the same three operations as figures a and b.
+  // What goes over the wire, per transport, for the same three operations as the latency figures.
   const wire: WireBytes[] = [];
   const revision = revisionFor(binding, 2, ctx.plan.readyAfterMs);
   const count = (action: () => Promise<unknown>) => async () => {

@@ -4,19 +4,20 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { markdownTable } from './report.js';
 import type { BenchResults, FigureRow } from './results.js';
 
 const GROUP_TITLES: Record<string, string> = {
-  'a:ms': 'a. Latency over a new connection (system-ssh) vs ssh node -e 0, median',
-  'b:ms': 'b. Latency over a reused connection vs ssh over a ControlMaster, median',
-  'c:ms': "c. Activation overhead: activation minus the gateway's own start-to-ready (grey), median",
-  'd:ms': 'd. Full deploy cycle (prepare, activate, retire) vs the fastest Ansible run (grey), median',
-  'e:bytes': 'e. Helper bytes sent per operation (grey: the 64 KiB limit)',
-  'f:ms': 'f. Many Agents on one host: last ten (bar) vs first ten (grey); prepare lock hold p99',
-  'g:ms': 'g. Fleet deploy, all hosts in parallel vs one host alone (grey), median',
-  'h:ms': 'h. Controller CPU per operation (8 in flight)',
-  'h:MiB': 'h. Controller memory per in-flight operation',
+  'latency:ms': 'Latency over a new connection (system-ssh) vs ssh node -e 0, median',
+  'latency-reused:ms': 'Latency over a reused connection vs ssh over a ControlMaster, median',
+  'activation:ms': "Activation overhead: activation minus the gateway's own start-to-ready (grey), median",
+  'ansible:ms': 'Full deploy cycle (prepare, activate, retire) vs the fastest Ansible run (grey), median',
+  'bytes:bytes': 'Helper bytes sent per operation (grey: the 64 KiB limit)',
+  'scale:ms': 'Many Agents on one host: last ten (bar) vs first ten (grey); prepare lock hold p99',
+  'fleet:ms': 'Fleet deploy, all hosts in parallel vs one host alone (grey), median',
+  'resources:ms': 'Controller CPU per operation (8 in flight)',
+  'resources:MiB': 'Controller memory per in-flight operation',
 };
 
 const WIDTH = 1040;
@@ -105,15 +106,16 @@ function legend(x: number, y: number): string {
 
 function main(argv: readonly string[]): void {
   const workspace = fileURLToPath(new URL('../../../', import.meta.url));
-  let input = resolve(workspace, 'bench/results/latest.json');
-  let output = resolve(workspace, 'docs/benchmarks.svg');
-  let markdown = false;
-  for (let i = 0; i < argv.length; i += 1) {
-    if (argv[i] === '--in') input = resolve(argv[++i] ?? '');
-    else if (argv[i] === '--svg') output = resolve(argv[++i] ?? '');
-    else if (argv[i] === '--markdown') markdown = true;
-    else throw new Error(`usage: chart.ts [--in results.json] [--svg out.svg] [--markdown]`);
+  const usage = 'usage: chart.ts [--in results.json] [--svg out.svg] [--markdown]';
+  let values;
+  try {
+    ({ values } = parseArgs({ args: [...argv], strict: true, allowPositionals: false, options: { in: { type: 'string' }, svg: { type: 'string' }, markdown: { type: 'boolean', default: false } } }));
+  } catch {
+    throw new Error(usage);
   }
+  const input = resolve(values.in ?? resolve(workspace, 'bench/results/latest.json'));
+  const output = resolve(values.svg ?? resolve(workspace, 'docs/benchmarks.svg'));
+  const markdown = values.markdown;
   const results = JSON.parse(readFileSync(input, 'utf8')) as BenchResults;
   writeFileSync(output, renderSvg(results));
   process.stderr.write(`wrote ${output}\n`);

@@ -1,12 +1,13 @@
-// `npm run bench`: boots local test hosts, measures the driver against its baselines (figures a-j),
-// writes bench/results/latest.json and prints each figure against its target. `--quick` takes a
-// smaller sample; `--only a,c` runs some figures. Every host is torn down at the end, on failure
+// `npm run bench`: boots local test hosts, measures the driver against its baselines, writes
+// bench/results/latest.json and prints each figure against its target. `--quick` takes a smaller
+// sample; `--only latency,activation` runs some figures. Every host is torn down at the end, on failure
 // and on SIGINT/SIGTERM.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { loadHelperArtifact } from '@occ-ssh/controller';
 import { ensureRootfs, NODE_VERSION, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { measureActivation } from './activation.js';
@@ -27,13 +28,16 @@ import { measureStartup } from './startup.js';
 
 const DEFAULT_OUT = fileURLToPath(new URL('../../../bench/results/latest.json', import.meta.url));
 const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(',')}] [--out FILE]
-  a      latency over a new connection (system-ssh) and over reused ones (openssh-mux, ssh2: figure b)
-  c      activation overhead         d  full cycle against Ansible (python host)
-  e      helper bytes per operation  f  one host, many Agents
-  g      a fleet of hosts            h  controller CPU and memory per operation (fleet hosts)
-  i      real OpenClaw restart: warm vs cold cache, unit vs plain process, cutover gap
-  j      8 concurrent activations on one host vs one
-  startup  helper start-up on the host, without ssh`;
+  startup      helper start-up on the host, without ssh
+  bytes        helper bytes per operation
+  latency      latency over a new connection (system-ssh) and over reused ones (openssh-mux, ssh2)
+  activation   activation overhead
+  ansible      full cycle against Ansible (python host)
+  scale        one host, many Agents
+  fleet        a fleet of hosts
+  resources    controller CPU and memory per operation (fleet hosts)
+  restart      real OpenClaw restart: warm vs cold cache, unit vs plain process, cutover gap
+  concurrency  8 concurrent activations on one host vs one`;
 
 interface Args {
   quick: boolean;
@@ -41,23 +45,28 @@ interface Args {
   out: string;
 }
 
-function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { quick: false, only: new Set(SCENARIOS), out: DEFAULT_OUT };
-  for (let i = 0; i < argv.length; i += 1) {
-    const arg = argv[i]!;
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
-    const value = () => inline ?? argv[++i] ?? '';
-    if (flag === '--quick') args.quick = true;
-    else if (flag === '--only') {
-      const picked = value().split(',').map((s) => s.trim()).filter(Boolean);
-      const unknown = picked.filter((s) => !(SCENARIOS as readonly string[]).includes(s) && s !== 'b');
-      if (unknown.length || picked.length === 0) throw new Error(`unknown figure(s) ${unknown.join(',')}\n${USAGE}`);
-      args.only = new Set(picked.map((s) => (s === 'b' ? 'a' : s)) as Scenario[]);
-    } else if (flag === '--out') args.out = resolve(value());
-    else if (flag === '--help' || flag === '-h') {
-      process.stdout.write(`${USAGE}\n`);
-      process.exit(0);
-    } else throw new Error(`unknown argument ${arg}\n${USAGE}`);
+function parseCommandLine(argv: readonly string[]): Args {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
+    }));
+  } catch (error) {
+    throw new Error(`${(error as Error).message}\n${USAGE}`);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const args: Args = { quick: values.quick, only: new Set(SCENARIOS), out: values.out === undefined ? DEFAULT_OUT : resolve(values.out) };
+  if (values.only !== undefined) {
+    const picked = values.only.split(',').map((s) => s.trim()).filter(Boolean);
+    const unknown = picked.filter((s) => !(SCENARIOS as readonly string[]).includes(s));
+    if (unknown.length || picked.length === 0) throw new Error(`unknown figure(s) ${unknown.join(',')}\n${USAGE}`);
+    args.only = new Set(picked as Scenario[]);
   }
   return args;
 }
@@ -68,7 +77,7 @@ function sshVersion(): string {
 }
 
 async function main(): Promise<number> {
-  const args = parseArgs(process.argv.slice(2));
+  const args = parseCommandLine(process.argv.slice(2));
   const plan = planFor(args.quick);
   const scratch = mkdtempSync('/tmp/occb-');
   // The openssh-mux transport creates its control directory under os.tmpdir(): keep it in ours.
@@ -91,9 +100,9 @@ async function main(): Promise<number> {
     await Promise.all(list.map((host) => host.down()));
     for (const host of list) hosts.splice(hosts.indexOf(host), 1);
   };
-  const attempt = async <K extends keyof BenchResults>(scenario: string, key: K, action: () => Promise<BenchResults[K]>) => {
+  const attempt = async <K extends Scenario>(scenario: K, action: () => Promise<BenchResults[K]>) => {
     try {
-      partial[key] = await action();
+      partial[scenario] = await action();
     } catch (error) {
       const message = error instanceof Error ? error.stack ?? error.message : String(error);
       progress(`${scenario} failed: ${message}`);
@@ -104,47 +113,47 @@ async function main(): Promise<number> {
 
   try {
     await ensureRootfs('base');
-    if (wants('d')) await ensureRootfs('python');
+    if (wants('ansible')) await ensureRootfs('python');
 
-    if (wants('startup', 'e', 'a', 'c')) {
-      const host = await boot('bench-a');
-      // The start-up breakdown reads the latency Agent: deploy it when figure a does not.
-      if (wants('startup') && !wants('a')) await deployLatencyAgent(ctx, host);
-      if (wants('a')) await attempt('a', 'latency', () => measureLatency(ctx, host));
-      if (wants('startup')) await attempt('startup', 'startup', () => measureStartup(ctx, host));
-      if (wants('e')) await attempt('e', 'bytes', () => measureBytes(ctx, host));
-      if (wants('c')) await attempt('c', 'activation', () => measureActivation(ctx, host));
+    if (wants('startup', 'bytes', 'latency', 'activation')) {
+      const host = await boot('bench-ops');
+      // The start-up breakdown reads the latency Agent: deploy it when the latency figure does not.
+      if (wants('startup') && !wants('latency')) await deployLatencyAgent(ctx, host);
+      if (wants('latency')) await attempt('latency', () => measureLatency(ctx, host));
+      if (wants('startup')) await attempt('startup', () => measureStartup(ctx, host));
+      if (wants('bytes')) await attempt('bytes', () => measureBytes(ctx, host));
+      if (wants('activation')) await attempt('activation', () => measureActivation(ctx, host));
       await down([host]);
     }
-    if (wants('i', 'j')) {
-      const host = await boot('bench-ij');
-      if (wants('j')) await attempt('j', 'concurrency', () => measureConcurrency(ctx, host));
-      if (wants('i')) await attempt('i', 'restart', () => measureRestart(ctx, host));
+    if (wants('restart', 'concurrency')) {
+      const host = await boot('bench-gw');
+      if (wants('concurrency')) await attempt('concurrency', () => measureConcurrency(ctx, host));
+      if (wants('restart')) await attempt('restart', () => measureRestart(ctx, host));
       await down([host]);
     }
-    if (wants('d')) {
+    if (wants('ansible')) {
       const host = await boot('bench-py', 'python');
-      await attempt('d', 'ansible', () => measureAnsible(ctx, host));
+      await attempt('ansible', () => measureAnsible(ctx, host));
       await down([host]);
     }
-    if (wants('f')) {
+    if (wants('scale')) {
       const host = await boot('bench-sc');
-      await attempt('f', 'scale', () => measureScale(ctx, host));
+      await attempt('scale', () => measureScale(ctx, host));
       await down([host]);
     }
-    if (wants('g', 'h')) {
+    if (wants('fleet', 'resources')) {
       progress(`booting ${plan.fleetHosts} fleet hosts`);
       const fleet = await Promise.all(Array.from({ length: plan.fleetHosts }, (_, i) => boot(`bench-f${i + 1}`)));
-      if (wants('g')) await attempt('g', 'fleet', () => measureFleet(ctx, fleet));
-      else await attempt('g', 'fleet', () => measureFleet({ ...ctx, plan: { ...plan, fleetReps: 0 } }, fleet));
-      if (wants('h')) await attempt('h', 'resources', () => measureResources(ctx, fleet));
+      if (wants('fleet')) await attempt('fleet', () => measureFleet(ctx, fleet));
+      else await attempt('fleet', () => measureFleet({ ...ctx, plan: { ...plan, fleetReps: 0 } }, fleet));
+      if (wants('resources')) await attempt('resources', () => measureResources(ctx, fleet));
       await down(fleet);
     }
   } finally {
     await Promise.allSettled(hosts.map((host) => host.down()));
   }
 
-  if (!wants('g') && partial.fleet) delete partial.fleet;
+  if (!wants('fleet') && partial.fleet) delete partial.fleet;
   const finishedAt = new Date();
   const base: Omit<BenchResults, 'rows'> = {
     schema: 1,

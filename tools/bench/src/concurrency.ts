@@ -1,4 +1,4 @@
-// Figure j: 8 Agents activated at once on one host against one activation alone, through the
+// Concurrency: 8 Agents activated at once on one host against one activation alone, through the
 // driver, with the fixture gateway's fixed start delay, so the lock and not the CPU is measured.
 // Before activation waited for readiness without the host lock, the eighth finished after eight
 // gateway starts (or failed with lock-timeout at 30 s).

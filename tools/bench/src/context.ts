@@ -1,7 +1,7 @@
 // What every scenario shares: the sample plan, a private scratch directory and progress output.
 export interface Plan {
   quick: boolean;
-  /** Rounds of (operation, baseline) pairs per transport for figures a and b. */
+  /** Rounds of (operation, baseline) pairs per transport for the latency figures. */
   latencyRounds: number;
   warmupRounds: number;
   activationSamples: number;
@@ -14,7 +14,7 @@ export interface Plan {
   fleetReps: number;
   startupSamples: number;
   readyAfterMs: number;
-  /** Rounds of figure i (each about a minute of real gateway starts). */
+  /** Rounds of the restart figure (each about a minute of real gateway starts). */
   restartRounds: number;
 }
 

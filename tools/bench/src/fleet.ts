@@ -1,4 +1,4 @@
-// Figure g: a fleet. Every host runs one Agent; a deploy (prepare + activate of a new revision) on
+// A fleet. Every host runs one Agent; a deploy (prepare + activate of a new revision) on
 // all hosts in parallel, against the same deploy on one host alone, alternating within each rep.
 import { join } from 'node:path';
 import type { ComputeAgentBinding as AgentBinding } from '@occ-ssh/controller';
@@ -14,7 +14,7 @@ export interface FleetTransport {
   allHostsMs: Summary;
   /** Median deploy time of a single host inside the parallel run. */
   perHostInFleetMs: Summary;
-  /** allHosts / oneHost medians; the figure g target is ≤ 1.5. */
+  /** allHosts / oneHost medians; the fleet target is ≤ 1.5. */
   ratio: number;
   /** CPU time the deploy cost: every process of the host(s) plus the controller process. */
   oneHostCpuMs: Summary;

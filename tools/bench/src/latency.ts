@@ -1,4 +1,4 @@
-// Figures a and b: per-operation latency through the driver against a bare `ssh … node -e 0`,
+// Per-operation latency through the driver against a bare `ssh … node -e 0`,
 // over a new connection (system-ssh) and over a reused one (openssh-mux, ssh2 against a
 // ControlMaster baseline). Operations and baselines alternate, so both see the same load.
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ async function runOperation(observed: ObservedDriver, operation: LatencyOperatio
   else await driver.prepareRevision(revision);
 }
 
-/** Deploys the Agent whose served revision figures a, b and the start-up breakdown look at. */
+/** Deploys the Agent whose served revision the latency figures and the start-up breakdown look at. */
 export async function deployLatencyAgent(ctx: BenchContext, host: BenchHost): Promise<void> {
   const binding = bindingFor(NAMESPACE, 'latency');
   const revision = revisionFor(binding, 1, ctx.plan.readyAfterMs);

@@ -3,17 +3,16 @@ import type { FigureRow, BenchResults } from './results.js';
 import { median, ratio } from './stats.js';
 
 const TARGETS = {
-  a: 1.15,
-  b: 2,
-  cMs: 150,
-  d: 5,
-  eBytes: 64 * 1024,
-  f: 1.2,
-  fLockMs: 100,
-  g: 1.5,
-  iWarm: 0.88,
-  iUnit: 1.1,
-  j: 1.3,
+  latencyNewConnection: 1.15,
+  latencyReusedConnection: 2,
+  activationMs: 150,
+  ansible: 5,
+  scale: 1.2,
+  scaleLockMs: 100,
+  fleet: 1.5,
+  restartWarm: 0.88,
+  restartUnit: 1.1,
+  concurrency: 1.3,
 } as const;
 
 const OP_LABEL: Record<string, string> = { probe: 'probe', 'verify-revision': 'verify-revision', 'prepare-revision': 'prepare-revision (idempotent)' };
@@ -24,9 +23,9 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
     for (const [op, value] of Object.entries(t.operations)) {
       const r = ratio(value.ms.median, t.baselineMs.median);
       const a = t.transport === 'system-ssh';
-      const limit = a ? TARGETS.a : TARGETS.b;
+      const limit = a ? TARGETS.latencyNewConnection : TARGETS.latencyReusedConnection;
       rows.push({
-        figure: a ? 'a' : 'b',
+        figure: a ? 'latency' : 'latency-reused',
         name: `${OP_LABEL[op] ?? op} via ${t.transport}`,
         measured: value.ms.median,
         baseline: t.baselineMs.median,
@@ -42,15 +41,15 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
   for (const t of results.activation?.transports ?? []) {
     const b = t.breakdownMedianMs;
     rows.push({
-      figure: 'c',
+      figure: 'activation',
       name: `activation overhead via ${t.transport}`,
       measured: t.overheadMs.median,
       baseline: t.gatewayStartToReadyMs.median,
       unit: 'ms',
       ratio: null,
-      target: `≤ ${TARGETS.cMs} ms over the gateway's own start-to-ready`,
-      limit: TARGETS.cMs,
-      met: t.overheadMs.median <= TARGETS.cMs,
+      target: `≤ ${TARGETS.activationMs} ms over the gateway's own start-to-ready`,
+      limit: TARGETS.activationMs,
+      met: t.overheadMs.median <= TARGETS.activationMs,
       detail: `activation ${t.activationMs.median} ms = before restart ${b.beforeRestartMs} (outside the helper ${b.outsideHelperMs}) + restart ${b.restartMs} + gateway ${b.gatewayStartToReadyMs} + poll lag ${b.pollLagMs} + after ready ${b.afterReadyMs}; n=${t.activationMs.n}`,
     });
   }
@@ -59,15 +58,15 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
     for (const d of results.ansible.driver) {
       const speedup = results.ansible.speedup[d.transport];
       rows.push({
-        figure: 'd',
+        figure: 'ansible',
         name: `full deploy cycle via ${d.transport} vs Ansible`,
         measured: d.cycleMs.median,
         baseline: fastest.runMs.median,
         unit: 'ms',
         ratio: speedup,
-        target: `≥ ${TARGETS.d}x faster than Ansible`,
-        limit: fastest.runMs.median / TARGETS.d,
-        met: Number.isFinite(speedup) ? speedup >= TARGETS.d : null,
+        target: `≥ ${TARGETS.ansible}x faster than Ansible`,
+        limit: fastest.runMs.median / TARGETS.ansible,
+        met: Number.isFinite(speedup) ? speedup >= TARGETS.ansible : null,
         detail: `Ansible ${fastest.configuration.name} (pipelining ${fastest.configuration.pipelining}, ControlPersist ${fastest.configuration.controlPersist}); ${results.ansible.speedupExcludingAnsibleStartup[d.transport]}x without Ansible's own ${results.ansible.emptyPlaybookMs.median} ms start-up`,
       });
     }
@@ -75,7 +74,7 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
   if (results.bytes) {
     const b = results.bytes;
     rows.push({
-      figure: 'e',
+      figure: 'bytes',
       name: 'helper artifact sent per operation',
       measured: b.artifactBytes,
       baseline: b.limitBytes,
@@ -89,7 +88,7 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
     const largest = b.perOperation.reduce((max, op) => (op.totalBytes > max.totalBytes ? op : max), b.perOperation[0]!);
     if (largest) {
       rows.push({
-        figure: 'e',
+        figure: 'bytes',
         name: `largest send: ${largest.operation}`,
         measured: largest.totalBytes,
         baseline: null,
@@ -106,42 +105,42 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
     const s = results.scale;
     for (const [name, op] of [['prepare', s.prepare], ['activate', s.activate]] as const) {
       rows.push({
-        figure: 'f',
+        figure: 'scale',
         name: `${name}: last ten of ${s.agents} Agents vs first ten`,
         measured: op.lastTenMs.median,
         baseline: op.firstTenMs.median,
         unit: 'ms',
         ratio: op.lastOverFirst,
-        target: `≤ ${TARGETS.f}x`,
-        limit: op.firstTenMs.median * TARGETS.f,
-        met: Number.isFinite(op.lastOverFirst) ? op.lastOverFirst <= TARGETS.f : null,
+        target: `≤ ${TARGETS.scale}x`,
+        limit: op.firstTenMs.median * TARGETS.scale,
+        met: Number.isFinite(op.lastOverFirst) ? op.lastOverFirst <= TARGETS.scale : null,
         detail: `via ${s.transport}`,
       });
     }
     rows.push({
-      figure: 'f',
+      figure: 'scale',
       name: 'prepare lock hold p99',
       measured: s.prepare.lockHoldMs.p99,
       baseline: null,
       unit: 'ms',
       ratio: null,
-      target: `< ${TARGETS.fLockMs} ms`,
-      limit: TARGETS.fLockMs,
-      met: s.prepare.lockHoldMs.p99 < TARGETS.fLockMs,
+      target: `< ${TARGETS.scaleLockMs} ms`,
+      limit: TARGETS.scaleLockMs,
+      met: s.prepare.lockHoldMs.p99 < TARGETS.scaleLockMs,
       detail: `p50 ${s.prepare.lockHoldMs.median} ms; activate lock hold p50 ${s.activate.lockHoldMs.median} / p99 ${s.activate.lockHoldMs.p99} ms`,
     });
   }
   for (const t of results.fleet?.transports ?? []) {
     rows.push({
-      figure: 'g',
+      figure: 'fleet',
       name: `${results.fleet!.hosts} hosts in parallel via ${t.transport}`,
       measured: t.allHostsMs.median,
       baseline: t.oneHostMs.median,
       unit: 'ms',
       ratio: t.ratio,
-      target: `≤ ${TARGETS.g}x one host`,
-      limit: t.oneHostMs.median * TARGETS.g,
-      met: Number.isFinite(t.ratio) ? t.ratio <= TARGETS.g : null,
+      target: `≤ ${TARGETS.fleet}x one host`,
+      limit: t.oneHostMs.median * TARGETS.fleet,
+      met: Number.isFinite(t.ratio) ? t.ratio <= TARGETS.fleet : null,
       detail: `prepare + activate; n=${t.allHostsMs.n}; CPU per deploy ${t.oneHostCpuMs?.median ?? '?'} ms on one host, ${t.allHostsCpuMs?.median ?? '?'} ms for all: on ${results.machine.cpus} shared cores no run can beat ${t.cpuFloorMs ?? '?'} ms (${t.overFloor ?? '?'}x of that floor)`,
     });
   }
@@ -150,7 +149,7 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
     const top = t.levels.at(-1);
     if (!level || !top) continue;
     rows.push({
-      figure: 'h',
+      figure: 'resources',
       name: `controller CPU per operation via ${t.transport}`,
       measured: level.cpuPerOperationMs,
       baseline: null,
@@ -162,7 +161,7 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
       detail: `${level.inFlight} in flight: node ${level.selfCpuPerOperationMs} + ssh ${level.sshCpuPerOperationMs} ms; ${top.inFlight} in flight: ${top.cpuPerOperationMs} ms`,
     });
     rows.push({
-      figure: 'h',
+      figure: 'resources',
       name: `controller memory per in-flight operation via ${t.transport}`,
       measured: top.extraRssPerInFlightMiB,
       baseline: null,
@@ -177,16 +176,16 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
   const restart = results.restart;
   if (restart) {
     const [warm, cold, unit, plain] = [median(restart.warmMs), median(restart.coldMs), median(restart.unitWarmMs), median(restart.plainWarmMs)];
-    rows.push(row('i', 'real OpenClaw restart-to-ready, warm compile cache vs cold (driver)', warm, cold, TARGETS.iWarm, `medians of ${restart.rounds}: warm ${restart.warmMs.join(', ')} ms; cold ${restart.coldMs.join(', ')} ms`));
-    rows.push(row('i', 'real OpenClaw warm start, unit vs plain process (on the host)', unit, plain, TARGETS.iUnit, `medians of ${restart.rounds}: unit ${restart.unitWarmMs.join(', ')} ms; plain ${restart.plainWarmMs.join(', ')} ms`));
+    rows.push(row('restart', 'real OpenClaw restart-to-ready, warm compile cache vs cold (driver)', warm, cold, TARGETS.restartWarm, `medians of ${restart.rounds}: warm ${restart.warmMs.join(', ')} ms; cold ${restart.coldMs.join(', ')} ms`));
+    rows.push(row('restart', 'real OpenClaw warm start, unit vs plain process (on the host)', unit, plain, TARGETS.restartUnit, `medians of ${restart.rounds}: unit ${restart.unitWarmMs.join(', ')} ms; plain ${restart.plainWarmMs.join(', ')} ms`));
     const sandboxOff = restart.sandboxOffWarmMs ?? [];
-    if (sandboxOff.length) rows.push({ figure: 'i', name: 'real OpenClaw warm start, unit with its sandbox vs without (on the host)', measured: unit, baseline: median(sandboxOff), unit: 'ms', ratio: ratio(unit, median(sandboxOff)), target: '(informational)', limit: null, met: null, detail: `medians of ${restart.rounds}: without sandbox ${sandboxOff.join(', ')} ms` });
-    rows.push({ figure: 'i', name: 'cutover interruption: last /readyz 200 of the old process to the first of the new', measured: median(restart.cutoverGapMs), baseline: null, unit: 'ms', ratio: null, target: '(informational)', limit: null, met: null, detail: `${restart.cutoverGapMs.join(', ')} ms, polled every 50 ms` });
+    if (sandboxOff.length) rows.push({ figure: 'restart', name: 'real OpenClaw warm start, unit with its sandbox vs without (on the host)', measured: unit, baseline: median(sandboxOff), unit: 'ms', ratio: ratio(unit, median(sandboxOff)), target: '(informational)', limit: null, met: null, detail: `medians of ${restart.rounds}: without sandbox ${sandboxOff.join(', ')} ms` });
+    rows.push({ figure: 'restart', name: 'cutover interruption: last /readyz 200 of the old process to the first of the new', measured: median(restart.cutoverGapMs), baseline: null, unit: 'ms', ratio: null, target: '(informational)', limit: null, met: null, detail: `${restart.cutoverGapMs.join(', ')} ms, polled every 50 ms` });
   }
   const concurrency = results.concurrency;
   if (concurrency) {
     const slowest = Math.max(...concurrency.concurrentMs);
-    rows.push(row('j', `${concurrency.agents} concurrent activations vs one (slowest)`, slowest, concurrency.singleMs, TARGETS.j,
+    rows.push(row('concurrency', `${concurrency.agents} concurrent activations vs one (slowest)`, slowest, concurrency.singleMs, TARGETS.concurrency,
       `gateway ready ${concurrency.readyAfterMs} ms after start; ${concurrency.concurrentMs.join(', ')} ms; lock hold ${concurrency.lockHoldMs.join(', ')} ms${concurrency.failures.length ? `; failed: ${concurrency.failures.join(', ')}` : ''}`));
   }
   return rows;

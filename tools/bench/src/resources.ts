@@ -1,4 +1,4 @@
-// Figure h: controller CPU and memory per in-flight operation. Batches of read-only
+// Controller CPU and memory per in-flight operation. Batches of read-only
 // verify-revision calls spread over the fleet hosts run at a fixed concurrency. CPU counts this
 // process, its ssh clients (reaped or live) and the transport's daemonised ssh masters (found by
 // the run's private TMPDIR in their command line); a second, sampled batch gives memory.

@@ -1,4 +1,4 @@
-// Figure i: the real OpenClaw gateway's restart-to-ready through the driver with a warm compile
+// The real OpenClaw gateway's restart-to-ready through the driver with a warm compile
 // cache against a cold one (the cache emptied just before), the unit's warm start against the same
 // gateway's warm start as a plain process on the same host, and what an Agent's clients see of a
 // cutover: the last /readyz 200 from the old process to the first from the new one. The unit is also

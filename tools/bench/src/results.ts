@@ -12,7 +12,7 @@ import type { RestartResult } from './restart.js';
 import type { ScaleResult } from './scale.js';
 import type { StartupResult } from './startup.js';
 
-export const SCENARIOS = ['startup', 'e', 'a', 'c', 'd', 'f', 'g', 'h', 'i', 'j'] as const;
+export const SCENARIOS = ['startup', 'bytes', 'latency', 'activation', 'ansible', 'scale', 'fleet', 'resources', 'restart', 'concurrency'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface FigureRow {

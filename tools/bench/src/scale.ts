@@ -1,4 +1,4 @@
-// Figure f: one host, many Agents. Each Agent is prepared and activated in turn through the
+// One host, many Agents. Each Agent is prepared and activated in turn through the
 // driver (openssh-mux, so the connection is not what grows); per-operation time of the first ten
 // against the last ten, and the lock hold times the helper reports in `timings.lockHoldMs`.
 import { readFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { median, ratio, summarize, type Summary } from './stats.js';
 export interface ScaleOperation {
   firstTenMs: Summary;
   lastTenMs: Summary;
-  /** Median of the last ten over median of the first ten; the figure f target is ≤ 1.2. */
+  /** Median of the last ten over median of the first ten; the scale target is ≤ 1.2. */
   lastOverFirst: number;
   lockHoldMs: Summary;
   lockWaitMs: Summary;

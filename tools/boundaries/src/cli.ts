@@ -1,18 +1,29 @@
 // Boundary check of one project: `node --import tsx tools/boundaries/src/cli.ts <project-dir>`.
 // Exits 0 when clean, 1 listing every violation as file:line, 2 when it cannot run.
 import { join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { checkProject, checkWorkspaceVersions, formatViolation } from './check.js';
 import { loadProject, loadWorkspace } from './collect.js';
 
+const USAGE = 'usage: node --import tsx tools/boundaries/src/cli.ts <project-dir>';
+
 function main(argv: readonly string[]): number {
-  if (argv.length !== 1 || argv[0] === '--help' || argv[0] === '-h') {
-    console.error('usage: node --import tsx tools/boundaries/src/cli.ts <project-dir>');
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], strict: true, allowPositionals: true, options: { help: { type: 'boolean', short: 'h', default: false } } });
+  } catch {
+    console.error(USAGE);
     return 2;
   }
+  if (parsed.values.help || parsed.positionals.length !== 1) {
+    console.error(USAGE);
+    return 2;
+  }
+  const [dir] = parsed.positionals;
   const cwd = process.cwd();
   const show = (absolute: string): string => relative(cwd, absolute) || '.';
 
-  const project = loadProject(resolve(argv[0] ?? '.'));
+  const project = loadProject(resolve(dir ?? '.'));
   const lines = checkProject(project).map((v) => formatViolation(v, show(join(project.dir, v.file))));
 
   const workspace = loadWorkspace(project.dir);

@@ -1,4 +1,4 @@
-// Section d: malformed input. Installation documents (pure), revisions and hook placeholders
+// The bad-input section: malformed input. Installation documents (pure), revisions and hook placeholders
 // through a real SshComputeDriver pointed at the host, and corrupted base64 arguments sent raw to
 // the helper. Each must be refused with a permanent, classified error and leave the host exactly
 // as it was (tree and passwd hashes compared before and after each batch of cases).

@@ -144,7 +144,7 @@ async function campaign(options: Options): Promise<Results> {
     },
   };
 
-  // Prepare racing delete-namespace: the second part of section c, on the lane the sizes choose.
+  // Prepare racing delete-namespace: the second part of the races section, on the lane the sizes choose.
   const prepareVsDelete = async (link: HostLink) => {
     const t0 = Date.now();
     const race = (results.sections.races ??= { ...newRaceResult(), durationMs: 0 });

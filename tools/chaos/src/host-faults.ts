@@ -1,4 +1,4 @@
-// Section b: faults on the host side while an activation runs: the helper SIGKILLed, sshd
+// The faults section: faults on the host side while an activation runs: the helper SIGKILLed, sshd
 // restarted, the host rebooted, and activations of a revision that never becomes ready
 // (served.json must never name it; a new revision recovers). After each: invariants, then a retry
 // that must converge. Then the unlocked readiness wait: a kill, and a later operation on the same

@@ -1,4 +1,4 @@
-// Section e: hostile host state. Foreign or edited markers, changed snapshots, links where the
+// The hostile section: hostile host state. Foreign or edited markers, changed snapshots, links where the
 // driver expects files or directories, unit files it did not write, squatted account names and
 // reused UIDs, directories without their markers, two Agents on one port and an activation older
 // than the current revision: each must be refused with an `ownership` error, adopt nothing and

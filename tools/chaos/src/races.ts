@@ -1,4 +1,4 @@
-// Section c: concurrent controllers on one host. (1) Several controllers prepare different Agents
+// The races section: concurrent controllers on one host. (1) Several controllers prepare different Agents
 // at once: no port is handed out twice and every account is distinct. (2) A prepare races the
 // deletion of its own Namespace: the end is either a fully deleted Namespace or a complete Agent.
 import { accountName, agentHash, nsHash, revHash } from '@occ-ssh/markers';

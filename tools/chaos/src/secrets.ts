@@ -1,4 +1,4 @@
-// Section f: secrets never leak. A deployment carries a unique document sentinel and hook
+// The secrets section: secrets never leak. A deployment carries a unique document sentinel and hook
 // placeholders; the managed password is read back from the host. Controller logs, every error
 // message, the operator CLI's output, the gateway journal and process argv on both sides (sampled
 // while operations run) are searched for all three in every encoding.

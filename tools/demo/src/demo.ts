@@ -2,9 +2,10 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const workspace = fileURLToPath(new URL('../../../', import.meta.url));
-const keep = process.argv.includes('--keep');
+const keep = parseArgs({ options: { keep: { type: 'boolean', default: false } } }).values.keep;
 const HOST = 'demo';
 const dir = `${process.env.OCC_DEMO_DIR ?? '/var/tmp/occ-ssh-demo'}`;
 const started = Date.now();

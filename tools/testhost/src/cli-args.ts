@@ -1,4 +1,5 @@
 // Parses the testhost command line; usage errors are told apart so the CLI can exit 2.
+import { parseArgs } from 'node:util';
 import { assertHostName } from './paths.js';
 import { parseVariant, type Variant } from './recipe.js';
 
@@ -18,27 +19,25 @@ export interface Parsed {
 export function parseCliArgs(argv: readonly string[]): Parsed {
   const [command, ...rest] = argv;
   if (!command || !['build', 'up', 'down', 'reap'].includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}`);
-  const positional: string[] = [];
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...rest], strict: true, allowPositionals: true, options: { variant: { type: 'string' } } });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const { values, positionals } = parsed;
   let variant: Variant = 'base';
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i] ?? '';
-    if (arg === '--variant' || arg.startsWith('--variant=')) {
-      if (command !== 'build' && command !== 'up') throw new UsageError(`--variant does not apply to ${command}`);
-      const value = arg === '--variant' ? rest[++i] : arg.slice('--variant='.length);
-      try {
-        variant = parseVariant(value);
-      } catch (e) {
-        throw new UsageError((e as Error).message);
-      }
-    } else if (arg.startsWith('-')) {
-      throw new UsageError(`unknown option ${arg}`);
-    } else {
-      positional.push(arg);
+  if (values.variant !== undefined) {
+    if (command !== 'build' && command !== 'up') throw new UsageError(`--variant does not apply to ${command}`);
+    try {
+      variant = parseVariant(values.variant);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
     }
   }
   const wantsName = command === 'up' || command === 'down';
-  if (positional.length !== (wantsName ? 1 : 0)) throw new UsageError(wantsName ? `${command} needs exactly one host name` : `${command} takes no arguments`);
-  const name = positional[0];
+  if (positionals.length !== (wantsName ? 1 : 0)) throw new UsageError(wantsName ? `${command} needs exactly one host name` : `${command} takes no arguments`);
+  const name = positionals[0];
   if (name !== undefined) {
     try {
       assertHostName(name);
