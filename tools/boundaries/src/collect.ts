@@ -1,12 +1,7 @@
-// Reads what the boundary rules need from disk: a project's checked files and the workspace manifests.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+// Reads the workspace manifests from disk for the version check.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { isCheckedFile, type Manifest, type Project } from './check.js';
-
-export interface LoadedProject extends Project {
-  /** Absolute directory holding the project's package.json. */
-  dir: string;
-}
+import type { Manifest } from './versions.js';
 
 export interface LoadedWorkspace {
   /** Absolute directory of the root package.json with `workspaces`. */
@@ -18,20 +13,10 @@ export interface LoadedWorkspace {
   packageDirs: string[];
 }
 
-const SKIPPED_DIRECTORIES = new Set(['node_modules', 'dist', '.git', '.nx']);
-
 function readJson(path: string): Record<string, unknown> {
   const value: unknown = JSON.parse(readFileSync(path, 'utf8'));
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new Error(`${path} is not a JSON object`);
   return value as Record<string, unknown>;
-}
-
-/** The directory of the nearest package.json at or above `start`. */
-export function findProjectDir(start: string): string | undefined {
-  for (let dir = resolve(start); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json'))) return dir;
-    if (dirname(dir) === dir) return undefined;
-  }
 }
 
 /** The nearest package.json at or above `start` that declares `workspaces`. */
@@ -41,30 +26,6 @@ export function findWorkspaceDir(start: string): string | undefined {
     if (existsSync(manifest) && Array.isArray(readJson(manifest)['workspaces'])) return dir;
     if (dirname(dir) === dir) return undefined;
   }
-}
-
-function walk(dir: string, base: string, out: string[]): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) {
-      if (!SKIPPED_DIRECTORIES.has(entry.name)) walk(join(dir, entry.name), base, out);
-    } else if (entry.isFile()) {
-      const rel = relative(base, join(dir, entry.name)).split(sep).join('/');
-      if (isCheckedFile(rel)) out.push(rel);
-    }
-  }
-}
-
-/** The project whose package.json is nearest to `start`, with every file the rules apply to. */
-export function loadProject(start: string): LoadedProject {
-  const dir = findProjectDir(start);
-  if (!dir) throw new Error(`no package.json at or above ${resolve(start)}`);
-  const name = readJson(join(dir, 'package.json'))['name'];
-  if (typeof name !== 'string' || name === '') throw new Error(`${join(dir, 'package.json')} has no name`);
-  const paths: string[] = [];
-  if (existsSync(join(dir, 'src')) && statSync(join(dir, 'src')).isDirectory()) walk(join(dir, 'src'), dir, paths);
-  if (existsSync(join(dir, 'build.ts'))) paths.push('build.ts');
-  paths.sort();
-  return { dir, name, files: paths.map((path) => ({ path, text: readFileSync(join(dir, path), 'utf8') })) };
 }
 
 /** Expands npm `workspaces` entries of the forms `dir` and `dir/*`. */
