@@ -4,7 +4,7 @@ import { ComputeError } from '@occ-ssh/protocol';
 import { loadInstallationConfiguration } from '../src/config/load.js';
 
 /** Prefix of every SSH Compute setting's key path. */
-export const C = 'drivers.compute.configuration';
+export const CONFIG_KEY = 'drivers.compute.configuration';
 
 /**
  * Lines 1-25 are the reference's example verbatim (so `hosts.stable.port` is on line 12); the

@@ -3,7 +3,7 @@
 // random corruptions of path values. Each case names the key path its refusal must name.
 import type { Rng } from './rng.js';
 
-export const C = 'drivers.compute.configuration';
+export const CONFIG_KEY = 'drivers.compute.configuration';
 
 /** A valid Installation; every case below is one edit of it. */
 export const BASE_INSTALLATION = `drivers:
@@ -67,14 +67,14 @@ function addLine(text: string, after: string, line: string): string {
 }
 
 const PATH_KEYS: readonly [string, string, string][] = [
-  ['      ssh:', 'identityFile', `${C}.ssh.identityFile`],
-  ['      ssh:', 'knownHostsFile', `${C}.ssh.knownHostsFile`],
-  ['        stable:', 'nodePath', `${C}.hosts.stable.nodePath`],
-  ['        stable:', 'openclawPath', `${C}.hosts.stable.openclawPath`],
-  ['      runtime:', 'nodePath', `${C}.runtime.nodePath`],
-  ['      runtime:', 'openclawPath', `${C}.runtime.openclawPath`],
-  ['      runtime:', 'root', `${C}.runtime.root`],
-  ['      runtime:', 'systemdUnitDirectory', `${C}.runtime.systemdUnitDirectory`],
+  ['      ssh:', 'identityFile', `${CONFIG_KEY}.ssh.identityFile`],
+  ['      ssh:', 'knownHostsFile', `${CONFIG_KEY}.ssh.knownHostsFile`],
+  ['        stable:', 'nodePath', `${CONFIG_KEY}.hosts.stable.nodePath`],
+  ['        stable:', 'openclawPath', `${CONFIG_KEY}.hosts.stable.openclawPath`],
+  ['      runtime:', 'nodePath', `${CONFIG_KEY}.runtime.nodePath`],
+  ['      runtime:', 'openclawPath', `${CONFIG_KEY}.runtime.openclawPath`],
+  ['      runtime:', 'root', `${CONFIG_KEY}.runtime.root`],
+  ['      runtime:', 'systemdUnitDirectory', `${CONFIG_KEY}.runtime.systemdUnitDirectory`],
 ];
 
 const BAD_PATHS: readonly [string, string][] = [
@@ -99,10 +99,10 @@ const BAD_PATHS: readonly [string, string][] = [
 ];
 
 const INTEGER_KEYS: readonly [string, string, string][] = [
-  ['      ssh:', 'connectTimeoutSeconds', `${C}.ssh.connectTimeoutSeconds`],
-  ['        stable:', 'port', `${C}.hosts.stable.port`],
-  ['        gatewayPortRange:', 'start', `${C}.network.gatewayPortRange`],
-  ['        gatewayPortRange:', 'end', `${C}.network.gatewayPortRange`],
+  ['      ssh:', 'connectTimeoutSeconds', `${CONFIG_KEY}.ssh.connectTimeoutSeconds`],
+  ['        stable:', 'port', `${CONFIG_KEY}.hosts.stable.port`],
+  ['        gatewayPortRange:', 'start', `${CONFIG_KEY}.network.gatewayPortRange`],
+  ['        gatewayPortRange:', 'end', `${CONFIG_KEY}.network.gatewayPortRange`],
 ];
 
 const BAD_INTEGERS: readonly [string, string][] = [
@@ -128,43 +128,43 @@ export function fixedConfigCases(): ConfigCase[] {
     for (const [what, value] of BAD_INTEGERS) add(`${path}.${key}: ${what}`, setValue(base, under, key, value), path);
   }
   // Unknown keys at every depth.
-  add('unknown configuration key', addLine(base, '    configuration:', '      transprt: ssh2'), `${C}.transprt`);
-  add('unknown ssh key', addLine(base, '      ssh:', '        connectTimeout: 10'), `${C}.ssh.connectTimeout`);
-  add('unknown host key', addLine(base, '        stable:', '          portt: 22'), `${C}.hosts.stable.portt`);
-  add('unknown runtime key', addLine(base, '      runtime:', '        group: openclaw'), `${C}.runtime.group`);
-  add('unknown network key', addLine(base, '      network:', '        bind: 0.0.0.0'), `${C}.network.bind`);
-  add('unknown range key', addLine(base, '        gatewayPortRange:', '          step: 1'), `${C}.network.gatewayPortRange.step`);
+  add('unknown configuration key', addLine(base, '    configuration:', '      transprt: ssh2'), `${CONFIG_KEY}.transprt`);
+  add('unknown ssh key', addLine(base, '      ssh:', '        connectTimeout: 10'), `${CONFIG_KEY}.ssh.connectTimeout`);
+  add('unknown host key', addLine(base, '        stable:', '          portt: 22'), `${CONFIG_KEY}.hosts.stable.portt`);
+  add('unknown runtime key', addLine(base, '      runtime:', '        group: openclaw'), `${CONFIG_KEY}.runtime.group`);
+  add('unknown network key', addLine(base, '      network:', '        bind: 0.0.0.0'), `${CONFIG_KEY}.network.bind`);
+  add('unknown range key', addLine(base, '        gatewayPortRange:', '          step: 1'), `${CONFIG_KEY}.network.gatewayPortRange.step`);
   add('unknown compute key', addLine(base, '    id: compute-ssh', '    version: 2'), 'drivers.compute.version');
   // Missing required keys.
   for (const [under, key, path] of [
-    ['      ssh:', 'identityFile', `${C}.ssh.identityFile`],
-    ['      ssh:', 'knownHostsFile', `${C}.ssh.knownHostsFile`],
-    ['        stable:', 'address', `${C}.hosts.stable.address`],
-    ['        stable:', 'user', `${C}.hosts.stable.user`],
-    ['      runtime:', 'nodePath', `${C}.runtime.nodePath`],
-    ['      runtime:', 'openclawPath', `${C}.runtime.openclawPath`],
-    ['      runtime:', 'user', `${C}.runtime.user`],
-    ['      runtime:', 'root', `${C}.runtime.root`],
-    ['        gatewayPortRange:', 'start', `${C}.network.gatewayPortRange.start`],
+    ['      ssh:', 'identityFile', `${CONFIG_KEY}.ssh.identityFile`],
+    ['      ssh:', 'knownHostsFile', `${CONFIG_KEY}.ssh.knownHostsFile`],
+    ['        stable:', 'address', `${CONFIG_KEY}.hosts.stable.address`],
+    ['        stable:', 'user', `${CONFIG_KEY}.hosts.stable.user`],
+    ['      runtime:', 'nodePath', `${CONFIG_KEY}.runtime.nodePath`],
+    ['      runtime:', 'openclawPath', `${CONFIG_KEY}.runtime.openclawPath`],
+    ['      runtime:', 'user', `${CONFIG_KEY}.runtime.user`],
+    ['      runtime:', 'root', `${CONFIG_KEY}.runtime.root`],
+    ['        gatewayPortRange:', 'start', `${CONFIG_KEY}.network.gatewayPortRange.start`],
   ] as const) {
     add(`missing ${path}`, setValue(base, under, key, null), path);
   }
   // Accounts, addresses and transport.
   for (const [what, value] of [['root', 'root'], ['upper-case', 'OpenClaw'], ['digit first', '1oc'], ['too long', 'a'.repeat(33)], ['space', '"oc user"']] as const) {
-    add(`runtime.user ${what}`, setValue(base, '      runtime:', 'user', value), `${C}.runtime.user`);
+    add(`runtime.user ${what}`, setValue(base, '      runtime:', 'user', value), `${CONFIG_KEY}.runtime.user`);
   }
-  add('host user admin', setValue(base, '        stable:', 'user', 'admin'), `${C}.hosts.stable.user`);
+  add('host user admin', setValue(base, '        stable:', 'user', 'admin'), `${CONFIG_KEY}.hosts.stable.user`);
   for (const [what, value] of [['space', '"203.0.113.10 -p 2222"'], ['leading dash', '-oProxyCommand=sh'], ['user part', 'admin@203.0.113.10'], ['empty', '""'], ['a number', '10'], ['too long', `${'a'.repeat(64)}.example`]] as const) {
-    add(`address ${what}`, setValue(base, '        stable:', 'address', value), `${C}.hosts.stable.address`);
+    add(`address ${what}`, setValue(base, '        stable:', 'address', value), `${CONFIG_KEY}.hosts.stable.address`);
   }
-  add('transport unknown', addLine(base, '    configuration:', '      transport: telnet'), `${C}.transport`);
-  add('maxConcurrentOperationsPerHost 0', addLine(base, '    configuration:', '      maxConcurrentOperationsPerHost: 0'), `${C}.maxConcurrentOperationsPerHost`);
-  add('maxConcurrentOperationsPerHost 11', addLine(base, '    configuration:', '      maxConcurrentOperationsPerHost: 11'), `${C}.maxConcurrentOperationsPerHost`);
-  add('upper-case Namespace key', base.replace('        stable:', '        Stable:'), `${C}.hosts.Stable`);
-  add('dotted Namespace key', base.replace('        stable:', '        stable.eu:'), `${C}.hosts["stable.eu"]`);
-  add('unit directory inside root', setValue(base, '      runtime:', 'systemdUnitDirectory', '/var/lib/openclaw-enterprise/units'), `${C}.runtime.systemdUnitDirectory`);
-  add('root inside the unit directory', setValue(base, '      runtime:', 'root', '/etc/systemd/system/openclaw'), `${C}.runtime.root`);
-  add('identity equals known hosts', setValue(base, '      ssh:', 'knownHostsFile', '/etc/openclaw/ssh/id_ed25519'), `${C}.ssh.knownHostsFile`);
+  add('transport unknown', addLine(base, '    configuration:', '      transport: telnet'), `${CONFIG_KEY}.transport`);
+  add('maxConcurrentOperationsPerHost 0', addLine(base, '    configuration:', '      maxConcurrentOperationsPerHost: 0'), `${CONFIG_KEY}.maxConcurrentOperationsPerHost`);
+  add('maxConcurrentOperationsPerHost 11', addLine(base, '    configuration:', '      maxConcurrentOperationsPerHost: 11'), `${CONFIG_KEY}.maxConcurrentOperationsPerHost`);
+  add('upper-case Namespace key', base.replace('        stable:', '        Stable:'), `${CONFIG_KEY}.hosts.Stable`);
+  add('dotted Namespace key', base.replace('        stable:', '        stable.eu:'), `${CONFIG_KEY}.hosts["stable.eu"]`);
+  add('unit directory inside root', setValue(base, '      runtime:', 'systemdUnitDirectory', '/var/lib/openclaw-enterprise/units'), `${CONFIG_KEY}.runtime.systemdUnitDirectory`);
+  add('root inside the unit directory', setValue(base, '      runtime:', 'root', '/etc/systemd/system/openclaw'), `${CONFIG_KEY}.runtime.root`);
+  add('identity equals known hosts', setValue(base, '      ssh:', 'knownHostsFile', '/etc/openclaw/ssh/id_ed25519'), `${CONFIG_KEY}.ssh.knownHostsFile`);
   add('Sandbox driver selected', `${base}  sandbox:\n    id: sandbox-any\n`, 'drivers.sandbox');
   add('Kubernetes Compute selected', base.replace('    id: compute-ssh', '    id: compute-kubernetes'), 'drivers.compute.id');
   add('compute id missing', base.replace('    id: compute-ssh\n', ''), 'drivers.compute.id');
