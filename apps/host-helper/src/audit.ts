@@ -20,7 +20,7 @@ interface Resources {
   revision?: { id?: string; number?: number };
 }
 
-export function auditLine(op: Envelope, outcome: string, ms: number, digest: string): string {
+export function auditLine(op: Envelope, outcome: string, ms: number, changes: number, digest: string): string {
   const args = op.args as Resources;
   const fields: [string, string | number | undefined][] = [
     ['operation', op.operation],
@@ -30,13 +30,15 @@ export function auditLine(op: Envelope, outcome: string, ms: number, digest: str
     ['agent', args.owner?.agent?.id],
     ['revision', args.revision?.id],
     ['ms', ms],
+    // With `cancelled` or `timeout`: how far the operation got before it stopped itself.
+    ['changes', changes],
     ['helper', digest],
   ];
   return fields.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`).join(' ');
 }
 
 /** Best effort: the effect has happened (or was refused) either way, and the result line says which. */
-export async function audit(op: Envelope, outcome: string, ms: number): Promise<void> {
+export async function audit(op: Envelope, outcome: string, ms: number, changes: number): Promise<void> {
   if (!OPERATIONS[op.operation].mutates) return;
-  await runCommand('logger', ['-t', AUDIT_IDENTIFIER, '-p', 'authpriv.notice', '--', auditLine(op, outcome, ms, helperDigest())], 5_000).catch(() => undefined);
+  await runCommand('logger', ['-t', AUDIT_IDENTIFIER, '-p', 'authpriv.notice', '--', auditLine(op, outcome, ms, changes, helperDigest())], 5_000).catch(() => undefined);
 }

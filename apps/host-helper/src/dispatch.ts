@@ -2,6 +2,7 @@
 import { rootLayout } from '@occ-ssh/markers';
 import { OPERATIONS, type Envelope, type HelperTimings } from '@occ-ssh/protocol';
 import type { OpContext } from './context.js';
+import { guardChanges } from './change-guard.js';
 import { sweepTemps } from './fsx.js';
 import { LockScope } from './lock.js';
 import { activateRevision } from './ops/activate-revision.js';
@@ -44,6 +45,7 @@ export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<He
   const lock = await LockScope.take(root.lock, ctx.session.signal);
   try {
     ctx.session.checkpoint();
+    guardChanges(() => ctx.session.beforeChange());
     sweepTemps(root.accounts);
     return await run({ ...ctx, lock }, op);
   } finally {

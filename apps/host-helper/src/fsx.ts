@@ -1,6 +1,7 @@
 // Filesystem primitives that never follow a link and never leave a half-written file.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import { beforeChange } from './change-guard.js';
 import { ComputeError } from '@occ-ssh/protocol';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
@@ -54,6 +55,7 @@ export function ensureDir(path: string, want: Ownership, options: { repairMode?:
   if (stat.isSymbolicLink()) throw ownershipError(path, 'is a symbolic link; refusing to follow it');
   if (!stat.isDirectory()) throw ownershipError(path, 'expected a directory');
   if (options.repairMode && stat.uid === want.uid && stat.gid === want.gid && (stat.mode & 0o7777) !== want.mode) {
+    beforeChange();
     withDirFd(path, (fd) => fs.fchmodSync(fd, want.mode));
     return 'verified';
   }
@@ -85,6 +87,7 @@ function baseOf(path: string): string {
 
 /** temp file + fsync + rename + directory fsync: readers see the old bytes or the new, never half. */
 export function writeFileAtomic(path: string, data: string | Buffer, want: Ownership): void {
+  beforeChange();
   const dir = parentOf(path);
   const temp = tempSibling(path);
   const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
@@ -135,6 +138,7 @@ function tempSibling(path: string): string {
  * temp directory that `sweepTemps` removes.
  */
 export function createDirAtomic(path: string, want: Ownership, fill: (dir: string) => void): void {
+  beforeChange();
   const dir = parentOf(path);
   const temp = tempSibling(path);
   fs.mkdirSync(temp, { mode: 0o700 });
@@ -177,6 +181,7 @@ export function readOwnedFile(path: string, want: Ownership): Buffer | null {
 export function replaceSymlink(path: string, target: string): void {
   const existing = lstatOrNull(path);
   if (existing && !existing.isSymbolicLink()) throw ownershipError(path, 'expected a symbolic link');
+  beforeChange();
   const dir = parentOf(path);
   const temp = tempSibling(path);
   fs.symlinkSync(target, temp);
@@ -196,6 +201,7 @@ export function removeFile(path: string): boolean {
   const stat = lstatOrNull(path);
   if (stat === null) return false;
   if (stat.isDirectory()) throw ownershipError(path, 'expected a file, found a directory');
+  beforeChange();
   fs.unlinkSync(path);
   syncDir(parentOf(path));
   return true;
@@ -205,6 +211,7 @@ export function removeFile(path: string): boolean {
 export function removeTree(path: string): boolean {
   const stat = lstatOrNull(path);
   if (stat === null) return false;
+  beforeChange();
   fs.rmSync(path, { recursive: true, force: true });
   syncDir(parentOf(path));
   return true;

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
@@ -29,6 +30,36 @@ describe('Session', () => {
     session.heartbeat();
     assert.ok(isCode('cancelled')(await aborted(session.signal)));
     assert.throws(() => session.checkpoint(), isCode('cancelled'));
+  });
+
+  // A child process with a real pipe as stdout, as the helper has under sshd: its checkpoint is
+  // told to run once the parent has (or has not) closed the pipe's read end.
+  async function checkpointInChild(closeFirst: boolean): Promise<{ verdict: string; stdout: string }> {
+    const session = fileURLToPath(new URL('./session.ts', import.meta.url));
+    const code =
+      `const { Session } = await import(${JSON.stringify(session)});` +
+      'const s = new Session(process.stdout, 60000);' +
+      "process.stdin.once('data', () => { let v = 'passed'; try { s.checkpoint(); } catch (e) { v = e.code; }" +
+      " require('node:fs').writeSync(2, v); process.exit(0); });";
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=commonjs', '-e', `(async () => { ${code} })()`], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    if (closeFirst) child.stdout.destroy();
+    child.stdin.write('go');
+    await new Promise((resolve) => child.on('exit', resolve));
+    return { verdict: stderr.trim().split('\n').at(-1) ?? '', stdout };
+  }
+
+  it('sees a session whose reader is gone at the checkpoint itself, before any change', async () => {
+    assert.equal((await checkpointInChild(true)).verdict, 'cancelled');
+  });
+
+  it('passes a checkpoint while the reader is there, and reports it as a heartbeat line', async () => {
+    const { verdict, stdout } = await checkpointInChild(false);
+    assert.equal(verdict, 'passed');
+    assert.match(stdout, /^\{"type":"heartbeat","seq":0\}$/m);
   });
 });
 

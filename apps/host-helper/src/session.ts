@@ -1,14 +1,18 @@
 // The helper's link to its caller: heartbeats, closed-session detection and its own deadline.
+import { writeSync } from 'node:fs';
 import { ComputeError, formatLine } from '@occ-ssh/protocol';
 
 /** Below the controller's 180-second transport bound, so the helper always stops first. */
 export const HELPER_DEADLINE_MS = 170_000;
 const HEARTBEAT_MS = 1000;
+/** What a write to a session whose other end is gone fails with. */
+const CLOSED_CODES = new Set(['EPIPE', 'ECONNRESET', 'ENOTCONN', 'EBADF']);
 
 export class Session {
   readonly startedAt = Date.now();
   private closed = false;
   private seq = 0;
+  private changesBegun = 0;
   private timer: NodeJS.Timeout | undefined;
   private deadlineTimer: NodeJS.Timeout | undefined;
   private readonly abort = new AbortController();
@@ -16,6 +20,8 @@ export class Session {
   constructor(
     private readonly out: NodeJS.WritableStream = process.stdout,
     readonly deadlineMs = HELPER_DEADLINE_MS,
+    /** The descriptor behind `out`, written synchronously at each checkpoint to see a closed session at once. */
+    private readonly probeFd: number | undefined = out === process.stdout ? 1 : undefined,
   ) {
     out.on('error', () => this.markClosed());
   }
@@ -55,10 +61,38 @@ export class Session {
     return this.deadlineMs - (Date.now() - this.startedAt);
   }
 
-  /** Called before every host mutation: refuses to go on once the caller is gone or time is up. */
+  /**
+   * Called before every host mutation: refuses to go on once the caller is gone or time is up. A
+   * heartbeat written here, synchronously, fails the moment sshd has closed the session, so a
+   * killed client stops the helper before its next change rather than at the next timer beat.
+   * The lines also let a caller follow the helper's progress step by step.
+   */
   checkpoint(): void {
+    this.probe();
     if (this.closed) throw this.closedError();
     if (this.remainingMs() <= 0) throw this.deadlineError();
+  }
+
+  private probe(): void {
+    // Only when nothing of the stream is still queued: a line must never land inside another.
+    if (this.closed || this.probeFd === undefined || (this.out as { writableLength?: number }).writableLength) return;
+    try {
+      writeSync(this.probeFd, formatLine({ type: 'heartbeat', seq: this.seq++ }));
+    } catch (error) {
+      // EAGAIN (a full pipe) means a slow reader, not a gone one: the timer's beat judges that.
+      if (CLOSED_CODES.has((error as NodeJS.ErrnoException).code ?? '')) this.markClosed();
+    }
+  }
+
+  /** The checkpoint before one single change to the host, counted (the audit line reports the count). */
+  beforeChange(): void {
+    this.checkpoint();
+    this.changesBegun += 1;
+  }
+
+  /** How many changes this operation began: with a `cancelled` outcome, where it was stopped. */
+  get changes(): number {
+    return this.changesBegun;
   }
 
   get isClosed(): boolean {

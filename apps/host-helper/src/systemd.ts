@@ -1,23 +1,25 @@
 // systemctl steps for one gateway unit. A job handed to systemd completes even if we stop.
 import { constants } from 'node:os';
+import { beforeChange } from './change-guard.js';
 import { runCommand, mustRun } from './system.js';
 
 const SYSTEMCTL_TIMEOUT_MS = 90_000;
 
-export const daemonReload = () => mustRun('systemctl', ['daemon-reload'], SYSTEMCTL_TIMEOUT_MS);
+export const daemonReload = () => (beforeChange(), mustRun('systemctl', ['daemon-reload'], SYSTEMCTL_TIMEOUT_MS));
 /**
  * An activation is an explicit request, not a crash loop: a failed unit is reset first, and a
  * restart refused by the start rate limit (by default 5 starts in 10 s), which back-to-back
  * activations can reach before systemd shows it, is retried once after a reset-failed.
  */
 export async function restartUnit(unit: string, failed: boolean): Promise<void> {
+  beforeChange();
   if (failed) await runCommand('systemctl', ['reset-failed', unit], SYSTEMCTL_TIMEOUT_MS);
   if ((await runCommand('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS)).code === 0) return;
   await runCommand('systemctl', ['reset-failed', unit], SYSTEMCTL_TIMEOUT_MS);
   await mustRun('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS);
 }
 /** Only the symlink: the caller runs the one daemon-reload (enable would run its own). */
-export const enableUnit = (unit: string) => mustRun('systemctl', ['enable', '--quiet', '--no-reload', unit], SYSTEMCTL_TIMEOUT_MS);
+export const enableUnit = (unit: string) => (beforeChange(), mustRun('systemctl', ['enable', '--quiet', '--no-reload', unit], SYSTEMCTL_TIMEOUT_MS));
 
 /**
  * What activation reads of a unit before it restarts it, in one `systemctl show`. Not whether it is
@@ -42,6 +44,7 @@ export async function unitFacts(unit: string): Promise<UnitFacts> {
 
 /** Stops and disables; a unit systemd does not know is already stopped. */
 export async function stopAndDisable(unit: string): Promise<void> {
+  beforeChange();
   await runCommand('systemctl', ['disable', '--now', '--quiet', unit], SYSTEMCTL_TIMEOUT_MS).then(async (result) => {
     if (result.code !== 0 && (await isKnown(unit))) await mustRun('systemctl', ['stop', unit], SYSTEMCTL_TIMEOUT_MS);
   });

@@ -18,31 +18,10 @@ import {
 
 const HASH = 'ad30d4665b020fcf0cb29c0265bfe9d41b214fdd5cd867cd40bca57184342a39';
 
-const account: AccountMarker = {
-  kind: 'account',
-  version: 1,
-  driver: 'compute-ssh',
-  namespaceId: 'ns-01HZX3',
-  agentId: 'agent-7f3a',
-  servicePrincipalId: 'sp-01',
-  account: 'openclaw-d74736b6a770',
-  state: 'active',
-  uid: 990,
-  gid: 990,
-};
+const owned = { version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a', servicePrincipalId: 'sp-01', account: 'openclaw-d74736b6a770' } as const;
+const account: AccountMarker = { kind: 'account', ...owned, state: 'active', uid: 990, gid: 990 };
 const namespace: NamespaceMarker = { kind: 'namespace', version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', namespaceName: 'team-a' };
-const agent: AgentMarker = {
-  kind: 'agent',
-  version: 1,
-  driver: 'compute-ssh',
-  namespaceId: 'ns-01HZX3',
-  agentId: 'agent-7f3a',
-  servicePrincipalId: 'sp-01',
-  account: 'openclaw-d74736b6a770',
-  uid: 990,
-  gid: 990,
-  port: 18800,
-};
+const agent: AgentMarker = { kind: 'agent', ...owned, uid: 990, gid: 990, port: 18800 };
 const revision: RevisionMarker = {
   kind: 'revision',
   version: 1,

@@ -7,14 +7,19 @@ const driver = z.literal('compute-ssh');
 const version = z.literal(MARKER_VERSION);
 const id = z.int().check(z.minimum(1), z.maximum(2 ** 31 - 2));
 
-export const accountMarker = z.strictObject({
-  kind: z.literal('account'),
+/** Who an account or an Agent belongs to, and its account name: recorded alike in both markers. */
+const agentOwnership = {
   version,
   driver,
   namespaceId: resourceId,
   agentId: resourceId,
   servicePrincipalId: resourceId,
   account: z.string(),
+};
+
+export const accountMarker = z.strictObject({
+  kind: z.literal('account'),
+  ...agentOwnership,
   /** `creating` is written before useradd so an interrupted creation is recognised as ours. */
   state: z.enum(['creating', 'active']),
   uid: z.optional(id),
@@ -31,12 +36,7 @@ export const namespaceMarker = z.strictObject({
 
 export const agentMarker = z.strictObject({
   kind: z.literal('agent'),
-  version,
-  driver,
-  namespaceId: resourceId,
-  agentId: resourceId,
-  servicePrincipalId: resourceId,
-  account: z.string(),
+  ...agentOwnership,
   uid: id,
   gid: id,
   port: z.int().check(z.minimum(1024), z.maximum(65535)),

@@ -26,28 +26,8 @@ function input(overrides: Partial<UnitInput> = {}): UnitInput {
   };
 }
 
-const PASSWORD_UNIT = `# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.
-# X-OCC-Namespace-Id=ns-01HZX3
-# X-OCC-Agent-Id=agent-7f3a
-
-[Unit]
-Description=OpenClaw Enterprise gateway openclaw-enterprise-gateway-fcfbd503951a
-After=network.target
-
-[Service]
-Type=simple
-User=openclaw-d74736b6a770
-Group=openclaw-d74736b6a770
-WorkingDirectory=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home
-Environment="HOME=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home"
-Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state"
-Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
-Environment="OPENCLAW_GATEWAY_PORT=18800"
-Environment="NODE_COMPILE_CACHE=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache"
-EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/gateway-password.env
-EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
-ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18800
-Restart=always
+/** Supervision and sandbox, the same in every mode: spelled once, still compared to the letter. */
+const SANDBOX = `Restart=always
 RestartSec=2
 KillSignal=SIGTERM
 TimeoutStopSec=30
@@ -83,7 +63,30 @@ SystemCallArchitectures=native
 SystemCallFilter=@system-service
 SystemCallFilter=~@privileged @resources
 SystemCallErrorNumber=EPERM
-SocketBindAllow=tcp:18800
+`;
+
+const PASSWORD_UNIT = `# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.
+# X-OCC-Namespace-Id=ns-01HZX3
+# X-OCC-Agent-Id=agent-7f3a
+
+[Unit]
+Description=OpenClaw Enterprise gateway openclaw-enterprise-gateway-fcfbd503951a
+After=network.target
+
+[Service]
+Type=simple
+User=openclaw-d74736b6a770
+Group=openclaw-d74736b6a770
+WorkingDirectory=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home
+Environment="HOME=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home"
+Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state"
+Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
+Environment="OPENCLAW_GATEWAY_PORT=18800"
+Environment="NODE_COMPILE_CACHE=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache"
+EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/gateway-password.env
+EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
+ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18800
+${SANDBOX}SocketBindAllow=tcp:18800
 SocketBindDeny=any
 
 [Install]
@@ -112,43 +115,7 @@ EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcf
 Environment="OCC_CONFIG_BINDING=opaque-cfg.binding=abc"
 Environment="OCC_IAM_TOKEN_REF=opaque-iam/ref:42"
 ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18801
-Restart=always
-RestartSec=2
-KillSignal=SIGTERM
-TimeoutStopSec=30
-NoNewPrivileges=true
-PrivateTmp=true
-ProtectSystem=strict
-ReadWritePaths=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home /var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state
-ReadOnlyPaths=/run
-ProtectHome=yes
-TemporaryFileSystem=/dev/shm:ro
-UMask=0077
-PrivateDevices=yes
-DevicePolicy=closed
-ProtectKernelTunables=yes
-ProtectKernelModules=yes
-ProtectKernelLogs=yes
-ProtectControlGroups=yes
-ProtectClock=yes
-ProtectHostname=yes
-ProtectProc=invisible
-ProcSubset=pid
-PrivateUsers=yes
-PrivateIPC=yes
-RestrictNamespaces=yes
-RestrictRealtime=yes
-LockPersonality=yes
-RemoveIPC=yes
-KeyringMode=private
-CapabilityBoundingSet=
-AmbientCapabilities=
-RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK
-SystemCallArchitectures=native
-SystemCallFilter=@system-service
-SystemCallFilter=~@privileged @resources
-SystemCallErrorNumber=EPERM
-SocketBindAllow=tcp:18801
+${SANDBOX}SocketBindAllow=tcp:18801
 SocketBindDeny=any
 
 [Install]

@@ -154,7 +154,7 @@ async function campaign(options: Options): Promise<Results> {
 
   // Lanes run in parallel, one test host each; sections of a lane run one after the other.
   const plan: { host: string; variant?: Variant; run: [Section, (link: HostLink) => Promise<void>][] }[] = [
-    ...Array.from({ length: sizes.killLanes }, (_, lane) => ({ host: `k${lane}`, run: [['kill', killSection(lane)]] as [Section, (link: HostLink) => Promise<void>][] })),
+    ...Array.from({ length: sizes.killLanes }, (_, lane) => ({ host: `k${lane}`, variant: 'strace' as const, run: [['kill', killSection(lane)]] as [Section, (link: HostLink) => Promise<void>][] })),
     { host: 'f', run: [['faults', sections.faults], ['secrets', sections.secrets], ...(sizes.prepareDeleteLane === 'faults' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])] },
     { host: 'h', run: [['hostile', sections.hostile], ['bad-input', sections['bad-input']]] },
     { host: 'r', run: [['races', sections.races], ...(sizes.prepareDeleteLane === 'races' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])] },

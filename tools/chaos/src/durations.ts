@@ -1,6 +1,6 @@
-// How long each operation takes on this host right now, so a kill instant can be drawn
-// uniformly within it: the median of the latest measured runs (a table measured on a loaded
-// 2-core machine stands in until the first measurement).
+// How long each operation takes on this host right now, and how many progress lines it prints:
+// the median of the latest measured runs (a table measured on a loaded 2-core machine stands in
+// until the first measurement). Kills are placed after a progress line drawn from the second.
 import type { MutatingOperation } from './expectations.js';
 
 export const DEFAULT_DURATION_MS: Record<MutatingOperation, number> = {
@@ -12,8 +12,19 @@ export const DEFAULT_DURATION_MS: Record<MutatingOperation, number> = {
   'delete-namespace': 3800,
 };
 
+/** Heartbeat lines of an unkilled run on an idle test host (one per change begun, one a second of waiting). */
+export const DEFAULT_PROGRESS_LINES: Record<MutatingOperation, number> = {
+  'ensure-namespace': 3,
+  'prepare-revision': 8,
+  'activate-revision': 6,
+  'stop-revision': 3,
+  'retire-revision': 3,
+  'delete-namespace': 6,
+};
+
 const WINDOW = 7;
 
+/** The latest measured value per operation (a duration, a line count) and their median. */
 export class DurationModel {
   private readonly seen = new Map<string, number[]>();
 
@@ -24,6 +35,10 @@ export class DurationModel {
     list.push(ms);
     if (list.length > WINDOW) list.shift();
     this.seen.set(operation, list);
+  }
+
+  has(key: string): boolean {
+    return (this.seen.get(key)?.length ?? 0) > 0;
   }
 
   /** The (lower) median of the latest runs, or the default before any was seen. */

@@ -1,14 +1,20 @@
-// Section a: SIGKILL of the local ssh client at a uniformly random instant during every mutating
-// operation, in Agent lifecycles that walk through all six of them; then invariants and a retry.
+// Section a: SIGKILL of the local ssh client during every mutating operation, in Agent lifecycles
+// that walk through all six of them; then invariants and a retry. The kill is placed by the
+// helper's own progress: right after a uniformly drawn one of the heartbeat lines the operation
+// prints (one as it begins each change), so where it lands does not depend on the machine's load.
 import { encodeArgument } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from './collector.js';
-import { DurationModel } from './durations.js';
+import { DEFAULT_PROGRESS_LINES, DurationModel } from './durations.js';
 import type { MutatingArgs } from './expectations.js';
 import type { Listing } from './listing.js';
-import { activateArgs, call, envelopeFor, ownerOf, prepareArgs, targetArgs } from './ops.js';
+import { activateArgs, auditOf, call, envelopeFor, ownerOf, prepareArgs, targetArgs } from './ops.js';
 import type { Rng } from './rng.js';
+import { delayArgv } from './strace-log.js';
 import type { HostLink } from './ssh.js';
 import { runTrial, type TrialRecord } from './trial.js';
+
+/** How long each of the helper's step calls is held: longer than a kill takes to reach it. */
+const STEP_DELAY_MS = 15;
 
 /** One Agent's life: every mutating operation, twice for activation, ending with deletion. */
 export function lifecycle(tag: string, rng: Rng): MutatingArgs[] {
@@ -41,7 +47,7 @@ export interface LaneResult {
  * within what the operation really takes on this host under this load. The shortest lifecycle that
  * runs all six: stop of a running gateway, and retirement of the current revision (which stops it).
  */
-async function calibrate(link: HostLink, rng: Rng, lane: string, durations: DurationModel): Promise<void> {
+async function calibrate(link: HostLink, rng: Rng, lane: string, durations: DurationModel, lines: DurationModel): Promise<void> {
   const owner = ownerOf(`${lane}cal`);
   const p1 = prepareArgs(owner, 1, { readyAfterMs: rng.int(0, 600) });
   const steps: MutatingArgs[] = [
@@ -54,11 +60,22 @@ async function calibrate(link: HostLink, rng: Rng, lane: string, durations: Dura
     { operation: 'delete-namespace', args: { namespace: owner.namespace } },
   ];
   for (const step of steps) {
-    const outcome = await call(link, step.operation, step.args as never);
+    const outcome = await call(link, step.operation, step.args as never, { wrap: SLOW_HELPER });
     if (!outcome.line?.ok) throw new Error(`calibration ${step.operation} failed: ${outcome.line && !outcome.line.ok ? outcome.line.error.message : `ssh exit ${String(outcome.code)}`}`);
     durations.observe(step.operation, outcome.ms);
+    lines.observe(step.operation, outcome.progressLines);
   }
 }
+
+/**
+ * A kill must cross the client, the network and sshd before the helper's next checkpoint can see
+ * it, and most of the helper's steps take well under a millisecond: at full speed nearly every kill
+ * of a short operation lands after it has finished. So the helper runs under strace (hosts of the
+ * strace variant), which delays each of its and its children's renames, unlinks, mkdirs, chowns,
+ * chmods and fsyncs: a slow disk. The kill then meets the helper between two changes, which is the
+ * interruption this section is for. The helper is the shipped artifact, unchanged.
+ */
+export const SLOW_HELPER = delayArgv(STEP_DELAY_MS);
 
 /** What a fresh client costs before the helper starts (connect, authenticate, start a command): median of three. */
 async function handshakeMs(link: HostLink): Promise<number> {
@@ -74,7 +91,8 @@ async function handshakeMs(link: HostLink): Promise<number> {
  */
 export async function killLane(link: HostLink, rng: Rng, trials: number, lane: string, offset: number, progress: (record: TrialRecord) => void): Promise<LaneResult> {
   const durations = new DurationModel();
-  await calibrate(link, rng, lane, durations);
+  const lines = new DurationModel(DEFAULT_PROGRESS_LINES);
+  await calibrate(link, rng, lane, durations, lines);
   const handshake = await handshakeMs(link);
   const records: TrialRecord[] = [];
   let before: Listing | undefined;
@@ -98,21 +116,37 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
         break;
       }
       const measuredMs = durations.estimate(step.operation);
-      const atMs = rng.uniform(0, measuredMs);
+      // By the step's place in the lifecycle: a second prepare (the account exists) or a retirement
+      // of a revision that is not current prints fewer lines than the first of its operation.
+      const stepKey = `${step.operation}#${index}`;
+      const progressLines = Math.max(1, lines.estimate(lines.has(stepKey) ? stepKey : step.operation));
+      // From the second line on: the first is the helper's check before it takes the lock, where a
+      // kill only ever meets an operation that has not begun (the second still is, when it waited).
+      const afterLine = rng.int(Math.min(2, progressLines), progressLines);
+      let first: Awaited<ReturnType<typeof call>> | undefined;
       const { record, after } = await runTrial({
         link,
         step,
         before,
         fault: 'ssh-client-sigkill',
-        atMs,
+        atMs: 0,
         measuredMs,
-        interrupted: () => call(link, step.operation, step.args as never, { killAfterMs: atMs }),
+        interrupted: async () => (first = await call(link, step.operation, step.args as never, { killAfterLines: afterLine, wrap: SLOW_HELPER })),
       });
+      record.atMs = first?.killedAtMs ?? record.firstMs;
+      record.killAfterLine = afterLine;
+      record.progressLines = progressLines;
+      const helper = first?.requestId ? await auditOf(link, first.requestId) : undefined;
+      if (helper) record.helper = helper;
+      record.midway = record.effect === 'intermediate' || (record.effect === 'none' && helper?.outcome === 'cancelled' && helper.changes > 0);
       // A kill that landed before any effect leaves the whole operation to the retry (timed on the
-      // host, plus what a fresh client adds); a call that completed before its kill was timed whole.
-      // Both keep the window on what the operation takes under the current load.
+      // host, plus what a fresh client adds); a call that completed before its kill was timed and
+      // counted whole. Both keep the models on what the operation does under the current load.
       if (record.effect === 'none' && record.retry.ok) durations.observe(step.operation, record.retry.ms + handshake);
-      else if (record.completedFirst && !record.firstError) durations.observe(step.operation, record.firstMs);
+      else if (record.completedFirst && !record.firstError) {
+        durations.observe(step.operation, record.firstMs);
+        if (first) lines.observe(stepKey, first.progressLines);
+      }
       records.push(record);
       progress(record);
       before = after;

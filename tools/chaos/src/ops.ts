@@ -62,10 +62,16 @@ export interface CallOutcome {
   killed: boolean;
   ms: number;
   code: number | null;
+  /** Heartbeat lines that arrived: one per change the helper began, plus one a second while it waits. */
+  progressLines: number;
+  killedAtMs?: number;
+  /** The envelope's requestId (calls built here; raw calls have none). */
+  requestId?: string;
 }
 
 export interface CallOptions {
   killAfterMs?: number;
+  killAfterLines?: number;
   /** Over the multiplexed connection instead of a fresh client (same helper, same argument). */
   mux?: boolean;
   onSpawn?: (pid: number) => void;
@@ -97,12 +103,29 @@ export async function callRaw(link: HostLink, operation: string | SealedOperatio
   const input = helperInput(helperArtifact(), wire);
   const result = options.mux
     ? await link.muxCommand(command, { input })
-    : await link.fresh(command, { input, ...(options.killAfterMs === undefined ? {} : { killAfterMs: options.killAfterMs }), ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}), ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}) });
-  return { line: findResultLine(result.stdout), killed: result.killed, ms: result.ms, code: result.code };
+    : await link.fresh(command, {
+        input,
+        ...(options.killAfterMs === undefined ? {} : { killAfterMs: options.killAfterMs }),
+        ...(options.killAfterLines === undefined ? {} : { killAfterLines: options.killAfterLines }),
+        ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+        ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      });
+  const progressLines = result.stdout.split('\n').filter((line) => line.startsWith('{"type":"heartbeat"')).length;
+  return { line: findResultLine(result.stdout), killed: result.killed, ms: result.ms, code: result.code, progressLines, ...(result.killedAtMs === undefined ? {} : { killedAtMs: result.killedAtMs }) };
 }
 
-export function call<O extends OperationName>(link: HostLink, operation: O, args: OperationArgs<O>, options: CallOptions = {}): Promise<CallOutcome> {
-  return callRaw(link, encodeArgument(envelopeFor(link, operation, args)), options);
+export async function call<O extends OperationName>(link: HostLink, operation: O, args: OperationArgs<O>, options: CallOptions = {}): Promise<CallOutcome> {
+  const envelope = envelopeFor(link, operation, args);
+  return { ...(await callRaw(link, encodeArgument(envelope), options)), requestId: envelope.requestId };
+}
+
+/** The helper's own journal line for a request: how it ended and how many changes it began. */
+export async function auditOf(link: HostLink, requestId: string): Promise<{ outcome: string; changes: number } | undefined> {
+  const journal = await link.run(['journalctl', '--no-pager', '-o', 'cat', '-n', '300', '-t', 'occ-ssh-helper']);
+  const line = journal.split('\n').find((entry) => entry.includes(` request=${requestId} `));
+  const outcome = line && /(?:^| )outcome=(\S+)/.exec(line)?.[1];
+  const changes = line && /(?:^| )changes=(\d+)/.exec(line)?.[1];
+  return outcome && changes ? { outcome, changes: Number(changes) } : undefined;
 }
 
 export class HelperCallError extends Error {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_SEED, FULL, parseOptions, QUICK, SECTIONS, UsageError } from './options.js';
 import type { CrashRecord, CrashRow, OperationCount } from './crash-points.js';
-import { intermediateShares, judge, summarizeBadInput, summarizeCrashes, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
+import { intermediateShares, judge, midwayShares, MIDWAY_SHARE, summarizeBadInput, summarizeCrashes, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
 import type { Point } from './strace-log.js';
 import type { TrialRecord } from './trial.js';
 
@@ -47,7 +47,7 @@ describe('summarizeTrials', () => {
     assert.equal(summary.nonConverged, 1);
     assert.equal(summary.completedFirst, 1);
     assert.deepEqual(summary.effects, { none: 1, complete: 1, intermediate: 1 });
-    assert.deepEqual(summary.by['prepare-revision'], { trials: 2, violations: 1, nonConverged: 0, intermediate: 1, completedFirst: 0 });
+    assert.deepEqual(summary.by['prepare-revision'], { trials: 2, violations: 1, nonConverged: 0, intermediate: 1, midway: 1, completedFirst: 0 });
     assert.equal(summary.failures.length, 2);
     assert.deepEqual(summary.helperWaitMs, { median: 300, max: 900 });
   });
@@ -80,6 +80,27 @@ describe('judge', () => {
   it('reports per operation how many kills landed mid-operation', () => {
     const summary = summarizeTrials([record('ensure-namespace'), record('ensure-namespace', { effect: 'none' }), record('delete-namespace', { effect: 'complete' })], (r) => r.operation);
     assert.equal(intermediateShares(summary), 'ensure-namespace 1/2 (50%), delete-namespace 0/1 (0%)');
+  });
+
+  it('counts a kill the helper stopped at after some changes as midway, even when it undid them', () => {
+    const summary = summarizeTrials(
+      [
+        record('ensure-namespace', { effect: 'none', midway: true, helper: { outcome: 'cancelled', changes: 2 } }),
+        record('ensure-namespace', { effect: 'none', midway: false, helper: { outcome: 'cancelled', changes: 0 } }),
+        record('ensure-namespace', { effect: 'intermediate', midway: true }),
+      ],
+      (r) => r.operation,
+    );
+    assert.equal(midwayShares(summary), 'ensure-namespace 2/3 (67%, 1 partial)');
+  });
+
+  it('in a full campaign, an operation cut midway in fewer than the required share of its kills misses the target', () => {
+    const records = Array.from({ length: FULL.killTrials }, (_, i) => record(OPS[i % OPS.length]!, OPS[i % OPS.length] === 'retire-revision' && i % 10 !== 0 ? { effect: 'complete', midway: false } : {}));
+    const kill = { ...summarizeTrials(records, (r) => r.operation), durationMs: 1, calibrationMs: [] };
+    const target = judge({ kill }, FULL, ['kill']).find((t) => t.name.includes('midway'));
+    assert.ok(target && !target.met && MIDWAY_SHARE === 0.3, JSON.stringify(target));
+    assert.match(target.detail, /retire-revision \d+\/\d+ \(20%/);
+    assert.equal(judge({ kill: cleanKill() }, QUICK, ['kill']).some((t) => t.name.includes('midway')), false, 'not judged on a quick sample');
   });
 
   it('one violation or one non-converged trial misses the target', () => {

@@ -23,7 +23,7 @@ export interface TrialSummary {
   completedFirst: number;
   /** What the fault left on the host before the retry. */
   effects: Record<TrialRecord['effect'], number>;
-  by: Record<string, { trials: number; violations: number; nonConverged: number; intermediate: number; completedFirst: number }>;
+  by: Record<string, { trials: number; violations: number; nonConverged: number; intermediate: number; midway: number; completedFirst: number }>;
   /** How long helpers went on after the fault before the checker saw them gone (heartbeat detection). */
   helperWaitMs: { median: number; max: number };
   failures: TrialRecord[];
@@ -33,11 +33,12 @@ export function summarizeTrials(records: readonly TrialRecord[], key: (record: T
   const by: TrialSummary['by'] = {};
   const effects = { none: 0, complete: 0, intermediate: 0 };
   for (const record of records) {
-    const entry = (by[key(record)] ??= { trials: 0, violations: 0, nonConverged: 0, intermediate: 0, completedFirst: 0 });
+    const entry = (by[key(record)] ??= { trials: 0, violations: 0, nonConverged: 0, intermediate: 0, midway: 0, completedFirst: 0 });
     entry.trials += 1;
     if (record.violations.length > 0) entry.violations += 1;
     if (record.problems.length > 0) entry.nonConverged += 1;
     if (record.effect === 'intermediate') entry.intermediate += 1;
+    if (record.midway ?? record.effect === 'intermediate') entry.midway += 1;
     if (record.completedFirst) entry.completedFirst += 1;
     effects[record.effect] += 1;
   }
@@ -211,6 +212,10 @@ export interface Results {
 }
 
 /** Every target of every section that ran; a section that ran and produced nothing fails. */
+/** The share of client kills that must land between two effects of their operation, once each has this many. */
+export const MIDWAY_SHARE = 0.3;
+const MIDWAY_SAMPLE = 20;
+
 export function judge(sections: SectionResults, sizes: Sizes, run: readonly Section[]): Target[] {
   const targets: Target[] = [];
   const want = (section: Section, name: string, met: boolean, detail: string) => targets.push({ section, name, met, detail });
@@ -223,6 +228,11 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
       want('kill', `at least ${sizes.killTrials} SIGKILL trials`, kill.trials >= sizes.killTrials, `${kill.trials} trials`);
       const ops = ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace'];
       want('kill', 'every mutating operation was cut', ops.every((op) => (kill.by[op]?.trials ?? 0) > 0), ops.map((op) => `${op} ${kill.by[op]?.trials ?? 0}`).join(', '));
+      // A share needs a sample: the quick campaign's handful of kills per operation only prints it.
+      if (sizes.killTrials >= MIDWAY_SAMPLE * ops.length) {
+        const share = (op: string) => (kill.by[op]?.midway ?? 0) / Math.max(1, kill.by[op]?.trials ?? 0);
+        want('kill', `at least ${MIDWAY_SHARE * 100}% of every operation's kills cut it midway`, ops.every((op) => share(op) >= MIDWAY_SHARE), midwayShares(kill));
+      }
       want('kill', 'zero invariant violations', kill.violations === 0, `${kill.violations} trials with violations`);
       want('kill', '100% convergence', kill.nonConverged === 0, `${kill.trials - kill.nonConverged}/${kill.trials} converged`);
     }
@@ -295,10 +305,17 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
   return targets;
 }
 
-/** Per operation: how many of its kills landed between two of its effects (`ensure-namespace 3/56 (5%)`). */
+/** Per operation: how many of its kills left an intermediate state on the host (`ensure-namespace 3/56 (5%)`). */
 export function intermediateShares(summary: TrialSummary): string {
   return Object.entries(summary.by)
     .map(([op, entry]) => `${op} ${entry.intermediate}/${entry.trials} (${entry.trials ? Math.round((100 * entry.intermediate) / entry.trials) : 0}%)`)
+    .join(', ');
+}
+
+/** Per operation: how many of its kills fell between two of its changes, and how many of those left a partial state. */
+export function midwayShares(summary: TrialSummary): string {
+  return Object.entries(summary.by)
+    .map(([op, entry]) => `${op} ${entry.midway}/${entry.trials} (${entry.trials ? Math.round((100 * entry.midway) / entry.trials) : 0}%, ${entry.intermediate} partial)`)
     .join(', ');
 }
 
@@ -308,8 +325,9 @@ export function summaryLines(results: Results): string[] {
   const seconds = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const lines = [`chaos ${results.mode} campaign, seed ${results.seed}: ${results.ok ? 'all targets met' : 'TARGETS MISSED'} in ${seconds(results.durationMs)}`];
   if (s.kill) {
-    lines.push(`  a. ssh client SIGKILL: ${s.kill.trials} trials (${s.kill.effects.intermediate} cut mid-operation, ${s.kill.completedFirst} completed first), ${s.kill.violations} violations, ${s.kill.nonConverged} not converged [${seconds(s.kill.durationMs)}]`);
-    lines.push(`     cut mid-operation: ${intermediateShares(s.kill)}`);
+    const midway = Object.values(s.kill.by).reduce((sum, entry) => sum + entry.midway, 0);
+    lines.push(`  a. ssh client SIGKILL: ${s.kill.trials} trials (${midway} cut between two changes, ${s.kill.effects.intermediate} of them leaving a partial state; ${s.kill.completedFirst} completed first), ${s.kill.violations} violations, ${s.kill.nonConverged} not converged [${seconds(s.kill.durationMs)}]`);
+    lines.push(`     cut between two changes (partial: left an intermediate state, the rest undone by the helper): ${midwayShares(s.kill)}`);
   }
   if (s.faults) lines.push(`  b. host faults: ${s.faults.trials} trials (${Object.entries(s.faults.by).map(([k, v]) => `${k} ${v.trials}`).join(', ')}), ${s.faults.violations} violations, ${s.faults.nonConverged} not converged [${seconds(s.faults.durationMs)}]`);
   if (s.races) lines.push(`  c. races: ${s.races.allocations} allocations, ${s.races.duplicatePorts} duplicate ports, ${s.races.duplicateAccounts} duplicate accounts; prepare vs delete ${s.races.prepareVsDelete.rounds} rounds, ${s.races.prepareVsDelete.inconsistent} inconsistent; ${s.races.violations.length} violations [${seconds(s.races.durationMs)}]`);

@@ -13,12 +13,16 @@ export interface SshResult {
   /** True when the campaign killed the client itself (SIGKILL). */
   killed: boolean;
   ms: number;
+  /** When the campaign killed the client, ms after it was spawned. */
+  killedAtMs?: number;
 }
 
 export interface SpawnOptions {
   input?: string | Buffer;
   /** SIGKILL the local ssh client this many ms after it was spawned. */
   killAfterMs?: number;
+  /** SIGKILL the local ssh client as soon as this many lines of its stdout have arrived. */
+  killAfterLines?: number;
   timeoutMs?: number;
   /** Called with the ssh client's pid once it is running (the secrets scan reads its argv). */
   onSpawn?: (pid: number) => void;
@@ -53,23 +57,32 @@ function runSsh(argv: readonly string[], options: SpawnOptions): Promise<SshResu
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let killed = false;
+    let killedAtMs: number | undefined;
+    let lines = 0;
+    const kill = () => {
+      killed = child.exitCode === null && child.signalCode === null;
+      if (killed) killedAtMs = Date.now() - started;
+      child.kill('SIGKILL');
+    };
     if (child.pid !== undefined) options.onSpawn?.(child.pid);
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stdout.on('data', (chunk: Buffer) => {
+      out.push(chunk);
+      if (options.killAfterLines === undefined || killedAtMs !== undefined) return;
+      for (const byte of chunk) if (byte === 0x0a) lines += 1;
+      if (lines >= options.killAfterLines) kill();
+    });
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.stdin.on('error', () => undefined);
     const killTimer =
       options.killAfterMs === undefined
         ? undefined
-        : setTimeout(() => {
-            killed = child.exitCode === null && child.signalCode === null;
-            child.kill('SIGKILL');
-          }, options.killAfterMs);
+        : setTimeout(kill, options.killAfterMs);
     const timeout = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 240_000);
     child.on('error', () => undefined);
     child.on('close', (code) => {
       if (killTimer) clearTimeout(killTimer);
       clearTimeout(timeout);
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), killed, ms: Date.now() - started });
+      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), killed, ms: Date.now() - started, ...(killedAtMs === undefined ? {} : { killedAtMs }) });
     });
     child.stdin.end(options.input ?? '');
   });

@@ -68,6 +68,18 @@ export function straceArgv(lane: Lane, logPath: string, inject?: { point: Pick<P
   return argv;
 }
 
+/** The calls that change a file's name, links or attributes: each is a step a kill can land between. */
+const STEP_SYSCALLS = MUTATING_SYSCALLS.filter((call) => !/^(open|creat|write|pwrite)/.test(call));
+
+/**
+ * strace argv that delays each of those calls of the helper and its children by `delayMs`, on
+ * entry, and logs nothing: a host whose disk is slow. Opens and writes run at full speed (they
+ * include the helper's own output); only the tracee's filtered calls stop (`--seccomp-bpf`).
+ */
+export function delayArgv(delayMs: number): string[] {
+  return ['strace', '-f', '--seccomp-bpf', '-qq', '-o', '/dev/null', '-e', `trace=${STEP_SYSCALLS.join(',')}`, '-e', `inject=${STEP_SYSCALLS.join(',')}:delay_enter=${delayMs * 1000}`];
+}
+
 // With -f every line starts with the pid; tracing one thread, strace leaves it out (pid 0 here).
 const LINE = /^(?:(\d+) +)?(\S.*)$/;
 const CALL = /^([a-z0-9_]+)\((.*)$/;

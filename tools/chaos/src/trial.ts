@@ -18,6 +18,16 @@ export interface TrialRecord {
   /** Kill delay (client kills) or fault instant, in ms after the operation was sent. */
   atMs: number;
   measuredMs: number;
+  /** Client kills: the progress line after which the client was killed, of the lines an unkilled run prints. */
+  killAfterLine?: number;
+  progressLines?: number;
+  /** Client kills: how the helper's audit line says it ended (`cancelled` when it stopped itself) and after how many changes. */
+  helper?: { outcome: string; changes: number };
+  /**
+   * The fault fell between two changes of the operation: it left an intermediate state, or the
+   * helper stopped itself after beginning some of its changes (and undid a temp it was building).
+   */
+  midway?: boolean;
   /** The interrupted call still printed its result line (the fault came too late to cut it). */
   completedFirst: boolean;
   /** How long the interrupted call ran, as the local client saw it. */

@@ -65,7 +65,7 @@ describe('occ-ssh on a real host', () => {
     assert.match(result.out, /: active, enabled; ready: yes/);
     assert.match(result.out, /current rev-cli-2; served rev-cli-2 since /);
     assert.match(result.out, /revisions: 2:rev-cli-2/);
-    assert.match(result.out, /recent root operations \(journalctl -t occ-ssh-helper\):\n(?: {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=.*\n)*? {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=retire-revision outcome=ok request=[0-9a-f-]{36} namespace=ns-cli agent=agent-cli revision=rev-cli-1 ms=\d+ helper=[0-9a-f]{64}\n/);
+    assert.match(result.out, /recent root operations \(journalctl -t occ-ssh-helper\):\n(?: {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=.*\n)*? {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=retire-revision outcome=ok request=[0-9a-f-]{36} namespace=ns-cli agent=agent-cli revision=rev-cli-1 ms=\d+ changes=\d+ helper=[0-9a-f]{64}\n/);
   });
 
   test('an ownership conflict exits 3 and names the host, operation and marker path', async () => {
