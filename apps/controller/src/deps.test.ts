@@ -8,7 +8,7 @@ import { loadInstallationConfiguration } from './config/index.js';
 import { createDefaultDeps, type HelperProgress } from './deps.js';
 import { SshComputeDriver } from './driver.js';
 import { HostLimiter } from './limiter.js';
-import { FAKE_HELPER, FakeExecutor, NAMESPACE, heartbeat, okLine } from './testing/fakes.js';
+import { FAKE_HELPER, FakeExecutor, NAMESPACE, heartbeat, okLine } from '../test/fakes.js';
 import { OpenSshMuxExecutor } from './transport/openssh-mux.js';
 import { Ssh2PoolExecutor } from './transport/ssh2-pool.js';
 

@@ -4,13 +4,13 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { SshComputeDriver } from './driver.js';
-import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf, type HostInfo, type InstallationOptions } from './testing/hosts.js';
+import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf, type HostInfo, type InstallationOptions } from '../test/hosts.js';
 import type { AgentRevision, LifecycleDriver } from './types.js';
 import { ComputeError } from '@occ-ssh/protocol';
 import { TRANSPORTS } from './config/index.js';
-import { closedLoopbackPort, silentLoopbackListener } from './testing/unreachable.js';
+import { closedLoopbackPort, silentLoopbackListener } from '@occ-ssh/test-support';
 
 for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host over ${transport}`, () => {
   let host: TestHost;
@@ -209,7 +209,7 @@ describe('an unreachable host is a retryable transport failure naming the host',
   let refusedPort: number;
   const silent = silentLoopbackListener();
   // Slot 0 of the test range is never handed to a host: like a host that was brought down, the
-  // harness's unreachable route covers it (tools/src/testhost/hosts.test.ts shows both).
+  // harness's unreachable route covers it (tools/testhost/src/hosts.host.test.ts shows both).
   const NO_HOST = '10.213.0.2';
   // Every target trusted with a real host key, so that no transport stops before it dials.
   const trusted = () => ({ knownHostsFile: trustedKnownHosts });

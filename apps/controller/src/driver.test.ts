@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { ComputeError, type Envelope } from '@occ-ssh/protocol';
 import pino from 'pino';
 import { sshGatewayConfigurationDocument } from './admission/document.js';
-import { SEED_INSTALLATION } from './config/fixtures.js';
+import { SEED_INSTALLATION } from '../test/config-fixtures.js';
 import { loadInstallationConfiguration } from './config/index.js';
 import { SshComputeDriver } from './driver.js';
 import {
@@ -21,7 +21,7 @@ import {
   revisionFor,
   type RecordingOwnerOptions,
   type Responder,
-} from './testing/fakes.js';
+} from '../test/fakes.js';
 import type { AgentRevision, LifecycleDriver } from './types.js';
 
 const HARNESS = { id: 'openclaw', version: '2026.1.0', mode: 'embedded' } as const;

@@ -4,11 +4,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import { linkTestHosts, startTestHost, type TestHost } from '@occ-ssh/tools';
+import { linkTestHosts, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { ComputeError } from '@occ-ssh/protocol';
 import { TRANSPORTS } from './config/index.js';
 import { SshComputeDriver } from './driver.js';
-import { configFor, hostInfo, memoryLogger } from './testing/hosts.js';
+import { configFor, hostInfo, memoryLogger } from '../test/hosts.js';
 
 describe('a host behind a bastion', () => {
   let bastion: TestHost;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HostLimiter, Semaphore } from './limiter.js';
-import { deferred, settle } from './testing/fakes.js';
+import { deferred, settle } from '../test/fakes.js';
 
 /** Tasks that record start/end and finish only when released, tracking the peak concurrency per host. */
 function harness() {

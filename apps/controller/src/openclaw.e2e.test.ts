@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountName, agentLayout } from '@occ-ssh/markers';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { SshComputeDriver } from './driver.js';
-import { agentBinding, configFor, memoryLogger, revisionOf } from './testing/hosts.js';
+import { agentBinding, configFor, memoryLogger, revisionOf } from '../test/hosts.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { SEED_INSTALLATION, edit } from './config/fixtures.js';
+import { SEED_INSTALLATION, edit } from '../test/config-fixtures.js';
 import { loadInstallationConfiguration, sshComputeConfigurationSchema } from './config/index.js';
 import { configurationSchema, createDriver, validateConfiguration } from './package-entry.js';
 

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { loadInstallationConfiguration } from './config/index.js';
 import { SshComputeDriver } from './driver.js';
-import { hostInfo, installationYaml, memoryLogger } from './testing/hosts.js';
+import { hostInfo, installationYaml, memoryLogger } from '../test/hosts.js';
 
 async function rejection(promise: Promise<unknown>): Promise<ComputeError> {
   const error = await promise.then(() => undefined, (e: unknown) => e);

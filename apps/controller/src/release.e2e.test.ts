@@ -11,9 +11,9 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { agentLayout, namespaceLayout } from '@occ-ssh/markers';
-import { ensureRootfs, startTestHost, type TestHost } from '@occ-ssh/tools';
+import { ensureRootfs, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { parse } from 'yaml';
-import { hostInfo, installationYaml } from './testing/hosts.js';
+import { hostInfo, installationYaml } from '../test/hosts.js';
 import { PACKAGE_NAME } from './version.js';
 
 const CONTROLLER = fileURLToPath(new URL('../', import.meta.url));

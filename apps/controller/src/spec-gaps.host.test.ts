@@ -4,11 +4,11 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { agentLayout, revisionLayout } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { loadInstallationConfiguration } from './config/index.js';
 import { SshComputeDriver } from './driver.js';
-import { agentBinding, configFor, hostInfo, installationYaml, memoryLogger, revisionOf } from './testing/hosts.js';
-import { FakeExecutor, NAMESPACE, agentFor, revisionFor } from './testing/fakes.js';
+import { agentBinding, configFor, hostInfo, installationYaml, memoryLogger, revisionOf } from '../test/hosts.js';
+import { FakeExecutor, NAMESPACE, agentFor, revisionFor } from '../test/fakes.js';
 import type { AgentRevision, LifecycleDriver } from './types.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';

@@ -7,9 +7,9 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ComputeError } from '@occ-ssh/protocol';
 import { loadInstallationConfiguration } from './config/index.js';
-import { SEED_INSTALLATION } from './config/fixtures.js';
-import { FAKE_HELPER, FakeExecutor, HOST, NAMESPACE, RUNTIME, failureLine, okLine } from './testing/fakes.js';
-import { memoryLogger } from './testing/hosts.js';
+import { SEED_INSTALLATION } from '../test/config-fixtures.js';
+import { FAKE_HELPER, FakeExecutor, HOST, NAMESPACE, RUNTIME, failureLine, okLine } from '../test/fakes.js';
+import { memoryLogger } from '../test/hosts.js';
 import { SshComputeDriver } from './driver.js';
 import { inMethodSpan } from './telemetry.js';
 import { runOperation } from './transport/run-operation.js';

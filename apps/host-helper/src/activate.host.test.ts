@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { agentLayout, revisionLayout } from '@occ-ssh/markers';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, callRaw, envelopeFor, exists, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, UNIT_DIR, activateArgs, callRaw, envelopeFor, exists, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from '@occ-ssh/test-support';
 
 describe('activation lifecycle on a real host', () => {
   let host: TestHost;

@@ -4,13 +4,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync } from 'node:zlib';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { AUDIT_IDENTIFIER } from './audit.js';
-import { ARTIFACT, activateArgs, call, callRaw, fails, ok, owner, prepareArgs } from './testing/remote.js';
+import { helperArtifact, activateArgs, call, callRaw, fails, ok, owner, prepareArgs } from '@occ-ssh/test-support';
 
 /** The digest an operator computes from the shipped artifact: SHA-256 of the bundle inside the loader. */
 function bundleDigest(): string {
-  const packed = /Buffer\.from\("([A-Za-z0-9+/=]+)","base64"\)/.exec(ARTIFACT.toString('utf8'))?.[1];
+  const packed = /Buffer\.from\("([A-Za-z0-9+/=]+)","base64"\)/.exec(helperArtifact().toString('utf8'))?.[1];
   assert.ok(packed, 'the artifact carries its compressed bundle');
   return createHash('sha256').update(brotliDecompressSync(Buffer.from(packed, 'base64'))).digest('hex');
 }

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { revisionLayout, sha256Hex } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { accountOf, activateArgs, exists, gatewayEnviron, layoutOf, ok, owner, prepareArgs, shell, statOf, unitProperty, unitState } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { accountOf, activateArgs, exists, gatewayEnviron, layoutOf, ok, owner, prepareArgs, shell, statOf, unitProperty, unitState } from '@occ-ssh/test-support';
 
 const PASSWORD_REF = { source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' };
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountName, agentLayout, namespaceLayout } from '@occ-ssh/markers';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, exists, fails, ok, owner, prepareArgs } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, UNIT_DIR, activateArgs, exists, fails, ok, owner, prepareArgs } from '@occ-ssh/test-support';
 
 describe('delete-namespace on a real host', () => {
   let host: TestHost;

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { agentHash, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, accountOf, activateArgs, exists, fails, layoutOf, mainPid, ok, owner, prepareArgs, shell, unitState } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, UNIT_DIR, accountOf, activateArgs, exists, fails, layoutOf, mainPid, ok, owner, prepareArgs, shell, unitState } from '@occ-ssh/test-support';
 
 describe('fail closed on a real host', () => {
   let host: TestHost;

@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { agentLayout, type AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, ok, owner, prepareArgs, type CallOptions } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, UNIT_DIR, activateArgs, ok, owner, prepareArgs, type CallOptions } from '@occ-ssh/test-support';
 
 /** The ceiling for `systemd-analyze security`; the unit measures 1.3 on the test host (docs/hardening.md). */
 const MAX_EXPOSURE = 2.5;

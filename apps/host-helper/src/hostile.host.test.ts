@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountName, agentLayout } from '@occ-ssh/markers';
 import { sealOperation } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, callRaw, callWire, envelopeFor, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, UNIT_DIR, activateArgs, callRaw, callWire, envelopeFor, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from '@occ-ssh/test-support';
 
 describe('hostile host state on a real host', () => {
   let host: TestHost;

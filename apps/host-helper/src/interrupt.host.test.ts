@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { agentLayout, revisionLayout } from '@occ-ssh/markers';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, call, ok, owner, prepareArgs, tempFiles } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, UNIT_DIR, activateArgs, call, ok, owner, prepareArgs, tempFiles } from '@occ-ssh/test-support';
 
 describe('interruptions on a real host', () => {
   let host: TestHost;

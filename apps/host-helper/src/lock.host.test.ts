@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { namespaceLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, accountOf, call, exists, ok, owner, prepareArgs, shell } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, accountOf, call, exists, ok, owner, prepareArgs, shell } from '@occ-ssh/test-support';
 
 const LOCK = `${ROOT}/.compute-lock`;
 

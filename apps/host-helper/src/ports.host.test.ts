@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { namespaceLayout, revisionLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, accountOf, activateArgs, fails, layoutOf, mainPid, ok, owner, prepareArgs, shell, unitProperty, unitState } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, accountOf, activateArgs, fails, layoutOf, mainPid, ok, owner, prepareArgs, shell, unitProperty, unitState } from '@occ-ssh/test-support';
 
 describe('ports and ownership markers on a real host', () => {
   let host: TestHost;

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountMarkerPath, accountName, agentLayout, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { ROOT, UNIT_DIR, activateArgs, exists, fails, ok, owner, prepareArgs, statOf } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ROOT, UNIT_DIR, activateArgs, exists, fails, ok, owner, prepareArgs, statOf } from '@occ-ssh/test-support';
 
 describe('prepare-revision on a real host', () => {
   let host: TestHost;

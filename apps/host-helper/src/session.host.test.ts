@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { revisionLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { activateArgs, call, exists, gatewayStarts, layoutOf, ok, owner, prepareArgs, shell, unitState } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { activateArgs, call, exists, gatewayStarts, layoutOf, ok, owner, prepareArgs, shell, unitState } from '@occ-ssh/test-support';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { activateArgs, call, exists, layoutOf, ok, owner, prepareArgs, type CallOutcome } from './testing/remote.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { activateArgs, call, exists, layoutOf, ok, owner, prepareArgs, type CallOutcome } from '@occ-ssh/test-support';
 
 /** Long enough that lock holds (unit write, reload, restart) are small beside it, short enough for CI. */
 const START_DELAY_MS = 8000;

@@ -4,7 +4,7 @@
 // refusals the schema cannot show are proven by starting the real gateway, which exits at once.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { MANAGED_PASSWORD_REF, sshGatewayConfigurationDocument } from './document.js';
 
 const DIR = '/root/validate';

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ComputeError, DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
-import { agentFor, revisionFor } from '../testing/fakes.js';
+import { agentFor, revisionFor } from '../../test/fakes.js';
 import type { AgentRevision, ComputeRevisionContext } from '../types.js';
 import { SUPPORTED_HARNESS, admitContext, admitRevision, validateHarnessAuth } from './harness.js';
 

@@ -5,9 +5,9 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { startTestHost, type TestHost } from '@occ-ssh/tools';
-import { hostInfo, installationYaml } from '../testing/hosts.js';
-import { closedLoopbackPort } from '../testing/unreachable.js';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { hostInfo, installationYaml } from '../../test/hosts.js';
+import { closedLoopbackPort } from '@occ-ssh/test-support';
 import { EXIT, runCli } from './main.js';
 
 function sink() {

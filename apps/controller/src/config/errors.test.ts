@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { configurationError, describeValue, formatProblem, renderKeyPath } from './errors.js';
-import { C, refusal, seedWith } from './fixtures.js';
+import { CONFIG_KEY, refusal, seedWith } from '../../test/config-fixtures.js';
 
 describe('configuration problems', () => {
   it('lists every problem in document order, with details.key naming the first', () => {
@@ -13,11 +13,11 @@ describe('configuration problems', () => {
         ['        connectTimeoutSeconds: 10\n', '        connectTimeoutSeconds: 0\n'],
       ),
     );
-    assert.equal(error.details.key, `${C}.ssh.connectTimeoutSeconds`);
+    assert.equal(error.details.key, `${CONFIG_KEY}.ssh.connectTimeoutSeconds`);
     assert.deepEqual(error.message.split('\n'), [
-      `${C}.ssh.connectTimeoutSeconds: expected an integer from 1 to 300, got 0 (line 8)`,
-      `${C}.runtime.user: must not be root, got "root" (line 19)`,
-      `${C}.network.gatewayPortRange.end: expected at most 65535, got 70000 (line 25)`,
+      `${CONFIG_KEY}.ssh.connectTimeoutSeconds: expected an integer from 1 to 300, got 0 (line 8)`,
+      `${CONFIG_KEY}.runtime.user: must not be root, got "root" (line 19)`,
+      `${CONFIG_KEY}.network.gatewayPortRange.end: expected at most 65535, got 70000 (line 25)`,
     ]);
   });
 
@@ -31,7 +31,7 @@ describe('configuration problems', () => {
   it('truncates a long value to about 60 characters', () => {
     const long = `/${'a'.repeat(200)} b`;
     const line = refusal(seedWith(['        root: /var/lib/openclaw-enterprise\n', `        root: ${long}\n`])).message;
-    assert.equal(line, `${C}.runtime.root: must not contain whitespace, got ${JSON.stringify(long).slice(0, 59)}… (line 20)`);
+    assert.equal(line, `${CONFIG_KEY}.runtime.root: must not contain whitespace, got ${JSON.stringify(long).slice(0, 59)}… (line 20)`);
   });
 
   it('quotes keys that are not plain words, so they cannot forge a path or a line', () => {
@@ -39,7 +39,7 @@ describe('configuration problems', () => {
     assert.equal(renderKeyPath([]), 'Installation document');
     const error = refusal(seedWith(['        stable:\n', '        "bad\\nname":\n']));
     assert.equal(error.message.split('\n').length, 1);
-    assert.equal(error.details.key, `${C}.hosts["bad\\nname"]`);
+    assert.equal(error.details.key, `${CONFIG_KEY}.hosts["bad\\nname"]`);
   });
 
   it('describes values by kind and renders numbers as written', () => {

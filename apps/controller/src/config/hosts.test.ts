@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ComputeError, runtimeSettings } from '@occ-ssh/protocol';
-import { seedWith } from './fixtures.js';
+import { seedWith } from '../../test/config-fixtures.js';
 import { hostFor, runtimeSettingsFor } from './hosts.js';
 import { loadInstallationConfiguration } from './load.js';
 

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { C, refusal, SEED_INSTALLATION, seedWith } from './fixtures.js';
+import { CONFIG_KEY, refusal, SEED_INSTALLATION, seedWith } from '../../test/config-fixtures.js';
 import { loadInstallationConfiguration } from './load.js';
 
 const EXPECTED = {
@@ -96,7 +96,7 @@ describe('loadInstallationConfiguration', () => {
       () => loadInstallationConfiguration({ path: file }),
       (error: unknown) => {
         assert.ok(error instanceof Error && 'details' in error);
-        assert.deepEqual(error.details, { key: `${C}.hosts.stable.port`, path: file });
+        assert.deepEqual(error.details, { key: `${CONFIG_KEY}.hosts.stable.port`, path: file });
         return true;
       },
     );
@@ -119,6 +119,6 @@ describe('loadInstallationConfiguration', () => {
 
   it('cites the line the reference example puts the port on', () => {
     const error = refusal(seedWith(['          port: 22\n', '          port: 22x\n']));
-    assert.equal(error.message, `${C}.hosts.stable.port: expected an integer from 1 to 65535, got "22x" (line 12)`);
+    assert.equal(error.message, `${CONFIG_KEY}.hosts.stable.port: expected an integer from 1 to 65535, got "22x" (line 12)`);
   });
 });

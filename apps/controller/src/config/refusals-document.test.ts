@@ -1,7 +1,7 @@
 // Refused Installation documents: selection, Sandbox composition, YAML syntax and document shape.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertRefusal, C, refusal, SEED_INSTALLATION, seedWith, type RefusalCase } from './fixtures.js';
+import { assertRefusal, CONFIG_KEY, refusal, SEED_INSTALLATION, seedWith, type RefusalCase } from '../../test/config-fixtures.js';
 
 const ID = '    id: compute-ssh\n';
 const KUBERNETES = 'selects Kubernetes Compute, which this package does not provide';
@@ -34,8 +34,8 @@ const CASES: RefusalCase[] = [
   },
   { name: 'missing id', text: seedWith([ID, '']), key: 'drivers.compute.id', line: 'drivers.compute.id: is required: select SSH Compute with "compute-ssh" (line 2)' },
   { name: 'id not a string', text: seedWith([ID, '    id: 7\n']), key: 'drivers.compute.id', line: 'drivers.compute.id: expected a string, got 7 (line 3)' },
-  { name: 'missing configuration', text: 'drivers:\n  compute:\n    id: compute-ssh\n', key: C, line: `${C}: is required (line 2)` },
-  { name: 'null configuration', text: 'drivers:\n  compute:\n    id: compute-ssh\n    configuration:\n', key: C, line: `${C}: expected a mapping, got null (line 4)` },
+  { name: 'missing configuration', text: 'drivers:\n  compute:\n    id: compute-ssh\n', key: CONFIG_KEY, line: `${CONFIG_KEY}: is required (line 2)` },
+  { name: 'null configuration', text: 'drivers:\n  compute:\n    id: compute-ssh\n    configuration:\n', key: CONFIG_KEY, line: `${CONFIG_KEY}: expected a mapping, got null (line 4)` },
   {
     name: 'Sandbox composition',
     text: SEED_INSTALLATION.replace('occ:\n', '  sandbox:\n    id: sandbox-gvisor\nocc:\n'),
@@ -66,9 +66,9 @@ describe('refused Installation documents', () => {
   it('reports a Sandbox driver beside configuration problems, in document order', () => {
     const text = seedWith(['          port: 22\n', '          port: 0\n']).replace('occ:\n', '  sandbox:\n    id: sandbox-gvisor\nocc:\n');
     const error = refusal(text);
-    assert.equal(error.details.key, `${C}.hosts.stable.port`);
+    assert.equal(error.details.key, `${CONFIG_KEY}.hosts.stable.port`);
     assert.deepEqual(error.message.split('\n'), [
-      `${C}.hosts.stable.port: expected an integer from 1 to 65535, got 0 (line 12)`,
+      `${CONFIG_KEY}.hosts.stable.port: expected an integer from 1 to 65535, got 0 (line 12)`,
       'drivers.sandbox: SSH Compute does not compose with a Sandbox driver (line 33)',
     ]);
   });

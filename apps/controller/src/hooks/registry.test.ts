@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
-import { recordingOwner } from '../testing/fakes.js';
+import { recordingOwner } from '../../test/fakes.js';
 import type { LifecycleDriver } from '../types.js';
 import { HookRegistry } from './registry.js';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
-import { NAMESPACE, recordingOwner, revisionFor, settle } from '../testing/fakes.js';
+import { NAMESPACE, recordingOwner, revisionFor, settle } from '../../test/fakes.js';
 import type { LifecycleDriver } from '../types.js';
 import { HOOK_TIMEOUT_MS, compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './run.js';
 

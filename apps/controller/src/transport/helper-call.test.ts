@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { canonicalHash } from '@occ-ssh/markers';
 import { ComputeError, MAX_ARGUMENT_BYTES, MAX_DOCUMENT_BYTES, PROTOCOL_VERSION, decodeArgument, openSealed, splitHelperInput } from '@occ-ssh/protocol';
-import { RUNTIME } from '../testing/fakes.js';
+import { RUNTIME } from '../../test/fakes.js';
 import { buildHelperCall } from './helper-call.js';
 import { remoteCommand } from './remote-command.js';
 

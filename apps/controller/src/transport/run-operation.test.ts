@@ -13,7 +13,7 @@ import {
   type OperationArgs,
   type OperationName,
 } from '@occ-ssh/protocol';
-import { FAKE_HELPER, FakeExecutor, HOST, RUNTIME, SAMPLE_RESULTS, failureLine, heartbeat, okLine, type Responder } from '../testing/fakes.js';
+import { FAKE_HELPER, FakeExecutor, HOST, RUNTIME, SAMPLE_RESULTS, failureLine, heartbeat, okLine, type Responder } from '../../test/fakes.js';
 import { DRIVER_VERSION } from '../version.js';
 import type { HelperCall } from './helper-call.js';
 import { OPERATION_TIMEOUT_MS, runOperation } from './run-operation.js';

@@ -1,7 +1,7 @@
 // The system ssh client's argv: strict, explicit and identical for every invocation.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HOST } from '../testing/fakes.js';
+import { HOST } from '../../test/fakes.js';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { HOST } from '../testing/fakes.js';
+import { HOST } from '../../test/fakes.js';
 import type { ExecuteRequest, ExecuteResult } from './executor.js';
 import type { SshClientSettings } from './ssh-args.js';
 import { MAX_STDOUT_BYTES, SystemSshCommandExecutor } from './system-ssh.js';

@@ -1,0 +1,83 @@
+// Project boundaries, checked by every project's `lint` target (dependency-cruiser). Paths are
+// resolved files relative to the workspace root, so an import through a package name and one
+// through a relative path are judged alike.
+const TEST = '\\.test\\.ts$';
+const NODE_IO = '^(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|dns/promises|tls|worker_threads|cluster)$';
+const LIBRARIES = '^libs/(protocol|markers)/src/';
+const ZOD_MINI = '^node_modules/zod/(v4/)?mini/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'helper-imports-only-the-libraries',
+      comment: 'The helper runs as root on every host: its sources import only the two libraries, zod/mini and Node built-ins.',
+      severity: 'error',
+      from: { path: '^apps/host-helper/src/', pathNot: TEST },
+      to: { dependencyTypesNot: ['core'], pathNot: ['^apps/host-helper/src/', LIBRARIES, ZOD_MINI] },
+    },
+    {
+      name: 'helper-tests-import-only-test-support',
+      comment: "The helper's tests may add the test hosts and the shared test support, nothing else.",
+      severity: 'error',
+      from: { path: `^apps/host-helper/src/.*${TEST}` },
+      to: { dependencyTypesNot: ['core'], pathNot: ['^apps/host-helper/src/', LIBRARIES, ZOD_MINI, '^tools/(testhost|test-support)/src/'] },
+    },
+    {
+      name: 'libraries-never-import-apps',
+      severity: 'error',
+      from: { path: '^libs/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'libraries-do-no-io',
+      comment: 'Libraries stay pure; their tests may do I/O.',
+      severity: 'error',
+      from: { path: '^libs/[^/]+/src/', pathNot: TEST },
+      to: { dependencyTypes: ['core'], path: NODE_IO },
+    },
+    {
+      name: 'product-never-imports-tools',
+      comment: 'Test hosts, test support, chaos and benchmarks are for tests; product sources never import them.',
+      severity: 'error',
+      from: { path: '^(apps|libs)/[^/]+/src/', pathNot: TEST },
+      to: { path: '^tools/' },
+    },
+    {
+      name: 'sources-never-import-test-folders',
+      comment: "A project's test/ folder serves its tests only.",
+      severity: 'error',
+      from: { path: '^(apps|libs|tools)/[^/]+/src/', pathNot: TEST },
+      to: { path: '^(apps|libs|tools)/[^/]+/test/' },
+    },
+    {
+      name: 'no-deep-imports',
+      comment: "Another project is reached through its package entry (src/index.ts), never into its files.",
+      severity: 'error',
+      from: { path: '^(apps|libs|tools)/([^/]+)/' },
+      to: { path: '^(apps|libs|tools)/[^/]+/', pathNot: ['^$1/$2/', '^(apps|libs|tools)/[^/]+/src/index\\.ts$'] },
+    },
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-unresolvable-imports',
+      comment: 'The consumer check imports the release package, which exists only once it is built.',
+      severity: 'error',
+      from: { pathNot: '^apps/controller/consumer/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)dist/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+  },
+};

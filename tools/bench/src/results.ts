@@ -1,0 +1,63 @@
+// The shape of bench/results/latest.json.
+import type { ActivationResult } from './activation.js';
+import type { AnsibleResult } from './ansible.js';
+import type { BytesResult } from './bytes.js';
+import type { FleetResult } from './fleet.js';
+import type { LatencyResult } from './latency.js';
+import type { LoadAverage } from './machine.js';
+import type { Plan } from './context.js';
+import type { ResourcesResult } from './resources.js';
+import type { ConcurrencyResult } from './concurrency.js';
+import type { RestartResult } from './restart.js';
+import type { ScaleResult } from './scale.js';
+import type { StartupResult } from './startup.js';
+
+export const SCENARIOS = ['startup', 'bytes', 'latency', 'activation', 'ansible', 'scale', 'fleet', 'resources', 'restart', 'concurrency'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+export interface FigureRow {
+  figure: string;
+  name: string;
+  measured: number;
+  baseline: number | null;
+  unit: 'ms' | 'bytes' | 'ratio' | 'MiB';
+  /** measured / baseline, or the figure's own ratio (speed-up, last/first). */
+  ratio: number | null;
+  target: string;
+  /** The largest measured value that meets the target (in the row's unit); null: no target. */
+  limit: number | null;
+  /** null: no target for this row. */
+  met: boolean | null;
+  detail: string;
+}
+
+export interface BenchResults {
+  schema: 1;
+  startedAt: string;
+  finishedAt: string;
+  durationS: number;
+  plan: Plan;
+  machine: {
+    cpus: number;
+    memoryGiB: number;
+    loadAtStart: LoadAverage;
+    loadAtEnd: LoadAverage;
+    controllerNode: string;
+    sshClient: string;
+    hostNode: string;
+    kernel: string;
+  };
+  helper: { sha256: string; bytes: number };
+  startup?: StartupResult;
+  bytes?: BytesResult;
+  latency?: LatencyResult;
+  activation?: ActivationResult;
+  ansible?: AnsibleResult;
+  scale?: ScaleResult;
+  fleet?: FleetResult;
+  resources?: ResourcesResult;
+  restart?: RestartResult;
+  concurrency?: ConcurrencyResult;
+  rows: FigureRow[];
+  errors: { scenario: string; message: string }[];
+}

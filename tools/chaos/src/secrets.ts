@@ -1,0 +1,211 @@
+// The secrets section: secrets never leak. A deployment carries a unique document sentinel and hook
+// placeholders; the managed password is read back from the host. Controller logs, every error
+// message, the operator CLI's output, the gateway journal and process argv on both sides (sampled
+// while operations run) are searched for all three in every encoding.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { agentLayout } from '@occ-ssh/markers';
+import { ComputeError, type AgentRevision, type LifecycleDriver } from '@occ-ssh/controller';
+import { controller, installationYaml, memoryLogger } from './controllers.js';
+import { ROOT, sleep, UNIT_DIR } from './ops.js';
+import type { Rng } from './rng.js';
+import { findSightings, helperInvocations, type Corpus, type Secret, type Sighting } from './sightings.js';
+import type { HostLink } from './ssh.js';
+
+export const CLI_PATH = fileURLToPath(new URL('../../../apps/controller/bin/occ-ssh.js', import.meta.url));
+const BUILT_CLI = fileURLToPath(new URL('../../../dist/apps/controller/occ-ssh.js', import.meta.url));
+
+export interface SecretsResult {
+  sightings: Sighting[];
+  /** What was searched: corpus name and size, so an empty corpus cannot pass unnoticed. */
+  corpora: { name: string; bytes: number }[];
+  argvSamples: { host: number; local: number };
+  /** Lines of the argv samples that were helper invocations (`<node> - <argument>`). */
+  helperInvocationsSampled: { host: number; local: number };
+  problems: string[];
+}
+
+/** Samples `ps -eo args` (host over the shared connection, and locally) until `done` settles. */
+async function sampleArgv<T>(link: HostLink, run: () => Promise<T>, into: { host: string[]; local: string[] }): Promise<T> {
+  let finished = false;
+  const pending = run().finally(() => (finished = true));
+  const host = (async () => {
+    while (!finished) {
+      const out = await link.exec(['ps', '-eo', 'args', '--no-headers', '-ww']);
+      into.host.push(out.stdout);
+      await sleep(100);
+    }
+  })();
+  const local = (async () => {
+    while (!finished) {
+      into.local.push(spawnSync('ps', ['-eo', 'args', '--no-headers', '-ww'], { encoding: 'utf8' }).stdout ?? '');
+      await sleep(200);
+    }
+  })();
+  try {
+    return await pending;
+  } finally {
+    await Promise.all([host, local]);
+  }
+}
+
+function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...process.execArgv, CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const chunks: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.on('close', (code) => resolve({ code, output: Buffer.concat(chunks).toString('utf8') }));
+  });
+}
+
+const describe = (error: unknown) => (error instanceof ComputeError ? `${error.code} ${error.failure}: ${error.message} ${JSON.stringify(error.details)}` : String(error));
+
+/**
+ * Returns the section's result and a scanner that searches more text for the same secrets (the
+ * campaign's own results file, once every section has finished) without handing the secrets out.
+ */
+export async function runSecrets(link: HostLink, rng: Rng, progress: (line: string) => void): Promise<{ result: SecretsResult; scan: (corpora: Corpus[]) => Sighting[] }> {
+  const docSentinel = `doc-sentinel-${rng.hex(20)}`;
+  const placeholder = `opaque-chaos-${rng.hex(20)}`;
+  const failingPlaceholder = `opaque-chaos-${rng.hex(20)}`;
+  const hookSecret = `hook-secret-${rng.hex(20)}`;
+  const problems: string[] = [];
+  const errors: string[] = [];
+  const argv = { host: [] as string[], local: [] as string[] };
+  const log = memoryLogger();
+  const iam: LifecycleDriver = {
+    id: 'iam-chaos',
+    capability: 'iam',
+    implementation: 'chaos/iam',
+    computeLifecycleHooks: {
+      async beforeWorkloadStart(revision, launch) {
+        launch.environment.OCC_CHAOS_TOKEN = revision.revision === 2 ? failingPlaceholder : placeholder;
+      },
+    },
+  };
+  const failingHook: LifecycleDriver = {
+    id: 'configuration-chaos',
+    capability: 'configuration',
+    implementation: 'chaos/configuration',
+    computeLifecycleHooks: {
+      async beforeWorkloadStart() {
+        throw new Error(`hook failed holding ${hookSecret}`);
+      },
+    },
+  };
+  const namespace = { id: 'ns-secrets', name: 'secrets' };
+  const binding = { namespace, agent: { id: 'agent-secrets', namespaceId: namespace.id, servicePrincipalId: 'sp-secrets' } };
+  const revision = (number: number, fixture: Record<string, unknown>): AgentRevision => ({
+    id: `rev-secrets-${number}`,
+    revision: number,
+    namespaceId: namespace.id,
+    agentId: binding.agent.id,
+    servicePrincipalId: binding.agent.servicePrincipalId,
+    harness: { id: 'openclaw', version: '1.0.0', mode: 'embedded' },
+    compute: { id: 'compute-ssh', implementation: 'occ/ssh' },
+    harnessAuth: { method: 'runtime' },
+    configuration: { gateway: { mode: 'local', bind: 'loopback' }, 'x-sentinel': docSentinel, fixtureGateway: fixture },
+  });
+  const driver = controller(link.host, [namespace.name], { logger: log.logger, hooks: [iam], readinessTimeoutMs: 60_000 });
+  // A second controller (same logger, same hooks) with a short readiness bound, for the activation that never becomes ready.
+  const impatient = controller(link.host, [namespace.name], { logger: log.logger, hooks: [iam], readinessTimeoutMs: 3000 });
+  const layout = agentLayout(ROOT, UNIT_DIR, namespace.id, binding.agent.id);
+  const work = mkdtempSync(`${tmpdir()}/occ-chaos-secrets-`);
+  const cliOutput: string[] = [];
+  let password = '';
+  let delivered = false;
+  try {
+    if (!(await driver.ensureNamespace(namespace)).namespaceReady) throw new Error('secrets: ensureNamespace failed');
+    driver.bindAgent(binding);
+    const good = revision(1, { readyAfterMs: 1500 });
+    await sampleArgv(link, () => driver.prepareRevision(good), argv);
+    await sampleArgv(link, () => driver.activateRevision(good), argv);
+    password = (await link.run(['cat', layout.passwordFile])).trim().replace(/^OPENCLAW_GATEWAY_PASSWORD=/, '');
+    // The pattern goes on grep's stdin, never on an argv the sampler could see.
+    delivered = (await link.exec(['grep', '-rlF', '-f', '-', ROOT], { input: docSentinel })).stdout.trim() !== '';
+    if (password.length < 20) problems.push('could not read the managed password back from the host');
+
+    // Failures: an activation that never becomes ready, a plaintext password, and a failing hook.
+    const never = revision(2, { neverReady: true });
+    await driver.prepareRevision(never);
+    impatient.bindAgent(binding);
+    await sampleArgv(link, () => impatient.activateRevision(never).then(() => problems.push('a never-ready activation succeeded'), (error: unknown) => errors.push(describe(error))), argv);
+    await driver
+      .prepareRevision({ ...revision(3, {}), configuration: { gateway: { auth: { mode: 'password', password: docSentinel } } } })
+      .then(() => problems.push('a plaintext password was admitted'), (error: unknown) => errors.push(describe(error)));
+    // Recovery goes forward with a new revision: activation refuses the older `good` once `never` is current.
+    const recovery = revision(4, { readyAfterMs: 1500 });
+    await driver.prepareRevision(recovery);
+    const failing = controller(link.host, [namespace.name], { logger: log.logger, hooks: [iam, failingHook] });
+    failing.bindAgent(binding);
+    await failing.activateRevision(recovery).then(() => problems.push('a failing hook did not stop the launch'), (error: unknown) => errors.push(describe(error)));
+    await failing.close();
+    await driver.activateRevision(recovery);
+
+    // The operator CLI: status and a deploy whose activation never becomes ready, with --json and --verbose.
+    if (!existsSync(BUILT_CLI)) problems.push('the CLI is not built (dist/apps/controller/occ-ssh.js): run the build first');
+    else {
+      const config = `${work}/installation.yaml`;
+      writeFileSync(config, installationYaml(link.host, [namespace.name]));
+      const revisionFile = (number: number, fixture: Record<string, unknown>) => {
+        const path = `${work}/revision-${number}.json`;
+        const { id, configuration } = revision(number, fixture);
+        writeFileSync(path, JSON.stringify({ namespace, agent: { id: 'agent-secrets-cli', servicePrincipal: { id: 'sp-secrets-cli' } }, revision: { id: id.replace('secrets', 'secrets-cli'), number, configuration } }));
+        return path;
+      };
+      const common = ['--config', config, '--ledger', `${work}/ledger.json`, '--json', '--verbose'];
+      for (const args of [
+        ['status', ...common],
+        ['deploy', ...common, '--revision', revisionFile(1, { neverReady: true }), '--readiness-timeout', '3'],
+      ]) {
+        const result = await sampleArgv(link, () => runCli(args), argv);
+        cliOutput.push(`$ occ-ssh ${args[0]} (exit ${String(result.code)})\n${result.output}`);
+      }
+      if (!cliOutput[0]?.includes('(exit 0)')) problems.push('occ-ssh status --json did not succeed');
+      // The host answered not-ready: a retryable failure reported by a host (exit 4, not 75 for unreachable).
+      if (!cliOutput[1]?.includes('(exit 4)')) problems.push('the failing CLI deploy did not exit 4 (a retryable failure the host reported)');
+    }
+    await driver.deleteNamespace(namespace);
+  } finally {
+    await driver.close();
+    await impatient.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+
+  const journal = (await link.exec(['journalctl', '--no-pager', '-o', 'cat', '-u', layout.unitName])).stdout;
+  const secrets: Secret[] = [
+    { name: 'document sentinel', value: docSentinel },
+    { name: 'launch placeholder', value: placeholder },
+    { name: 'launch placeholder of a failed activation', value: failingPlaceholder },
+    { name: 'text a failing hook threw', value: hookSecret },
+  ];
+  if (password) secrets.push({ name: 'managed gateway password', value: password });
+  const corpora: Corpus[] = [
+    { name: 'controller logs', text: log.text() },
+    { name: 'error messages', text: errors.join('\n') },
+    { name: 'CLI output', text: cliOutput.join('\n') },
+    { name: 'gateway journal', text: journal },
+    { name: 'host argv', text: argv.host.join('\n'), argv: true },
+    { name: 'local argv', text: argv.local.join('\n'), argv: true },
+  ];
+  const sightings = findSightings(secrets, corpora);
+  // The search must have had something to find: helpers were caught on both argvs while they ran,
+  // and the document with its sentinel did reach the host (through stdin).
+  const helperInvocationsSampled = { host: helperInvocations(argv.host.join('\n')), local: helperInvocations(argv.local.join('\n')) };
+  if (helperInvocationsSampled.host === 0 || helperInvocationsSampled.local === 0) problems.push(`helper invocations sampled on argv: ${helperInvocationsSampled.host} on the host, ${helperInvocationsSampled.local} locally`);
+  if (!delivered) problems.push('the document sentinel never reached the host');
+  progress(`secrets: ${sightings.length} sightings; ${helperInvocationsSampled.host} helper invocations sampled on the host argv, ${helperInvocationsSampled.local} locally`);
+  return {
+    result: {
+      sightings,
+      corpora: corpora.map((corpus) => ({ name: corpus.name, bytes: Buffer.byteLength(corpus.text) })),
+      argvSamples: { host: argv.host.length, local: argv.local.length },
+      helperInvocationsSampled,
+      problems,
+    },
+    scan: (more) => findSightings(secrets, more),
+  };
+}

@@ -1,0 +1,2 @@
+// OCC's side of a run against test hosts, for the chaos campaign and the benchmarks.
+export * from './installation.js';

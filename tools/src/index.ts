@@ -1,1 +1,0 @@
-export * from './testhost/index.js';

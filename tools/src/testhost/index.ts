@@ -1,8 +1,0 @@
-// Public API of the test host harness: real systemd + OpenSSH hosts for lifecycle tests.
-export { startTestHost, type TestHost } from './host.js';
-export { ensureRootfs, type RootfsResult } from './rootfs.js';
-export { reapTestHosts } from './reap.js';
-export type { ExecOptions, ExecResult } from './ssh.js';
-export type { Variant } from './recipe.js';
-export { NODE_VERSION, OPENCLAW_VERSION } from './recipe.js';
-export { linkTestHosts } from './link.js';
