@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import { SEED_INSTALLATION } from './config/fixtures.js';
+import { SEED_INSTALLATION } from '../test/config-fixtures.js';
 import { loadInstallationConfiguration } from './config/index.js';
 import { createDefaultDeps, type HelperProgress } from './deps.js';
 import { SshComputeDriver } from './driver.js';
