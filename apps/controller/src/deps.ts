@@ -21,7 +21,7 @@ export interface HelperProgress {
 export interface OperationObserver {
   /** Wraps each call: spans and metrics through @opentelemetry/api by default. */
   trace: HelperTracer;
-  /** Told of each helper heartbeat (about one a second while a host works), for operator progress. */
+  /** Told of each helper heartbeat (one per change the helper begins, one a second while it waits), for operator progress. */
   progress?: (progress: HelperProgress) => void;
 }
 

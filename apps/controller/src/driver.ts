@@ -45,7 +45,7 @@ export interface SshComputeDriverOptions {
   /** Readiness bound per activation, at most (and by default) 120 seconds. */
   readinessTimeoutMs?: number;
   operationTimeoutMs?: number;
-  /** Told of each helper heartbeat (about one a second while a host works), for operator progress. */
+  /** Told of each helper heartbeat (one per change the helper begins, one a second while it waits), for operator progress. */
   onHelperProgress?: (progress: HelperProgress) => void;
 }
 

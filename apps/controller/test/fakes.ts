@@ -2,7 +2,9 @@
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import {
+  OPERATION_NAMES,
   PROTOCOL_VERSION,
+  exampleResult,
   formatLine,
   openSealed,
   splitHelperInput,
@@ -40,16 +42,10 @@ export const RUNTIME: RuntimeSettings = Object.freeze({
 });
 
 /** A well-formed result for each lifecycle operation, as the helper would report it (others answer `{}`). */
-export const SAMPLE_RESULTS: { readonly [O in OperationName]?: OperationResult<O> } = {
-  probe: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host' },
-  'ensure-namespace': { created: true },
-  'delete-namespace': { treeExisted: true, agentsRemoved: 1, accountsRemoved: ['openclaw-0123456789ab'] },
-  'prepare-revision': { ready: true, port: 18800, account: { name: 'openclaw-0123456789ab', uid: 990, gid: 990 }, snapshot: 'created' },
-  'activate-revision': { port: 18800, unit: 'openclaw-enterprise-gateway-0123456789ab.service', unitChanged: true, readyMs: 1200 },
-  'verify-revision': { snapshot: true, current: true, served: true, port: 18800 },
-  'stop-revision': { unitFound: true, currentRemoved: true },
-  'retire-revision': { removed: true, wasCurrent: false },
-};
+/** What each operation answers when a test does not say: the protocol table's own example. */
+export const SAMPLE_RESULTS: { readonly [O in OperationName]: OperationResult<O> } = Object.fromEntries(
+  OPERATION_NAMES.map((operation) => [operation, exampleResult(operation)]),
+) as { [O in OperationName]: OperationResult<O> };
 
 /**
  * The envelope sealed in the helper input and named by `<nodePath> - <base64 header>`; throws if

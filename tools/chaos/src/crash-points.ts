@@ -3,7 +3,7 @@
 // of them in turn (helper only, or inside useradd/groupadd/userdel), or handed ENOSPC/EIO there;
 // every time the invariants are checked, the operation retried, and convergence checked.
 import { accountName, nsHash, unitName } from '@occ-ssh/markers';
-import { encodeArgument } from '@occ-ssh/protocol';
+import { encodeArgument, MUTATING_OPERATIONS } from '@occ-ssh/protocol';
 import { shellCommandLine } from '@occ-ssh/testhost';
 import { helperOf, runSteps, listingOf, type Step } from './collector.js';
 import type { MutatingArgs, MutatingOperation } from './expectations.js';
@@ -13,7 +13,7 @@ import type { HostLink } from './ssh.js';
 import { hitOf, parseLog, pointsOf, straceArgv, type Hit, type Injection, type Lane, type ParsedLog, type Point } from './strace-log.js';
 import { runTrial, type TrialRecord } from './trial.js';
 
-export const CRASH_OPERATIONS: readonly MutatingOperation[] = ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace'];
+export const CRASH_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS;
 
 /** Which injected error each system call gets in the injected-error lane. */
 const ERROR_FOR: Record<string, Injection> = {

@@ -1,11 +1,11 @@
 // What "converged" means after each mutating operation succeeded: the intended host state,
 // judged on the Listing taken before the trial and the one taken after the retry. Pure.
 import { agentHash, nsHash, revHash, unitName } from '@occ-ssh/markers';
-import type { AgentOwner, OperationArgs } from '@occ-ssh/protocol';
+import type { AgentOwner, MutatingOperation, OperationArgs } from '@occ-ssh/protocol';
 import type { Listing } from './listing.js';
 import { buildModel, currentRevision, type AgentModel, type HostModel } from './model.js';
 
-export type MutatingOperation = 'ensure-namespace' | 'prepare-revision' | 'activate-revision' | 'stop-revision' | 'retire-revision' | 'delete-namespace';
+export type { MutatingOperation } from '@occ-ssh/protocol';
 
 export type MutatingArgs = {
   [O in MutatingOperation]: { operation: O; args: OperationArgs<O> };

@@ -1,4 +1,4 @@
-// Section a: SIGKILL of the local ssh client during every mutating operation, in Agent lifecycles
+// Client kills: SIGKILL of the local ssh client during every mutating operation, in Agent lifecycles
 // that walk through all six of them; then invariants and a retry. The kill is placed by the
 // helper's own progress: right after a uniformly drawn one of the heartbeat lines the operation
 // prints (one as it begins each change), so where it lands does not depend on the machine's load.

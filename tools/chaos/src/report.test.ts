@@ -2,13 +2,14 @@
 // that ran without results, a violation, or a sighting fails the run. Also the command line.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MUTATING_OPERATIONS } from '@occ-ssh/protocol';
 import { DEFAULT_SEED, FULL, parseOptions, QUICK, SECTIONS, UsageError } from './options.js';
 import type { CrashRecord, CrashRow, OperationCount } from './crash-points.js';
 import { intermediateShares, judge, midwayShares, MIDWAY_SHARE, summarizeBadInput, summarizeCrashes, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
 import type { Point } from './strace-log.js';
 import type { TrialRecord } from './trial.js';
 
-const OPS = ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace'] as const;
+const OPS = MUTATING_OPERATIONS;
 
 function record(operation: (typeof OPS)[number], change: Partial<TrialRecord> = {}): TrialRecord {
   return {

@@ -1,5 +1,6 @@
 // The campaign's results: per-section counts, the targets they are judged against, and the
 // summary printed at the end. Summaries and judgement are pure.
+import { MUTATING_OPERATIONS } from '@occ-ssh/protocol';
 import type { BadCaseResult } from './bad-input.js';
 import { CRASH_OPERATIONS, crashRows, type CrashRecord, type CrashRow, type OperationCount } from './crash-points.js';
 import { WAIT_FAULTS } from './host-faults.js';
@@ -226,7 +227,7 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     if (!kill) missing('kill');
     else {
       want('kill', `at least ${sizes.killTrials} SIGKILL trials`, kill.trials >= sizes.killTrials, `${kill.trials} trials`);
-      const ops = ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace'];
+      const ops = MUTATING_OPERATIONS;
       want('kill', 'every mutating operation was cut', ops.every((op) => (kill.by[op]?.trials ?? 0) > 0), ops.map((op) => `${op} ${kill.by[op]?.trials ?? 0}`).join(', '));
       // A share needs a sample: the quick campaign's handful of kills per operation only prints it.
       if (sizes.killTrials >= MIDWAY_SAMPLE * ops.length) {

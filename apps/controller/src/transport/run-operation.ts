@@ -27,7 +27,7 @@ export interface OperationRequest<O extends OperationName> {
   host: HostTarget;
   runtime: RuntimeSettings;
   signal?: AbortSignal;
-  /** Called with each heartbeat the helper prints (about one a second while it works). */
+  /** Called with each heartbeat the helper prints (one per change it begins, one a second while it waits). */
   onHeartbeat?: (seq: number) => void;
 }
 
