@@ -18,6 +18,7 @@ import {
   heartbeat,
   okLine,
   recordingOwner,
+  rejection,
   revisionFor,
   type RecordingOwnerOptions,
   type Responder,
@@ -58,16 +59,6 @@ function setup(options: Setup = {}) {
 /** Answers `operation` with a helper failure and everything else with its sample result. */
 function failing(operation: string, code: Parameters<typeof failureLine>[1], message = `${operation} failed`): Responder {
   return (envelope) => (envelope.operation === operation ? { stdout: `${heartbeat(0)}${failureLine(envelope, code, message)}`, exitCode: 1 } : { stdout: okLine(envelope) });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<ComputeError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ComputeError, `expected a ComputeError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a rejection');
 }
 
 function argsOf(executor: FakeExecutor, operation: string): Record<string, unknown> {

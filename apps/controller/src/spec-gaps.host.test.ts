@@ -8,8 +8,8 @@ import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { loadInstallationConfiguration } from './config/index.js';
 import { SshComputeDriver } from './driver.js';
 import { agentBinding, configFor, hostInfo, installationYaml, memoryLogger, revisionOf } from '../test/hosts.js';
-import { FakeExecutor, NAMESPACE, agentFor, revisionFor } from '../test/fakes.js';
-import type { AgentRevision, LifecycleDriver } from './types.js';
+import { FakeExecutor, NAMESPACE, agentFor, hookOwner, revisionFor } from '../test/fakes.js';
+import type { AgentRevision } from './types.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 const UNIT_DIR = '/etc/systemd/system';
@@ -29,21 +29,16 @@ describe('SshComputeDriver spec gaps on a real host', () => {
   const log = memoryLogger();
   const calls: string[] = [];
   let failStart = false;
-  const iam: LifecycleDriver = {
-    id: 'iam-gap',
-    capability: 'iam',
-    implementation: 'test/iam',
-    computeLifecycleHooks: {
-      async beforeWorkloadStart(revision, launch) {
-        calls.push(`start:${revision.revision}`);
-        if (failStart) throw new Error('iam backend unavailable');
-        launch.environment.OCC_GAP_PLACEHOLDER = `opaque-gap-${revision.revision}`;
-      },
-      async beforeWorkloadStop(revision) {
-        calls.push(`stop:${revision.revision}`);
-      },
+  const iam = hookOwner('iam-gap', 'iam', {
+    async beforeWorkloadStart(revision, launch) {
+      calls.push(`start:${revision.revision}`);
+      if (failStart) throw new Error('iam backend unavailable');
+      launch.environment.OCC_GAP_PLACEHOLDER = `opaque-gap-${revision.revision}`;
     },
-  };
+    async beforeWorkloadStop(revision) {
+      calls.push(`stop:${revision.revision}`);
+    },
+  });
   const binding = agentBinding('cgap', 'stable');
   const layout = agentLayout(ROOT, UNIT_DIR, binding.namespace.id, binding.agent.id);
   const rev1 = revisionOf(binding, 1);

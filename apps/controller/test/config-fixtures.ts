@@ -1,41 +1,13 @@
 // Test fixtures: the reference's Compute selection inside a full Installation, and edit helpers.
 import assert from 'node:assert/strict';
 import { ComputeError } from '@occ-ssh/protocol';
+import { CONFIG_KEY, REFERENCE_COMPUTE_SELECTION } from '@occ-ssh/test-support';
 import { loadInstallationConfiguration } from '../src/config/load.js';
 
-/** Prefix of every SSH Compute setting's key path. */
-export const CONFIG_KEY = 'drivers.compute.configuration';
+export { CONFIG_KEY };
 
-/**
- * Lines 1-25 are the reference's example verbatim (so `hosts.stable.port` is on line 12); the
- * rest are OCC's own selections, which this package must leave unvalidated.
- */
-export const SEED_INSTALLATION = `drivers:
-  compute:
-    id: compute-ssh
-    configuration:
-      ssh:
-        identityFile: /etc/openclaw/ssh/id_ed25519
-        knownHostsFile: /etc/openclaw/ssh/known_hosts
-        connectTimeoutSeconds: 10
-      hosts:
-        stable:
-          address: 203.0.113.10
-          port: 22
-          user: root
-          nodePath: /usr/bin/node
-          openclawPath: /opt/openclaw/current/dist/index.js
-      runtime:
-        nodePath: /usr/bin/node
-        openclawPath: /opt/openclaw/current/dist/index.js
-        user: openclaw
-        root: /var/lib/openclaw-enterprise
-        systemdUnitDirectory: /etc/systemd/system
-      network:
-        gatewayPortRange:
-          start: 18800
-          end: 18899
-  configuration:
+/** The reference's example (lines 1-25), then OCC's own selections, which this package must leave unvalidated. */
+export const SEED_INSTALLATION = `${REFERENCE_COMPUTE_SELECTION}  configuration:
     id: configuration-postgres
     configuration: { anyKey: [not, ours, to, check] }
   iam:

@@ -1,7 +1,9 @@
 // Shared test doubles: a scripted CommandExecutor, helper result lines and recording hook owners.
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import {
+  ComputeError,
   OPERATION_NAMES,
   PROTOCOL_VERSION,
   exampleResult,
@@ -68,14 +70,15 @@ export function heartbeat(seq: number): string {
 
 type LineOverrides = Partial<Pick<ResultLine, 'protocolVersion' | 'helperVersion' | 'operation' | 'requestId'>>;
 
+/** What every result line answering `envelope` starts with. */
+function lineHead(envelope: Pick<Envelope, 'operation' | 'requestId'>) {
+  return { type: 'result' as const, protocolVersion: PROTOCOL_VERSION, helperVersion: DRIVER_VERSION, operation: envelope.operation, requestId: envelope.requestId };
+}
+
 /** A successful result line answering `envelope`. */
 export function okLine(envelope: Pick<Envelope, 'operation' | 'requestId'>, result: unknown = SAMPLE_RESULTS[envelope.operation] ?? {}, overrides: LineOverrides = {}): string {
   return formatLine({
-    type: 'result',
-    protocolVersion: PROTOCOL_VERSION,
-    helperVersion: DRIVER_VERSION,
-    operation: envelope.operation,
-    requestId: envelope.requestId,
+    ...lineHead(envelope),
     timings: { totalMs: 7, lockWaitMs: 1, lockHoldMs: 5 },
     ok: true,
     result,
@@ -86,11 +89,7 @@ export function okLine(envelope: Pick<Envelope, 'operation' | 'requestId'>, resu
 /** A helper failure line answering `envelope`. */
 export function failureLine(envelope: Pick<Envelope, 'operation' | 'requestId'>, code: ErrorCode, message: string, path?: string): string {
   return formatLine({
-    type: 'result',
-    protocolVersion: PROTOCOL_VERSION,
-    helperVersion: DRIVER_VERSION,
-    operation: envelope.operation,
-    requestId: envelope.requestId,
+    ...lineHead(envelope),
     timings: { totalMs: 3 },
     ok: false,
     error: { code, message, ...(path ? { path } : {}) },
@@ -169,6 +168,11 @@ export interface RecordingOwnerOptions {
   omit?: readonly (keyof ComputeLifecycleHooks)[];
 }
 
+/** A Configuration or IAM driver in OCC's Driver shape with the given hooks. */
+export function hookOwner(id: string, capability: LifecycleDriver['capability'], hooks: ComputeLifecycleHooks): LifecycleDriver {
+  return { id, capability, implementation: `test/${id}`, computeLifecycleHooks: hooks };
+}
+
 /** A Configuration/IAM driver (OCC's Driver shape) whose hooks record `<phase>:<id>` into `log` in call order. */
 export function recordingOwner(id: string, log: string[], options: RecordingOwnerOptions = {}): LifecycleDriver {
   const fails = (phase: keyof ComputeLifecycleHooks) => {
@@ -194,7 +198,7 @@ export function recordingOwner(id: string, log: string[], options: RecordingOwne
     },
   };
   for (const phase of options.omit ?? []) delete lifecycle[phase];
-  return { id, capability: options.capability ?? 'configuration', implementation: `test/${id}`, computeLifecycleHooks: lifecycle };
+  return hookOwner(id, options.capability ?? 'configuration', lifecycle);
 }
 
 export const NAMESPACE: Namespace = Object.freeze({ id: 'ns-1', name: 'stable', status: 'ready', createdAt: '2026-01-01T00:00:00.000Z' });
@@ -272,4 +276,15 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
 /** Lets pending promise callbacks and immediates run. */
 export function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The ComputeError a promise rejects with; fails the test when it resolves or throws anything else. */
+export async function rejection(promise: Promise<unknown>): Promise<ComputeError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof ComputeError, `expected a ComputeError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected a rejection');
 }

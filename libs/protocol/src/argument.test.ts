@@ -9,15 +9,9 @@ import { MAX_LAUNCH_ENV_BYTES, MAX_LAUNCH_ENV_ENTRIES } from './launch.js';
 import { MAX_DOCUMENT_BYTES } from './operations/index.js';
 import type { RuntimeSettings } from './runtime.js';
 import { PROTOCOL_VERSION } from './version.js';
+import { EXAMPLE_RUNTIME } from './operations/examples.js';
 
-const RUNTIME: RuntimeSettings = {
-  root: '/var/lib/openclaw-enterprise',
-  systemdUnitDirectory: '/etc/systemd/system',
-  nodePath: '/usr/bin/node',
-  openclawPath: '/opt/openclaw/current/dist/index.js',
-  user: 'openclaw',
-  gatewayPortRange: { start: 18800, end: 18899 },
-};
+const RUNTIME: RuntimeSettings = EXAMPLE_RUNTIME;
 const owner = { namespace: { id: 'ns-01HZX3', name: 'team-a' }, agent: { id: 'agent-7f3a' }, servicePrincipal: { id: 'sp-01' } };
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const toBase64 = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64');

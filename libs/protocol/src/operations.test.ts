@@ -6,19 +6,13 @@ import { envelope, makeEnvelope } from './envelope.js';
 import { MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS, MUTATING_OPERATIONS, OPERATION_NAMES, OPERATIONS, exampleArgs, exampleResult } from './operations/index.js';
 import type { RuntimeSettings } from './runtime.js';
 import { PROTOCOL_VERSION } from './version.js';
+import { EXAMPLE_RUNTIME } from './operations/examples.js';
 
 const owner = exampleArgs('verify-revision').owner;
 const revision = exampleArgs('verify-revision').revision;
 const documentHash = exampleArgs('prepare-revision').configuration.hash;
 
-const RUNTIME: RuntimeSettings = {
-  root: '/var/lib/openclaw-enterprise',
-  systemdUnitDirectory: '/etc/systemd/system',
-  nodePath: '/usr/bin/node',
-  openclawPath: '/opt/openclaw/current/dist/index.js',
-  user: 'openclaw',
-  gatewayPortRange: { start: 18800, end: 18899 },
-};
+const RUNTIME: RuntimeSettings = EXAMPLE_RUNTIME;
 
 describe('operation table', () => {
   it('lists exactly the eight wire operations of the contract plus the read-only inventory', () => {

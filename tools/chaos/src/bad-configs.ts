@@ -1,37 +1,13 @@
 // Malformed Installation documents: every SSH Compute key given wrong types, forbidden path
 // characters, out-of-range numbers, unknown siblings or no value, plus broken YAML, plus seeded
 // random corruptions of path values. Each case names the key path its refusal must name.
+import { CONFIG_KEY, REFERENCE_COMPUTE_SELECTION } from '@occ-ssh/test-support';
 import type { Rng } from './rng.js';
 
-export const CONFIG_KEY = 'drivers.compute.configuration';
+export { CONFIG_KEY };
 
 /** A valid Installation; every case below is one edit of it. */
-export const BASE_INSTALLATION = `drivers:
-  compute:
-    id: compute-ssh
-    configuration:
-      ssh:
-        identityFile: /etc/openclaw/ssh/id_ed25519
-        knownHostsFile: /etc/openclaw/ssh/known_hosts
-        connectTimeoutSeconds: 10
-      hosts:
-        stable:
-          address: 203.0.113.10
-          port: 22
-          user: root
-          nodePath: /usr/bin/node
-          openclawPath: /opt/openclaw/current/dist/index.js
-      runtime:
-        nodePath: /usr/bin/node
-        openclawPath: /opt/openclaw/current/dist/index.js
-        user: openclaw
-        root: /var/lib/openclaw-enterprise
-        systemdUnitDirectory: /etc/systemd/system
-      network:
-        gatewayPortRange:
-          start: 18800
-          end: 18899
-  configuration:
+export const BASE_INSTALLATION = `${REFERENCE_COMPUTE_SELECTION}  configuration:
     id: configuration-postgres
   iam:
     id: iam-oidc

@@ -1,8 +1,6 @@
 // Helper calls exactly as the controller makes them: the operation sealed on stdin ahead of the
 // built artifact, the one base64 JSON header argument, a fresh strict ssh client (which the
 // campaign may SIGKILL at a chosen instant).
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { canonicalHash, sha256Hex } from '@occ-ssh/markers';
 import {
   PROTOCOL_VERSION,
@@ -22,19 +20,11 @@ import {
   type RuntimeSettings,
 } from '@occ-ssh/protocol';
 import { TEST_RUNTIME } from '@occ-ssh/occ-fixtures';
+import { ARTIFACT_PATH, helperArtifact } from '@occ-ssh/test-support';
 import { shellCommandLine } from '@occ-ssh/testhost';
 import type { HostLink } from './ssh.js';
 
-export const ARTIFACT_PATH = fileURLToPath(new URL('../../../dist/apps/host-helper/host-helper.cjs', import.meta.url));
-
-let artifact: Buffer | undefined;
-export function helperArtifact(): Buffer {
-  if (!artifact) {
-    if (!existsSync(ARTIFACT_PATH)) throw new Error(`${ARTIFACT_PATH} is missing: run npx nx run @occ-ssh/host-helper:build first`);
-    artifact = readFileSync(ARTIFACT_PATH);
-  }
-  return artifact;
-}
+export { ARTIFACT_PATH, helperArtifact };
 
 export const ROOT = TEST_RUNTIME.root;
 export const UNIT_DIR = TEST_RUNTIME.systemdUnitDirectory;

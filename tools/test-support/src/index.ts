@@ -2,3 +2,4 @@
 // that never answer. It depends only on the two libraries, so any project's tests may use it.
 export * from './remote.js';
 export * from './unreachable.js';
+export * from './installation.js';

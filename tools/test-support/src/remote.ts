@@ -1,6 +1,6 @@
 // Test support: sends the built helper artifact to a real test host over strict ssh.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { accountName, agentLayout, canonicalHash, sha256Hex, type AgentLayout } from '@occ-ssh/markers';
 import {
@@ -35,9 +35,13 @@ export interface RemoteHost {
 
 export const ARTIFACT_PATH = fileURLToPath(new URL('../../../dist/apps/host-helper/host-helper.cjs', import.meta.url));
 let artifact: Buffer | undefined;
-/** The built helper, read on first use so that importing test support needs no build. */
+
+/** The built helper, read on first use (so importing this module needs no build). */
 export function helperArtifact(): Buffer {
-  artifact ??= readFileSync(ARTIFACT_PATH);
+  if (!artifact) {
+    if (!existsSync(ARTIFACT_PATH)) throw new Error(`${ARTIFACT_PATH} is missing: run npx nx run @occ-ssh/host-helper:build first`);
+    artifact = readFileSync(ARTIFACT_PATH);
+  }
   return artifact;
 }
 

@@ -2,22 +2,12 @@
 import assert from 'node:assert/strict';
 import { describe, it, mock } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
-import { NAMESPACE, recordingOwner, revisionFor, settle } from '../../test/fakes.js';
+import { NAMESPACE, hookOwner, recordingOwner, rejection, revisionFor, settle } from '../../test/fakes.js';
 import type { LifecycleDriver } from '../types.js';
 import { HOOK_TIMEOUT_MS, compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './run.js';
 
 const SECRET = 'sk-secret-123';
 const PLACEHOLDER = 'opaque-placeholder-999';
-
-async function rejection(promise: Promise<unknown>): Promise<ComputeError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof ComputeError, `expected a ComputeError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 function assertSanitized(error: ComputeError, ...secrets: string[]): void {
   const surfaced = `${error.message}\n${JSON.stringify(error.details)}`;
@@ -110,16 +100,11 @@ describe('runStartHooks', () => {
   });
 
   it('refuses a non-map launch environment', async () => {
-    const owner: LifecycleDriver = {
-      id: 'cfg',
-      capability: 'configuration',
-      implementation: 'test/hooks',
-      computeLifecycleHooks: {
-        async beforeWorkloadStart(_revision, launch) {
-          (launch as { environment: unknown }).environment = ['opaque-a'];
-        },
+    const owner = hookOwner('cfg', 'configuration', {
+      async beforeWorkloadStart(_revision, launch) {
+        (launch as { environment: unknown }).environment = ['opaque-a'];
       },
-    };
+    });
     assert.equal((await rejection(runStartHooks([owner], revisionFor()))).code, 'configuration');
   });
 

@@ -1,6 +1,8 @@
 // createExecutor: the Installation's `transport` picks the executor class and its bounds.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { SEED_INSTALLATION } from '../../test/config-fixtures.js';
+import { loadInstallationConfiguration } from '../config/load.js';
 import type { SshComputeConfiguration, Transport } from '../config/schema.js';
 import { OpenSshMuxExecutor } from './openssh-mux.js';
 import { createExecutor } from './select.js';
@@ -8,20 +10,7 @@ import { Ssh2PoolExecutor } from './ssh2-pool.js';
 import { SystemSshCommandExecutor } from './system-ssh.js';
 
 function config(transport: Transport, maxConcurrentOperationsPerHost = 4): SshComputeConfiguration {
-  return {
-    ssh: { identityFile: '/etc/openclaw/ssh/id_ed25519', knownHostsFile: '/etc/openclaw/ssh/known_hosts', connectTimeoutSeconds: 10 },
-    hosts: { stable: { address: '203.0.113.10', port: 22, user: 'root' } },
-    runtime: {
-      nodePath: '/usr/bin/node',
-      openclawPath: '/opt/openclaw/current/dist/index.js',
-      user: 'openclaw',
-      root: '/var/lib/openclaw-enterprise',
-      systemdUnitDirectory: '/etc/systemd/system',
-    },
-    network: { gatewayPortRange: { start: 18800, end: 18899 } },
-    transport,
-    maxConcurrentOperationsPerHost,
-  };
+  return { ...loadInstallationConfiguration({ text: SEED_INSTALLATION }), transport, maxConcurrentOperationsPerHost };
 }
 
 describe('createExecutor', () => {

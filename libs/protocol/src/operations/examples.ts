@@ -19,3 +19,13 @@ export const EXAMPLE_CONFIGURATION = {
 
 export const EXAMPLE_ACCOUNT = { name: 'openclaw-0123456789ab', uid: 990, gid: 990 };
 export const EXAMPLE_PORT = 18800;
+
+/** The runtime settings of the reference's example Installation, as the envelope carries them. */
+export const EXAMPLE_RUNTIME = {
+  root: '/var/lib/openclaw-enterprise',
+  systemdUnitDirectory: '/etc/systemd/system',
+  nodePath: '/usr/bin/node',
+  openclawPath: '/opt/openclaw/current/dist/index.js',
+  user: 'openclaw',
+  gatewayPortRange: { start: 18800, end: 18899 },
+};
