@@ -86,7 +86,7 @@ export class SshComputeDriver {
 
   /** Checks the local SSH files, then probes every configured host; throws naming the first host that fails. */
   async preflight(): Promise<void> {
-    this.hooks.fix();
+    this.hooks.ownersForOperation();
     checkLocalSshFiles(this.config);
     const names = Object.keys(this.config.hosts);
     const signal = this.operationSignal();
@@ -117,7 +117,7 @@ export class SshComputeDriver {
 
   /** ensureNamespace for operator tools: the failure is thrown with its cause instead of folded into the result. */
   async ensureNamespaceOrThrow(namespace: Namespace): Promise<NamespaceEnsureResult> {
-    const owners = this.hooks.fix();
+    const owners = this.hooks.ownersForOperation();
     const signal = this.operationSignal();
     refuseExistingNamespace(namespace);
     await this.send(namespace.name, 'ensure-namespace', { namespace: { id: namespace.id, name: namespace.name } }, signal, { namespace: namespace.id });
@@ -141,7 +141,7 @@ export class SshComputeDriver {
 
   /** Stages the account, port and immutable snapshot; never touches the unit or `current`. */
   async prepareRevision(revision: AgentRevision, context?: ComputeRevisionContext): Promise<ComputeReadiness> {
-    this.hooks.fix();
+    this.hooks.ownersForOperation();
     const bound = this.admit(revision, context);
     const rendered = sshGatewayConfigurationDocument(revision.configuration);
     const { result } = await this.send(
@@ -156,7 +156,7 @@ export class SshComputeDriver {
 
   /** After OCC commits: start hooks, then render the unit, switch `current`, restart and wait for readiness. */
   async activateRevision(revision: AgentRevision, context?: ComputeRevisionContext): Promise<void> {
-    const owners = this.hooks.fix();
+    const owners = this.hooks.ownersForOperation();
     const bound = this.admit(revision, context);
     const rendered = sshGatewayConfigurationDocument(revision.configuration);
     const signal = this.operationSignal();
@@ -177,14 +177,14 @@ export class SshComputeDriver {
 
   /** Verifies ownership only: SSH has no dedicated topology to deactivate. */
   async deactivateRevision(revision: AgentRevision): Promise<void> {
-    this.hooks.fix();
+    this.hooks.ownersForOperation();
     const bound = this.target(revision);
     await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: this.identity(revision) }, this.operationSignal(), this.fields(revision));
   }
 
   /** Stop hooks, then stop and disable the unit and remove `current` and served.json; the snapshot stays. */
   async stopRevision(revision: AgentRevision): Promise<void> {
-    const owners = this.hooks.fix();
+    const owners = this.hooks.ownersForOperation();
     const bound = this.target(revision);
     const signal = this.operationSignal();
     await runStopHooks(owners, revision, signal);
@@ -193,7 +193,7 @@ export class SshComputeDriver {
 
   /** Stop hooks, then remove only this snapshot (stopping the gateway first if it is current). */
   async retireRevision(revision: AgentRevision): Promise<void> {
-    const owners = this.hooks.fix();
+    const owners = this.hooks.ownersForOperation();
     const bound = this.target(revision);
     const signal = this.operationSignal();
     await runStopHooks(owners, revision, signal);
@@ -211,7 +211,7 @@ export class SshComputeDriver {
 
   /** deleteNamespace for operator tools: the failure is thrown with its cause instead of folded into the result. */
   async deleteNamespaceOrThrow(namespace: Namespace): Promise<NamespaceDeleteResult> {
-    const owners = this.hooks.fix();
+    const owners = this.hooks.ownersForOperation();
     const signal = this.operationSignal();
     refuseExistingNamespace(namespace);
     hostFor(this.config, namespace.name);
@@ -226,7 +226,7 @@ export class SshComputeDriver {
    * getGatewayEndpoint, which SSH Compute leaves absent (workspace-file endpoint resolution is unsupported).
    */
   async gatewayAddress(revision: AgentRevision): Promise<GatewayAddress> {
-    this.hooks.fix();
+    this.hooks.ownersForOperation();
     const bound = this.target(revision);
     const { result } = await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: this.identity(revision) }, this.operationSignal(), this.fields(revision));
     if (result.port === undefined) throw new ComputeError('ownership', `Agent ${revision.agentId} has no gateway on its host yet`);

@@ -20,7 +20,7 @@ describe('the helper session on a real host', () => {
 
   const h = owner('session', 'session');
 
-  test('heartbeats come about once a second, and the lock is held by a child of the helper whose stdin comes from the helper', async () => {
+  test('heartbeats come once a second and before every change, and the lock is held by a child of the helper whose stdin comes from the helper', async () => {
     const rev = prepareArgs(h, 1, { fixtureGateway: { readyAfterMs: 5000 } });
     await ensure(h);
     await ok(host, 'prepare-revision', rev);
@@ -33,8 +33,18 @@ describe('the helper session on a real host', () => {
     assert.ok(outcome.line?.ok);
     const beats = outcome.stdout.split('\n').filter((line) => line.startsWith('{"type":"heartbeat"')).map((line) => (JSON.parse(line) as { seq: number }).seq);
     assert.deepEqual(beats, beats.map((_, i) => i), 'consecutive sequence numbers');
+    // A line a second from the timer, and one more at every check before a change (the audit line counts those).
+    let changes = Number.NaN;
+    for (let i = 0; i < 20 && Number.isNaN(changes); i += 1) {
+      const journal = await host.run(['journalctl', '--no-pager', '-o', 'cat', '-t', 'occ-ssh-helper']);
+      changes = Number(new RegExp(`request=${outcome.line.requestId} .*changes=(\\d+)`).exec(journal)?.[1] ?? Number.NaN);
+      if (Number.isNaN(changes)) await sleep(100);
+    }
+    assert.ok(changes > 0, `the audit line counts the activation's changes (${changes})`);
     const seconds = outcome.line.timings.totalMs / 1000;
-    assert.ok(beats.length >= 4 && beats.length >= Math.floor(seconds) - 1 && beats.length <= Math.ceil(seconds) + 1, `${beats.length} heartbeats in ${seconds} s`);
+    // Besides those: the few checks that begin no change (dispatch's two, one before each phase).
+    const timer = { min: Math.floor(seconds) - 1, max: Math.ceil(seconds) + 1 };
+    assert.ok(beats.length >= 4 && beats.length >= timer.min + changes && beats.length <= timer.max + changes + 10, `${beats.length} heartbeats in ${seconds} s with ${changes} changes`);
   });
 
   test('a closed session stops the helper before served.json while the submitted restart completes; retries must re-establish readiness', async () => {

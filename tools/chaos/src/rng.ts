@@ -1,4 +1,4 @@
-// A small seeded PRNG (splitmix64 seeding a xoshiro128**), so a campaign's choices replay exactly
+// A small seeded PRNG (splitmix32 seeding a xoshiro128**), so a campaign's choices replay exactly
 // from its seed. Each section forks its own stream by label, so sections stay independent.
 
 function splitmix32(seed: number): () => number {

@@ -24,11 +24,11 @@ describe('HookRegistry', () => {
   it('keeps owners in registration order', () => {
     const registry = new HookRegistry();
     registry.set([iam, config]);
-    assert.deepEqual(registry.fix().map((owner) => owner.id), ['iam-oidc', 'configuration-postgres']);
+    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['iam-oidc', 'configuration-postgres']);
   });
 
   it('starts with no owners', () => {
-    assert.deepEqual(new HookRegistry().fix(), []);
+    assert.deepEqual(new HookRegistry().ownersForOperation(), []);
   });
 
   it('refuses a duplicate owner', () => {
@@ -39,7 +39,7 @@ describe('HookRegistry', () => {
   it("takes OCC's selection as given: any driver handed over with valid hooks is an owner", () => {
     const registry = new HookRegistry();
     registry.set([recordingOwner('iam-anything', log, { capability: 'iam' })]);
-    assert.deepEqual(registry.fix().map((owner) => owner.id), ['iam-anything']);
+    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['iam-anything']);
   });
 
   it('refuses computeLifecycleHooks that break OCC\'s rules: missing, empty, unknown phase or not a function', () => {
@@ -48,7 +48,7 @@ describe('HookRegistry', () => {
       const registry = new HookRegistry();
       const owner = { id: 'config-x', capability: 'configuration', implementation: 'occ/x', computeLifecycleHooks } as unknown as LifecycleDriver;
       refusedWith(() => registry.set([owner]), /invalid computeLifecycleHooks/);
-      assert.deepEqual(registry.fix(), [], 'a refused set leaves no partial registration');
+      assert.deepEqual(registry.ownersForOperation(), [], 'a refused set leaves no partial registration');
     }
   });
 
@@ -63,17 +63,17 @@ describe('HookRegistry', () => {
   it('refuses changes once fixed, even to the same owners or none', () => {
     const registry = new HookRegistry();
     registry.set([config]);
-    registry.fix();
+    registry.ownersForOperation();
     refusedWith(() => registry.set([config]), /fixed once the first lifecycle operation has begun/);
     refusedWith(() => registry.set([]), /fixed/);
-    assert.deepEqual(registry.fix().map((owner) => owner.id), ['configuration-postgres']);
+    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['configuration-postgres']);
   });
 
   it('allows replacing owners before the first lifecycle operation', () => {
     const registry = new HookRegistry();
     registry.set([config]);
     registry.set([iam]);
-    assert.deepEqual(registry.fix().map((owner) => owner.id), ['iam-oidc']);
+    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['iam-oidc']);
   });
 
   it('does not follow later changes to the array it was given', () => {
@@ -81,7 +81,7 @@ describe('HookRegistry', () => {
     const drivers = [config];
     registry.set(drivers);
     drivers.push(iam);
-    assert.deepEqual(registry.fix().map((owner) => owner.id), ['configuration-postgres']);
-    assert.ok(Object.isFrozen(registry.fix()));
+    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['configuration-postgres']);
+    assert.ok(Object.isFrozen(registry.ownersForOperation()));
   });
 });

@@ -15,10 +15,10 @@ function checkHooks(driver: Driver): void {
 /** OCC's selection is the selection: every driver handed over is an owner, once, if its hooks are valid. */
 export class HookRegistry {
   private owners: readonly LifecycleDriver[] = [];
-  private fixed = false;
+  private closed = false;
 
   set(drivers: readonly Driver[]): void {
-    if (this.fixed) throw new ComputeError('configuration', 'lifecycle hook owners are fixed once the first lifecycle operation has begun');
+    if (this.closed) throw new ComputeError('configuration', 'lifecycle hook owners are fixed once the first lifecycle operation has begun');
     const seen = new Set<string>();
     const owners: LifecycleDriver[] = [];
     for (const driver of drivers) {
@@ -33,9 +33,9 @@ export class HookRegistry {
     this.owners = Object.freeze(owners);
   }
 
-  /** Called as a lifecycle operation begins; from then on the owners cannot change. */
-  fix(): readonly LifecycleDriver[] {
-    this.fixed = true;
+  /** The owners, asked as a lifecycle operation begins: from then on they cannot change. */
+  ownersForOperation(): readonly LifecycleDriver[] {
+    this.closed = true;
     return this.owners;
   }
 }

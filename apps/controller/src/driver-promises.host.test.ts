@@ -21,7 +21,7 @@ async function rejection(promise: Promise<unknown>): Promise<ComputeError> {
   return error;
 }
 
-describe('SshComputeDriver spec gaps on a real host', () => {
+describe('SshComputeDriver promises on a real host', () => {
   let host: TestHost;
   let driver: SshComputeDriver;
   /** What OCC's getOperationAbortSignal would return for the operation in progress. */
