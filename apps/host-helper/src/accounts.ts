@@ -57,11 +57,10 @@ export async function ensureAccount(ctx: OpContext, owner: AgentOwner, home: str
   if (marker?.state === 'active') return verifyActive(markerPath, marker, user, group);
 
   if (!marker) {
-    ctx.session.checkpoint();
     marker = { kind: 'account', version: 1, ...ownerFields(owner), account: name, state: 'creating' };
     writeMarker(markerPath, marker);
   }
-  ctx.session.checkpoint();
+  if (!user || !group) ctx.session.beforeChange();
   if (!user) {
     // One useradd makes the private group too; a group an interrupted attempt left is reused.
     const groupArgs = group ? ['--gid', name] : ['--user-group'];
@@ -74,7 +73,6 @@ export async function ensureAccount(ctx: OpContext, owner: AgentOwner, home: str
   if (!createdUser) throw new ComputeError('host-command', `user ${name} is missing after useradd`);
   if (createdUser.primaryGid !== createdGroup.id) throw ownershipError(markerPath, `user ${name} does not have its private group ${name} as primary group`);
   const active: AccountMarker = { ...marker, state: 'active', uid: createdUser.id, gid: createdGroup.id };
-  ctx.session.checkpoint();
   writeMarker(markerPath, active);
   return { name, uid: createdUser.id, gid: createdGroup.id };
 }
@@ -113,7 +111,7 @@ export async function verifyRemovable(markerPath: string, marker: AccountMarker)
 /** Removes an owned account: user, then group, then its marker, so a retry finds what is left. */
 export async function removeAccount(ctx: OpContext, markerPath: string, marker: AccountMarker): Promise<void> {
   const { user, group } = await verifyRemovable(markerPath, marker);
-  ctx.session.checkpoint();
+  if (user || group) ctx.session.beforeChange();
   if (user) await mustRun('userdel', [marker.account]);
   // userdel already drops a same-named primary group where USERGROUPS_ENAB is set.
   if (group && (await lookup('group', marker.account))) await mustRun('groupdel', [marker.account]);

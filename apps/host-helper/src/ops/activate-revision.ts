@@ -63,16 +63,13 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
     return { ...base, readyMs: 0 };
   }
 
-  ctx.session.checkpoint();
   removeFile(layout.served);
   const claim = stakeClaim(layout, { agent, revision: paths, configurationHash: marker.configurationHash, unitText });
   if (unitChanged) {
     sweepTemps(parentOf(layout.unitFile), `.${layout.unitName}`);
     writeFileAtomic(layout.unitFile, unitText, { uid: 0, gid: 0, mode: 0o644 });
   }
-  ctx.session.checkpoint();
   if (current !== paths.currentTarget) replaceSymlink(layout.current, paths.currentTarget);
-  ctx.session.checkpoint();
   const enabling = !(await isEnabled(layout.unitName));
   if (enabling) await enableUnit(layout.unitName);
   // One reload at most, and none when a new revision keeps the same unit (its cost grows with the

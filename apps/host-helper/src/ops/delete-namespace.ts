@@ -29,22 +29,19 @@ export async function deleteNamespace(ctx: OpContext, args: Args): Promise<Opera
 
   if (treeExisted) {
     for (const agent of agents) {
-      ctx.session.checkpoint();
       await stopAndDisable(agent.unitName);
     }
-    ctx.session.checkpoint();
     for (const agent of agents) removeFile(agent.unitFile);
     if (agents.length > 0) await daemonReload();
-    ctx.session.checkpoint();
     // Renamed away in one step, so an interrupted removal never leaves a half-deleted live Namespace.
     removeTree(doomed);
+    ctx.session.beforeChange();
     renameSync(ns.dir, doomed);
     syncDir(namespaces);
   }
   removeTree(doomed);
   const accountsRemoved: string[] = [];
   for (const { path, marker } of accounts) {
-    ctx.session.checkpoint();
     await removeAccount(ctx, path, marker);
     accountsRemoved.push(marker.account);
   }

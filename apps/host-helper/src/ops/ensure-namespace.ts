@@ -9,7 +9,6 @@ import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError } from '../safe-read.js';
 export async function ensureNamespace(ctx: OpContext, args: OperationArgs<'ensure-namespace'>): Promise<OperationResult<'ensure-namespace'>> {
   const paths = namespacePaths(ctx, args.namespace.id);
   const owner = { driver: DRIVER_ID, namespaceId: args.namespace.id, namespaceName: args.namespace.name };
-  ctx.session.checkpoint();
   if (lstatOrNull(paths.dir) !== null) {
     ensureDir(paths.dir, ROOT_PRIVATE_DIR);
     sweepTemps(paths.dir);
@@ -22,7 +21,6 @@ export async function ensureNamespace(ctx: OpContext, args: OperationArgs<'ensur
   }
   const namespaces = rootPaths(ctx).namespaces;
   sweepTemps(namespaces, `.${paths.dir.slice(namespaces.length + 1)}`);
-  ctx.session.checkpoint();
   createDirAtomic(paths.dir, ROOT_PRIVATE_DIR, (dir) => {
     const inTemp = (path: string) => `${dir}${path.slice(paths.dir.length)}`;
     writeMarker(inTemp(paths.marker), { kind: 'namespace', version: 1, ...owner });

@@ -34,14 +34,12 @@ export async function prepareRevision(ctx: OpContext, args: Args): Promise<Opera
   if (isSuperseded(layout, owner, revision)) return { ...result, ready: false, reason: 'superseded', snapshot: 'skipped' };
   requirePasswordFile(layout.passwordFile); // one that exists must be root's 0600 before anything changes
 
-  ctx.session.checkpoint();
   sweepTemps(layout.dir);
   const agentDirOwner = { uid: account.uid, gid: account.gid, mode: 0o700 };
   ensureDir(layout.home, agentDirOwner, { repairMode: true });
   ensureDir(layout.state, agentDirOwner, { repairMode: true });
   ensureDir(layout.revisions, ROOT_PRIVATE_DIR);
   if (configuration.auth !== 'trusted-proxy') {
-    ctx.session.checkpoint();
     ensurePasswordFile(layout.passwordFile);
   }
   return { ...result, ready: true, snapshot: staged ? 'verified' : stageSnapshot(ctx, args, paths, account.gid) };
@@ -61,7 +59,6 @@ async function knownAgent(ctx: OpContext, args: Args, layout: Layout, agent: Age
 async function newAgent(ctx: OpContext, args: Args, layout: Layout): Promise<{ account: Account; port: number }> {
   const port = allocatePort(ctx, layout.dir);
   const account = await ensureAccount(ctx, args.owner, layout.home);
-  ctx.session.checkpoint();
   sweepTemps(parentOf(layout.dir), `.${layout.dir.slice(parentOf(layout.dir).length + 1)}`);
   sweepTemps(layout.dir);
   const marker: AgentMarker = { kind: 'agent', version: 1, ...agentOwnerFields(args.owner), account: account.name, uid: account.uid, gid: account.gid, port };
@@ -110,11 +107,9 @@ function stageSnapshot(ctx: OpContext, args: Args, paths: ReturnType<typeof revi
     harness: args.harness,
     auth: args.configuration.auth,
   };
-  ctx.session.checkpoint();
   ensureDir(paths.dir, ROOT_PRIVATE_DIR);
   sweepTemps(paths.dir);
   writeFileAtomic(paths.config, args.configuration.document, { uid: 0, gid, mode: 0o640 });
-  ctx.session.checkpoint();
   writeMarker(paths.marker, want);
   return 'created';
 }

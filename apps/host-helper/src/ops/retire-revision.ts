@@ -11,12 +11,10 @@ export async function retireRevision(ctx: OpContext, args: OperationArgs<'retire
   if (!seen.agent) return { removed: false, wasCurrent: false };
   const wasCurrent = seen.current === seen.paths.currentTarget;
   if (wasCurrent) {
-    ctx.session.checkpoint();
     await stopAndDisable(seen.layout.unitName);
     removeFile(seen.layout.served);
     removeFile(seen.layout.current);
   }
-  ctx.session.checkpoint();
   // The marker goes first: a snapshot without its marker is never trusted, so an interrupted removal stays safe.
   removeFile(seen.paths.marker);
   const removed = removeTree(seen.paths.dir) || seen.marker !== null;

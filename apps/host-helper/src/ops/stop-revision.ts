@@ -10,9 +10,7 @@ export async function stopRevision(ctx: OpContext, args: OperationArgs<'stop-rev
   const seen = await inspectRevisionForChange(ctx, args);
   if (!seen.agent) return { unitFound: false, currentRemoved: false };
   if (seen.current !== null && seen.current !== seen.paths.currentTarget) return { unitFound: seen.unit !== null, currentRemoved: false };
-  ctx.session.checkpoint();
   await stopAndDisable(seen.layout.unitName);
-  ctx.session.checkpoint();
   removeFile(seen.layout.served);
   const currentRemoved = removeFile(seen.layout.current);
   return { unitFound: seen.unit !== null, currentRemoved };
