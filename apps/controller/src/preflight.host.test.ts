@@ -1,21 +1,16 @@
-// Preflight on a real host: paths that only reach a sandbox-hidden directory through links, and SSH
-// files mounted the way Kubernetes mounts a Secret (links into `..data`), over every transport.
+// Preflight on a real host: a missing OpenClaw, Node or known_hosts file, paths that only reach a
+// sandbox-hidden directory through links, and SSH files mounted the way Kubernetes mounts a Secret
+// (links into `..data`), over every transport.
 import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ComputeError } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { loadInstallationConfiguration } from './config/index.js';
 import { SshComputeDriver } from './driver.js';
-import { hostInfo, installationYaml, memoryLogger } from '../test/hosts.js';
-
-async function rejection(promise: Promise<unknown>): Promise<ComputeError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  assert.ok(error instanceof ComputeError, `expected a ComputeError, got ${String(error)}`);
-  return error;
-}
+import { rejection } from '../test/fakes.js';
+import { configFor, hostInfo, installationYaml, memoryLogger } from '../test/hosts.js';
 
 describe('preflight on a real host', () => {
   let host: TestHost;
@@ -30,6 +25,24 @@ describe('preflight on a real host', () => {
   });
 
   const preflight = (text: string) => new SshComputeDriver({ configuration: loadInstallationConfiguration({ text }), logger: memoryLogger().logger }).preflight();
+
+  test('preflight names a host lacking OpenClaw (permanent host-requirement) or an executable node, and refuses a missing known_hosts file', async () => {
+    const base = installationYaml({ stable: hostInfo(host), broken: hostInfo(host), nonode: hostInfo(host) });
+    const override = (name: string, line: string) => (text: string) => text.replace(new RegExp(`(        ${name}:\\n(?:          .*\\n){3})`), `$1          ${line}\n`);
+    const text = [override('broken', 'openclawPath: /opt/missing/gateway.cjs'), override('nonode', 'nodePath: /usr/lib/os-release')].reduce((t, f) => f(t), base);
+    const configuration = loadInstallationConfiguration({ text });
+    assert.equal(configuration.hosts['broken']?.openclawPath, '/opt/missing/gateway.cjs');
+    const probe = (name: string) => new SshComputeDriver({ configuration: { ...configuration, hosts: { [name]: configuration.hosts[name]! } }, logger: memoryLogger().logger }).preflight();
+    const missing = await rejection(probe('broken'));
+    assert.deepEqual([missing.code, missing.failure, missing.details.host], ['host-requirement', 'permanent', 'broken']);
+    assert.match(missing.message, /host "broken" .*is missing: openclaw \(\/opt\/missing\/gateway\.cjs is missing or not readable\)/);
+    const nonode = await rejection(probe('nonode'));
+    assert.deepEqual([nonode.code, nonode.failure, nonode.details.host, nonode.details.key], ['host-requirement', 'permanent', 'nonode', 'drivers.compute.configuration.runtime.nodePath']);
+    assert.match(nonode.message, /host "nonode"/);
+    await probe('stable');
+    const noKnownHosts = await rejection(new SshComputeDriver({ configuration: configFor({ stable: host }, { knownHostsFile: '/nonexistent/known_hosts' }), logger: memoryLogger().logger }).preflight());
+    assert.deepEqual([noKnownHosts.code, noKnownHosts.details.key], ['configuration', 'drivers.compute.configuration.ssh.knownHostsFile']);
+  });
 
   test('paths that pass validation but link into a directory the sandbox hides are refused, naming the real path', async () => {
     await host.run(['mkdir', '-p', '/home/deploy', '/tmp/oc-root']);
