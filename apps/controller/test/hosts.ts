@@ -3,17 +3,11 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadInstallationConfiguration, type SshComputeConfiguration } from '../src/config/index.js';
 import { DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
+import { testHostInstallationYaml, type InstallationHost, type TestHostInstallationOptions } from '@occ-ssh/test-support';
 import type { AgentRevision, ComputeAgentBinding } from '../src/types.js';
 
-export interface HostInfo {
-  address: string;
-  port: number;
-  identityFile: string;
-  knownHostsFile: string;
-  nodePath: string;
-  openclawPath: string;
-  fixtureGatewayPath: string;
-}
+/** A test host's connection facts, with the real OpenClaw entry beside the fixture gateway. */
+export type HostInfo = Required<InstallationHost>;
 
 /** A plain copy of a host's connection facts (a TestHost exposes them as getters). */
 export function hostInfo(host: HostInfo): HostInfo {
@@ -21,44 +15,14 @@ export function hostInfo(host: HostInfo): HostInfo {
   return { address, port, identityFile, knownHostsFile, nodePath, openclawPath, fixtureGatewayPath };
 }
 
-export interface InstallationOptions {
-  /** Use the real OpenClaw entry instead of the fixture gateway. */
-  realOpenClaw?: boolean;
-  transport?: 'system-ssh' | 'openssh-mux' | 'ssh2';
-  knownHostsFile?: string;
-  identityFile?: string;
-  jumpHost?: { address: string; port: number; user: string };
-}
+export type InstallationOptions = Pick<TestHostInstallationOptions, 'realOpenClaw' | 'transport' | 'knownHostsFile' | 'identityFile' | 'jumpHost'>;
 
-/** One Installation whose `hosts` maps each given Namespace name to its test host. */
+/**
+ * One Installation whose `hosts` maps each given Namespace name to its test host; a 3-second
+ * connect timeout, so the tests of unreachable hosts end soon.
+ */
 export function installationYaml(hosts: Record<string, HostInfo>, options: InstallationOptions = {}): string {
-  const first = Object.values(hosts)[0]!;
-  const lines = [
-    'drivers:',
-    '  compute:',
-    '    id: compute-ssh',
-    '    configuration:',
-    ...(options.transport ? [`      transport: ${options.transport}`] : []),
-    '      ssh:',
-    `        identityFile: ${options.identityFile ?? first.identityFile}`,
-    `        knownHostsFile: ${options.knownHostsFile ?? first.knownHostsFile}`,
-    '        connectTimeoutSeconds: 3',
-    ...(options.jumpHost ? ['        jumpHost:', `          address: ${options.jumpHost.address}`, `          port: ${options.jumpHost.port}`, `          user: ${options.jumpHost.user}`] : []),
-    '      hosts:',
-    ...Object.entries(hosts).flatMap(([name, host]) => [`        ${name}:`, `          address: ${host.address}`, `          port: ${host.port}`, '          user: root']),
-    '      runtime:',
-    `        nodePath: ${first.nodePath}`,
-    `        openclawPath: ${options.realOpenClaw ? first.openclawPath : first.fixtureGatewayPath}`,
-    '        user: openclaw',
-    '        root: /var/lib/openclaw-enterprise',
-    '        systemdUnitDirectory: /etc/systemd/system',
-    '      network:',
-    '        gatewayPortRange:',
-    '          start: 18800',
-    '          end: 18899',
-    '',
-  ];
-  return lines.join('\n');
+  return testHostInstallationYaml(hosts, { ...options, connectTimeoutSeconds: 3 });
 }
 
 export function configFor(hosts: Record<string, HostInfo>, options: InstallationOptions = {}): SshComputeConfiguration {

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { testHostInstallationYaml, type InstallationHost } from '@occ-ssh/test-support';
 
 const workspace = fileURLToPath(new URL('../../../', import.meta.url));
 const keep = parseArgs({ options: { keep: { type: 'boolean', default: false } } }).values.keep;
@@ -47,37 +48,9 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   await step('build the test host image (cached after the first run)', () => run('npm', ['run', '-s', 'testhost', '--', 'build']));
   await run('npm', ['run', '-s', 'testhost', '--', 'down', HOST], false).catch(() => undefined);
-  const host = JSON.parse(await step(`boot test host "${HOST}" (systemd + sshd in its own network namespace)`, () => run('npm', ['run', '-s', 'testhost', '--', 'up', HOST], false))) as Record<string, string | number>;
+  const host = JSON.parse(await step(`boot test host "${HOST}" (systemd + sshd in its own network namespace)`, () => run('npm', ['run', '-s', 'testhost', '--', 'up', HOST], false))) as Required<InstallationHost>;
   console.log(`   ${host.address}:${host.port}, node ${host.nodePath}, openclaw ${host.openclawPath}`);
-  writeFileSync(
-    `${dir}/installation.yaml`,
-    [
-      'drivers:',
-      '  compute:',
-      '    id: compute-ssh',
-      '    configuration:',
-      '      ssh:',
-      `        identityFile: ${host.identityFile}`,
-      `        knownHostsFile: ${host.knownHostsFile}`,
-      '        connectTimeoutSeconds: 10',
-      '      hosts:',
-      `        ${HOST}:`,
-      `          address: ${host.address}`,
-      `          port: ${host.port}`,
-      '          user: root',
-      '      runtime:',
-      `        nodePath: ${host.nodePath}`,
-      `        openclawPath: ${host.openclawPath}`,
-      '        user: openclaw',
-      '        root: /var/lib/openclaw-enterprise',
-      '        systemdUnitDirectory: /etc/systemd/system',
-      '      network:',
-      '        gatewayPortRange:',
-      '          start: 18800',
-      '          end: 18899',
-      '',
-    ].join('\n'),
-  );
+  writeFileSync(`${dir}/installation.yaml`, testHostInstallationYaml({ [HOST]: host }, { realOpenClaw: true }));
   const rev1 = revisionFile(1, { gateway: { mode: 'local', bind: 'loopback' } });
   const rev2 = revisionFile(2, { gateway: { mode: 'local', bind: 'loopback' }, logging: { consoleStyle: 'json' } });
   await step('occ-ssh preflight', () => occ('preflight'));

@@ -3,3 +3,4 @@
 export * from './remote.js';
 export * from './unreachable.js';
 export * from './installation.js';
+export * from './test-host-installation.js';
