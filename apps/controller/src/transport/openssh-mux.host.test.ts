@@ -1,64 +1,18 @@
 // OpenSshMuxExecutor against a real systemd + OpenSSH test host: strict argv, one master, cleanup.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import type { TestHost } from '@occ-ssh/testhost';
 import { HostLimiter } from '../limiter.js';
-import type { ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
+import type { HostTarget } from './executor.js';
 import { hashHostName } from './known-hosts.js';
 import { OpenSshMuxExecutor, checkPrivateDirectory } from './openssh-mux.js';
 import { sshArgv, type SshClientSettings } from './ssh-args.js';
-
-/** The stand-in helper: CommonJS on stdin, one base64 JSON argument, as the real helper is sent. */
-const PROBE = Buffer.from(`'use strict';
-const fs = require('fs');
-const arg = JSON.parse(Buffer.from(process.argv[2], 'base64').toString('utf8'));
-if (arg.marker) fs.writeFileSync(arg.marker, String(process.pid));
-const report = () => process.stdout.write(JSON.stringify({ ok: true, echo: arg.echo, pid: process.pid, ppid: process.ppid }) + '\\n');
-if (arg.mode === 'sleep') {
-  report();
-  const beat = setInterval(() => process.stdout.write('.\\n'), 200);
-  setTimeout(() => { clearInterval(beat); report(); }, arg.ms);
-} else {
-  report();
-}
-`);
-
-interface Report {
-  echo?: string;
-  ppid: number;
-}
-
-function reports(result: ExecuteResult): Report[] {
-  return result.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Report);
-}
-
-function sshString(value: Buffer | string): Buffer {
-  const bytes = typeof value === 'string' ? Buffer.from(value) : value;
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(bytes.length);
-  return Buffer.concat([length, bytes]);
-}
-
-function otherEd25519Key(): string {
-  const x = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x ?? '', 'base64url');
-  return Buffer.concat([sshString('ssh-ed25519'), sshString(x)]).toString('base64');
-}
-
-async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { PROBE, otherEd25519Key, reports, startTransportHost, stopTransportHost, transportRequests, waitFor } from '../../test/transport-host.js';
 
 /** Local ssh processes whose command line names the control directory (masters and clients). */
 function localSshProcesses(directory: string): string[] {
@@ -76,34 +30,12 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
   let target: HostTarget;
   let settings: SshClientSettings;
   let hostKeyLine = '';
+  const { request, knownHostsFile, otherSessions } = transportRequests(() => ({ host, directory, target, settings, hostKeyLine }));
 
   before(async () => {
-    host = await startTestHost({ name: 'sshmux' });
-    directory = mkdtempSync(join(tmpdir(), 'occ-mux-test-'));
-    target = { name: 'stable', address: host.address, port: host.port, user: 'root' };
-    settings = { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 5 };
-    hostKeyLine = readFileSync(host.knownHostsFile, 'utf8').split('\n').find((line) => line.trim() !== '') ?? '';
+    ({ host, directory, target, settings, hostKeyLine } = await startTransportHost('sshmux', 'occ-mux-test-'));
   });
-  after(async () => {
-    await host?.down();
-    if (directory) rmSync(directory, { recursive: true, force: true });
-  });
-
-  function request(arg: Record<string, unknown>, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest {
-    const encoded = Buffer.from(JSON.stringify(arg)).toString('base64');
-    return { host: target, call: { argv: [host.nodePath, '-', encoded], stdin: PROBE }, timeoutMs: 20_000, ...overrides };
-  }
-
-  function knownHostsFile(name: string, text: string): string {
-    const path = join(directory, name);
-    writeFileSync(path, text);
-    return path;
-  }
-
-  async function otherSessions(): Promise<number> {
-    const out = await host.run(['ps', '-eo', 'args']);
-    return out.split('\n').filter((line) => line.trim() === 'sshd: root@notty').length - 1;
-  }
+  after(() => stopTransportHost(host, directory));
 
   it('runs the strict argv plus multiplexing options from a private control directory', async () => {
     const mux = new OpenSshMuxExecutor(settings);

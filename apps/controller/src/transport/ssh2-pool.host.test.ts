@@ -1,87 +1,18 @@
 // Ssh2PoolExecutor against a real systemd + OpenSSH test host: strictness, reuse, limits, cancellation, recovery.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmodSync, copyFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import type { ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
+import type { TestHost } from '@occ-ssh/testhost';
+import type { HostTarget } from './executor.js';
 import { hashHostName, parseKnownHosts } from './known-hosts.js';
 import type { SshClientSettings } from './ssh-args.js';
 import { Ssh2PoolExecutor, type Ssh2PoolEvent, type Ssh2PoolOptions } from './ssh2-pool.js';
 import { MAX_STDOUT_BYTES } from './system-ssh.js';
 import { silentLoopbackListener } from '@occ-ssh/test-support';
-
-/** The stand-in helper: CommonJS on stdin, one base64 JSON argument, as the real helper is sent. */
-const PROBE = Buffer.from(`'use strict';
-const fs = require('fs');
-const arg = JSON.parse(Buffer.from(process.argv[2], 'base64').toString('utf8'));
-if (arg.marker) fs.writeFileSync(arg.marker, String(process.pid));
-const report = () => process.stdout.write(JSON.stringify({ ok: true, echo: arg.echo, pid: process.pid, ppid: process.ppid }) + '\\n');
-switch (arg.mode) {
-  case 'sleep': {
-    report();
-    // A heartbeat, like the helper's: once the session is gone the write fails and the process ends.
-    const beat = setInterval(() => process.stdout.write('.\\n'), 200);
-    setTimeout(() => { clearInterval(beat); report(); }, arg.ms);
-    break;
-  }
-  case 'exit':
-    process.stderr.write('secret-stderr-'.repeat(arg.stderr || 0));
-    process.stdout.write('partial\\n');
-    process.exitCode = arg.code;
-    break;
-  case 'kill':
-    process.kill(process.pid, 'SIGKILL');
-    break;
-  case 'flood': {
-    const chunk = Buffer.alloc(64 * 1024, 'y');
-    let left = arg.chunks;
-    const write = () => { while (left > 0) { left -= 1; if (!process.stdout.write(chunk)) return process.stdout.once('drain', write); } };
-    write();
-    break;
-  }
-  default:
-    report();
-}
-`);
-
-interface Report {
-  ok: boolean;
-  echo?: string;
-  pid: number;
-  ppid: number;
-}
-
-function reports(result: ExecuteResult): Report[] {
-  return result.stdout
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as Report);
-}
-
-function sshString(value: Buffer | string): Buffer {
-  const bytes = typeof value === 'string' ? Buffer.from(value) : value;
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(bytes.length);
-  return Buffer.concat([length, bytes]);
-}
-
-/** A fresh ed25519 public key blob, base64 as known_hosts holds it. */
-function otherEd25519Key(): string {
-  const x = Buffer.from(generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' }).x ?? '', 'base64url');
-  return Buffer.concat([sshString('ssh-ed25519'), sshString(x)]).toString('base64');
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+import { otherEd25519Key, reports, startTransportHost, stopTransportHost, transportRequests, waitFor } from '../../test/transport-host.js';
 
 describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   let host: TestHost;
@@ -89,20 +20,16 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   let target: HostTarget;
   let settings: SshClientSettings;
   let hostKeyLine = '';
+  const { request, knownHostsFile, otherSessions } = transportRequests(() => ({ host, directory, target, settings, hostKeyLine }));
   const silent = silentLoopbackListener();
 
   before(async () => {
-    host = await startTestHost({ name: 'ssh2pool' });
-    directory = mkdtempSync(join(tmpdir(), 'occ-ssh2-test-'));
-    target = { name: 'stable', address: host.address, port: host.port, user: 'root' };
-    settings = { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 5 };
-    hostKeyLine = readFileSync(host.knownHostsFile, 'utf8').split('\n').find((line) => line.trim() !== '') ?? '';
+    ({ host, directory, target, settings, hostKeyLine } = await startTransportHost('ssh2pool', 'occ-ssh2-test-'));
     assert.ok(parseKnownHosts(hostKeyLine).length === 1, 'the harness writes one plain known_hosts line');
   });
   after(async () => {
-    await host?.down();
+    await stopTransportHost(host, directory);
     await silent.close();
-    if (directory) rmSync(directory, { recursive: true, force: true });
   });
 
   function executor(overrides: Partial<SshClientSettings> = {}, options: Partial<Ssh2PoolOptions> = {}) {
@@ -111,25 +38,8 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
     return { pool, events };
   }
 
-  function request(arg: Record<string, unknown>, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest {
-    const encoded = Buffer.from(JSON.stringify(arg)).toString('base64');
-    return { host: target, call: { argv: [host.nodePath, '-', encoded], stdin: PROBE }, timeoutMs: 20_000, ...overrides };
-  }
-
-  function knownHostsFile(name: string, text: string): string {
-    const path = join(directory, name);
-    writeFileSync(path, text);
-    return path;
-  }
-
   async function markerExists(marker: string): Promise<boolean> {
     return (await host.exec(['test', '-e', marker])).code === 0;
-  }
-
-  /** `sshd: root@notty` session processes, less the one this check itself runs in. */
-  async function otherSessions(): Promise<number> {
-    const out = await host.run(['ps', '-eo', 'args']);
-    return out.split('\n').filter((line) => line.trim() === 'sshd: root@notty').length - 1;
   }
 
   it('runs `<node> - <base64>` with the helper on stdin and returns its stdout', async () => {
