@@ -5,6 +5,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import type { ExecuteRequest, ExecuteResult, HostTarget } from '../src/transport/executor.js';
 import type { SshClientSettings } from '../src/transport/ssh-args.js';
@@ -89,39 +90,46 @@ export interface TransportHost {
   hostKeyLine: string;
 }
 
-export async function startTransportHost(name: string, directoryPrefix: string): Promise<TransportHost> {
-  const host = await startTestHost({ name });
-  return {
-    host,
-    directory: mkdtempSync(join(tmpdir(), directoryPrefix)),
-    target: { name: 'stable', address: host.address, port: host.port, user: 'root' },
-    settings: { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 5 },
-    hostKeyLine: readFileSync(host.knownHostsFile, 'utf8').split('\n').find((line) => line.trim() !== '') ?? '',
-  };
+/**
+ * Boots a test host before the calling suite's tests and takes it down after them; the fields of
+ * what it returns are filled in once the host is up.
+ */
+export function useTransportHost(name: string, directoryPrefix: string): TransportHost {
+  const booted = {} as TransportHost;
+  before(async () => {
+    const host = await startTestHost({ name });
+    Object.assign(booted, {
+      host,
+      directory: mkdtempSync(join(tmpdir(), directoryPrefix)),
+      target: { name: 'stable', address: host.address, port: host.port, user: 'root' },
+      settings: { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 5 },
+      hostKeyLine: readFileSync(host.knownHostsFile, 'utf8').split('\n').find((line) => line.trim() !== '') ?? '',
+    } satisfies TransportHost);
+  });
+  after(async () => {
+    await booted.host?.down();
+    if (booted.directory) rmSync(booted.directory, { recursive: true, force: true });
+  });
+  return booted;
 }
 
-export async function stopTransportHost(host: TestHost | undefined, directory: string): Promise<void> {
-  await host?.down();
-  if (directory) rmSync(directory, { recursive: true, force: true });
-}
-
-/** Requests and files for the booted host; `current` is read when one is made. */
-export function transportRequests(current: () => TransportHost) {
+/** Requests and files for the booted host. */
+export function transportRequests(booted: TransportHost) {
   return {
     /** Runs the stand-in helper with `arg` as its one base64 JSON argument. */
     request(arg: Record<string, unknown>, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest {
-      const { host, target } = current();
+      const { host, target } = booted;
       const encoded = Buffer.from(JSON.stringify(arg)).toString('base64');
       return { host: target, call: { argv: [host.nodePath, '-', encoded], stdin: PROBE }, timeoutMs: 20_000, ...overrides };
     },
     knownHostsFile(name: string, text: string): string {
-      const path = join(current().directory, name);
+      const path = join(booted.directory, name);
       writeFileSync(path, text);
       return path;
     },
     /** `sshd: root@notty` session processes, less the one this check itself runs in. */
     async otherSessions(): Promise<number> {
-      const out = await current().host.run(['ps', '-eo', 'args']);
+      const out = await booted.host.run(['ps', '-eo', 'args']);
       return out.split('\n').filter((line) => line.trim() === 'sshd: root@notty').length - 1;
     },
   };

@@ -5,14 +5,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { TestHost } from '@occ-ssh/testhost';
+import { describe, it } from 'node:test';
 import { HostLimiter } from '../limiter.js';
-import type { HostTarget } from './executor.js';
 import { hashHostName } from './known-hosts.js';
 import { OpenSshMuxExecutor, checkPrivateDirectory } from './openssh-mux.js';
-import { sshArgv, type SshClientSettings } from './ssh-args.js';
-import { PROBE, otherEd25519Key, reports, startTransportHost, stopTransportHost, transportRequests, waitFor } from '../../test/transport-host.js';
+import { sshArgv } from './ssh-args.js';
+import { PROBE, otherEd25519Key, reports, transportRequests, useTransportHost, waitFor } from '../../test/transport-host.js';
 
 /** Local ssh processes whose command line names the control directory (masters and clients). */
 function localSshProcesses(directory: string): string[] {
@@ -25,20 +23,11 @@ function sockets(directory: string): string[] {
 }
 
 describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
-  let host: TestHost;
-  let directory = '';
-  let target: HostTarget;
-  let settings: SshClientSettings;
-  let hostKeyLine = '';
-  const { request, knownHostsFile, otherSessions } = transportRequests(() => ({ host, directory, target, settings, hostKeyLine }));
-
-  before(async () => {
-    ({ host, directory, target, settings, hostKeyLine } = await startTransportHost('sshmux', 'occ-mux-test-'));
-  });
-  after(() => stopTransportHost(host, directory));
+  const t = useTransportHost('sshmux', 'occ-mux-test-');
+  const { request, knownHostsFile, otherSessions } = transportRequests(t);
 
   it('runs the strict argv plus multiplexing options from a private control directory', async () => {
-    const mux = new OpenSshMuxExecutor(settings);
+    const mux = new OpenSshMuxExecutor(t.settings);
     try {
       const result = await mux.execute(request({ echo: 'hello' }));
       assert.equal(result.exitCode, 0);
@@ -51,32 +40,32 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
       assert.equal(stat.mode & 0o777, 0o700);
       assert.equal(stat.uid, process.getuid?.());
       const multiplex = ['-o', 'ControlMaster=auto', '-o', `ControlPath=${control}/%C`, '-o', 'ControlPersist=60'];
-      const call = { argv: [host.nodePath, '-', 'x'], stdin: PROBE };
-      assert.deepEqual(await mux.argv({ host: target, call }), sshArgv(settings, target, `${host.nodePath} - x`, multiplex));
+      const call = { argv: [t.host.nodePath, '-', 'x'], stdin: PROBE };
+      assert.deepEqual(await mux.argv({ host: t.target, call }), sshArgv(t.settings, t.target, `${t.host.nodePath} - x`, multiplex));
     } finally {
       await mux.close();
     }
   });
 
   it('refuses a host whose key differs from known_hosts: transportFailed and nothing ran', async () => {
-    const [address, type] = hostKeyLine.split(' ');
-    const mux = new OpenSshMuxExecutor({ ...settings, knownHostsFile: knownHostsFile('wrong', `${address} ${type} ${otherEd25519Key()}\n`) });
+    const [address, type] = t.hostKeyLine.split(' ');
+    const mux = new OpenSshMuxExecutor({ ...t.settings, knownHostsFile: knownHostsFile('wrong', `${address} ${type} ${otherEd25519Key()}\n`) });
     const marker = `/tmp/mux-wrong-${randomUUID()}`;
     try {
       const result = await mux.execute(request({ marker }));
       assert.equal(result.transportFailed, true);
       assert.equal(result.exitCode, 255);
       assert.equal(result.stdout, '');
-      assert.equal((await host.exec(['test', '-e', marker])).code, 1, 'the command must not have run');
+      assert.equal((await t.host.exec(['test', '-e', marker])).code, 1, 'the command must not have run');
     } finally {
       await mux.close();
     }
   });
 
   it('accepts a hashed known_hosts entry, as the system client does', async () => {
-    const [address, type, key] = hostKeyLine.split(' ');
+    const [address, type, key] = t.hostKeyLine.split(' ');
     const text = `${hashHostName(String(address), randomBytes(20))} ${type} ${key}\n`;
-    const mux = new OpenSshMuxExecutor({ ...settings, knownHostsFile: knownHostsFile('hashed', text) });
+    const mux = new OpenSshMuxExecutor({ ...t.settings, knownHostsFile: knownHostsFile('hashed', text) });
     try {
       const result = await mux.execute(request({ echo: 'hashed' }));
       assert.equal(result.exitCode, 0);
@@ -87,7 +76,7 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('reuses one master connection for 20 sequential calls', async () => {
-    const mux = new OpenSshMuxExecutor(settings);
+    const mux = new OpenSshMuxExecutor(t.settings);
     try {
       const parents = new Set<number>();
       for (let index = 0; index < 20; index += 1) {
@@ -108,7 +97,7 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('runs 8 parallel calls, 4 at a time, on the master', async () => {
-    const mux = new OpenSshMuxExecutor(settings);
+    const mux = new OpenSshMuxExecutor(t.settings);
     const limiter = new HostLimiter(4);
     try {
       const warm = await mux.execute(request({}));
@@ -127,7 +116,7 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('times out and aborts like the system executor, leaving the master usable', async () => {
-    const mux = new OpenSshMuxExecutor(settings);
+    const mux = new OpenSshMuxExecutor(t.settings);
     try {
       const first = await mux.execute(request({}));
       const started = Date.now();
@@ -153,12 +142,12 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('recovers from a dropped master connection on the next call', async () => {
-    const mux = new OpenSshMuxExecutor(settings);
+    const mux = new OpenSshMuxExecutor(t.settings);
     try {
       const first = await mux.execute(request({}));
       assert.equal(first.exitCode, 0);
       const control = String(await mux.controlDirectory());
-      await host.exec(['pkill', '-f', 'sshd:.*@notty']);
+      await t.host.exec(['pkill', '-f', 'sshd:.*@notty']);
       // The master notices the closed connection, exits and removes its socket.
       await waitFor('the master to exit', () => sockets(control).length === 0);
       const second = await mux.execute(request({ echo: 'again' }));
@@ -172,7 +161,7 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('close() stops every master and removes the control directory', async () => {
-    const mux = new OpenSshMuxExecutor(settings);
+    const mux = new OpenSshMuxExecutor(t.settings);
     const result = await mux.execute(request({}));
     assert.equal(result.exitCode, 0);
     const control = String(await mux.controlDirectory());
@@ -185,7 +174,7 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('refuses to run when the control directory is no longer private', async () => {
-    const mux = new OpenSshMuxExecutor(settings);
+    const mux = new OpenSshMuxExecutor(t.settings);
     try {
       assert.equal((await mux.execute(request({}))).exitCode, 0);
       const control = String(await mux.controlDirectory());
@@ -194,7 +183,7 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
       const marker = `/tmp/mux-open-${randomUUID()}`;
       const refused = await mux.execute(request({ marker }));
       assert.equal(refused.transportFailed, true);
-      assert.equal((await host.exec(['test', '-e', marker])).code, 1);
+      assert.equal((await t.host.exec(['test', '-e', marker])).code, 1);
       chmodSync(control, 0o700);
       assert.equal((await mux.execute(request({}))).exitCode, 0);
     } finally {
@@ -203,11 +192,11 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('checks a control directory: missing, a file, foreign modes', async () => {
-    assert.equal(await checkPrivateDirectory(join(directory, 'missing')), 'does not exist');
-    const file = join(directory, 'file');
+    assert.equal(await checkPrivateDirectory(join(t.directory, 'missing')), 'does not exist');
+    const file = join(t.directory, 'file');
     writeFileSync(file, '');
     assert.equal(await checkPrivateDirectory(file), 'is not a directory');
-    const open = mkdtempSync(join(directory, 'open-'));
+    const open = mkdtempSync(join(t.directory, 'open-'));
     chmodSync(open, 0o770);
     assert.equal(await checkPrivateDirectory(open), 'has mode 770, not 700');
     chmodSync(open, 0o700);
@@ -217,7 +206,7 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
   it('creates the control directory under a chosen base, and refuses one too long for a socket path', async () => {
     // Short enough for `<base>/occ-ssh-mux-XXXXXX/<40 hex>.<16 random>` to fit a socket path.
     const base = mkdtempSync(join(tmpdir(), 'b-'));
-    const mux = new OpenSshMuxExecutor(settings, 'ssh', { baseDirectory: base });
+    const mux = new OpenSshMuxExecutor(t.settings, 'ssh', { baseDirectory: base });
     try {
       assert.equal((await mux.execute(request({}))).exitCode, 0);
       assert.ok(String(await mux.controlDirectory()).startsWith(join(base, 'occ-ssh-mux-')));
@@ -226,9 +215,9 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
     }
     assert.deepEqual(readdirSync(base), []);
     rmSync(base, { recursive: true, force: true });
-    const deep = join(directory, 'd'.repeat(60));
+    const deep = join(t.directory, 'd'.repeat(60));
     spawnSync('mkdir', ['-p', deep]);
-    const tooLong = new OpenSshMuxExecutor(settings, 'ssh', { baseDirectory: deep });
+    const tooLong = new OpenSshMuxExecutor(t.settings, 'ssh', { baseDirectory: deep });
     const refused = await tooLong.execute(request({}));
     assert.equal(refused.transportFailed, true);
     await tooLong.close();

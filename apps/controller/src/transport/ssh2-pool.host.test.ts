@@ -5,41 +5,31 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, copyFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { TestHost } from '@occ-ssh/testhost';
-import type { HostTarget } from './executor.js';
 import { hashHostName, parseKnownHosts } from './known-hosts.js';
 import type { SshClientSettings } from './ssh-args.js';
 import { Ssh2PoolExecutor, type Ssh2PoolEvent, type Ssh2PoolOptions } from './ssh2-pool.js';
 import { MAX_STDOUT_BYTES } from './system-ssh.js';
 import { silentLoopbackListener } from '@occ-ssh/test-support';
-import { otherEd25519Key, reports, startTransportHost, stopTransportHost, transportRequests, waitFor } from '../../test/transport-host.js';
+import { otherEd25519Key, reports, transportRequests, useTransportHost, waitFor } from '../../test/transport-host.js';
 
 describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
-  let host: TestHost;
-  let directory = '';
-  let target: HostTarget;
-  let settings: SshClientSettings;
-  let hostKeyLine = '';
-  const { request, knownHostsFile, otherSessions } = transportRequests(() => ({ host, directory, target, settings, hostKeyLine }));
+  const t = useTransportHost('ssh2pool', 'occ-ssh2-test-');
+  const { request, knownHostsFile, otherSessions } = transportRequests(t);
   const silent = silentLoopbackListener();
 
-  before(async () => {
-    ({ host, directory, target, settings, hostKeyLine } = await startTransportHost('ssh2pool', 'occ-ssh2-test-'));
-    assert.ok(parseKnownHosts(hostKeyLine).length === 1, 'the harness writes one plain known_hosts line');
+  before(() => {
+    assert.ok(parseKnownHosts(t.hostKeyLine).length === 1, 'the harness writes one plain known_hosts line');
   });
-  after(async () => {
-    await stopTransportHost(host, directory);
-    await silent.close();
-  });
+  after(() => silent.close());
 
   function executor(overrides: Partial<SshClientSettings> = {}, options: Partial<Ssh2PoolOptions> = {}) {
     const events: Ssh2PoolEvent[] = [];
-    const pool = new Ssh2PoolExecutor({ ...settings, ...overrides }, { maxChannelsPerHost: 4, onEvent: (event) => events.push(event), ...options });
+    const pool = new Ssh2PoolExecutor({ ...t.settings, ...overrides }, { maxChannelsPerHost: 4, onEvent: (event) => events.push(event), ...options });
     return { pool, events };
   }
 
   async function markerExists(marker: string): Promise<boolean> {
-    return (await host.exec(['test', '-e', marker])).code === 0;
+    return (await t.host.exec(['test', '-e', marker])).code === 0;
   }
 
   it('runs `<node> - <base64>` with the helper on stdin and returns its stdout', async () => {
@@ -90,7 +80,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('refuses a host whose key differs from known_hosts: transportFailed and nothing ran', async () => {
-    const [address, type] = hostKeyLine.split(' ');
+    const [address, type] = t.hostKeyLine.split(' ');
     const wrong = knownHostsFile('wrong', `${address} ${type} ${otherEd25519Key()}\n`);
     const { pool, events } = executor({ knownHostsFile: wrong });
     const marker = `/tmp/ssh2-wrong-${randomUUID()}`;
@@ -107,11 +97,11 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('refuses a host known_hosts does not name, and a revoked key', async () => {
-    const [, type, key] = hostKeyLine.split(' ');
+    const [, type, key] = t.hostKeyLine.split(' ');
     const cases = {
       other: `203.0.113.77 ${type} ${key}\n`,
-      port: `[${host.address}]:2222 ${type} ${key}\n`,
-      revoked: `${hostKeyLine}\n@revoked * ${type} ${key}\n`,
+      port: `[${t.host.address}]:2222 ${type} ${key}\n`,
+      revoked: `${t.hostKeyLine}\n@revoked * ${type} ${key}\n`,
       ca: `@cert-authority * ${type} ${key}\n`,
       empty: '',
     };
@@ -130,7 +120,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('accepts a hashed known_hosts entry for the right host, ignoring a decoy for another port', async () => {
-    const [address, type, key] = hostKeyLine.split(' ');
+    const [address, type, key] = t.hostKeyLine.split(' ');
     const hashed = [
       `${hashHostName(`[${address}]:2222`, randomBytes(20))} ${type} ${otherEd25519Key()}`,
       `${hashHostName(String(address), randomBytes(20))} ${type} ${key}`,
@@ -147,8 +137,8 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('refuses an identity file readable by group or others before connecting', async () => {
-    const loose = join(directory, 'id_loose');
-    copyFileSync(host.identityFile, loose);
+    const loose = join(t.directory, 'id_loose');
+    copyFileSync(t.host.identityFile, loose);
     chmodSync(loose, 0o640);
     const { pool, events } = executor({ identityFile: loose });
     try {
@@ -156,7 +146,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
       assert.equal(result.transportFailed, true);
       assert.deepEqual(
         events.filter((event) => event.type === 'failed'),
-        [{ type: 'failed', key: `${host.address}:22:root`, reason: 'identity-file' }],
+        [{ type: 'failed', key: `${t.host.address}:22:root`, reason: 'identity-file' }],
       );
       assert.ok(!events.some((event) => event.type === 'ready'));
     } finally {
@@ -165,8 +155,8 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('follows links to a private identity (a Kubernetes Secret mount), refuses a loose one behind a link and missing files', async () => {
-    const link = join(directory, 'id_link');
-    symlinkSync(host.identityFile, link);
+    const link = join(t.directory, 'id_link');
+    symlinkSync(t.host.identityFile, link);
     const followed = executor({ identityFile: link });
     try {
       const result = await followed.pool.execute(request({ mode: 'echo', echo: 'linked' }));
@@ -175,16 +165,16 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
     } finally {
       await followed.pool.close();
     }
-    const loose = join(directory, 'id_loose_target');
-    copyFileSync(host.identityFile, loose);
+    const loose = join(t.directory, 'id_loose_target');
+    copyFileSync(t.host.identityFile, loose);
     chmodSync(loose, 0o640);
-    const looseLink = join(directory, 'id_loose_link');
+    const looseLink = join(t.directory, 'id_loose_link');
     symlinkSync(loose, looseLink);
     const cases: [Partial<SshClientSettings>, string][] = [
       [{ identityFile: looseLink }, 'identity-file'],
-      [{ identityFile: join(directory, 'no-such-key') }, 'identity-file'],
-      [{ knownHostsFile: join(directory, 'no-such-known-hosts') }, 'known-hosts-file'],
-      [{ knownHostsFile: directory }, 'known-hosts-file'],
+      [{ identityFile: join(t.directory, 'no-such-key') }, 'identity-file'],
+      [{ knownHostsFile: join(t.directory, 'no-such-known-hosts') }, 'known-hosts-file'],
+      [{ knownHostsFile: t.directory }, 'known-hosts-file'],
     ];
     for (const [overrides, reason] of cases) {
       const { pool, events } = executor(overrides);
@@ -199,7 +189,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('refuses a passphrase-protected identity: there is no prompt, as with BatchMode=yes', async () => {
-    const locked = join(directory, 'id_locked');
+    const locked = join(t.directory, 'id_locked');
     const made = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'a passphrase', '-C', 'locked', '-f', locked]);
     assert.equal(made.status, 0, 'ssh-keygen');
     const { pool, events } = executor({ identityFile: locked });
@@ -213,7 +203,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   });
 
   it('refuses a key the host does not authorize', async () => {
-    const stranger = join(directory, 'id_stranger');
+    const stranger = join(t.directory, 'id_stranger');
     const made = spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'stranger', '-f', stranger]);
     assert.equal(made.status, 0, 'ssh-keygen');
     const { pool, events } = executor({ identityFile: stranger });
@@ -323,7 +313,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
     const { pool } = executor({ connectTimeoutSeconds: 1 });
     try {
       const started = Date.now();
-      const result = await pool.execute(request({ mode: 'echo' }, { host: { ...target, address: '127.0.0.1', port: await silent.port() } }));
+      const result = await pool.execute(request({ mode: 'echo' }, { host: { ...t.target, address: '127.0.0.1', port: await silent.port() } }));
       assert.equal(result.transportFailed, true);
       assert.ok(Date.now() - started < 5_000);
     } finally {
@@ -334,7 +324,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
   it('close() abandons a connection still being established', async () => {
     const { pool } = executor({ connectTimeoutSeconds: 30 });
     const started = Date.now();
-    const pending = pool.execute(request({ mode: 'echo' }, { host: { ...target, address: '127.0.0.1', port: await silent.port() } }));
+    const pending = pool.execute(request({ mode: 'echo' }, { host: { ...t.target, address: '127.0.0.1', port: await silent.port() } }));
     await new Promise((resolve) => setTimeout(resolve, 300));
     await pool.close();
     const result = await pending;
@@ -349,7 +339,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
       const first = await pool.execute(request({ mode: 'echo' }));
       assert.equal(first.exitCode, 0);
       // Kills every session on the host, this check's own included.
-      await host.exec(['pkill', '-f', 'sshd:.*@notty']);
+      await t.host.exec(['pkill', '-f', 'sshd:.*@notty']);
       const second = await pool.execute(request({ mode: 'echo', echo: 'again' }));
       assert.equal(second.exitCode, 0);
       assert.equal(reports(second)[0]?.echo, 'again');
@@ -366,7 +356,7 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
       const marker = `/tmp/ssh2-running-${randomUUID()}`;
       const running = pool.execute(request({ mode: 'sleep', ms: 10_000, marker }));
       await waitFor('the command to start', () => markerExists(marker));
-      await host.exec(['pkill', '-f', 'sshd:.*@notty']);
+      await t.host.exec(['pkill', '-f', 'sshd:.*@notty']);
       const result = await running;
       assert.equal(result.transportFailed, true);
       assert.equal(result.timedOut, false);
