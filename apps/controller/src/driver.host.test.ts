@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { SshComputeDriver } from './driver.js';
+import { rejection } from '../test/fakes.js';
 import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf, type HostInfo, type InstallationOptions } from '../test/hosts.js';
 import type { AgentRevision, LifecycleDriver } from './types.js';
 import { ComputeError } from '@occ-ssh/protocol';
@@ -61,8 +62,7 @@ for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host ov
   });
 
   test('an unbound revision fails closed before any host is touched', async () => {
-    const error = await driver.prepareRevision(rev1).catch((e: unknown) => e);
-    assert.ok(error instanceof ComputeError);
+    const error = await rejection(driver.prepareRevision(rev1));
     assert.equal(error.code, 'unbound');
     assert.equal(error.failure, 'permanent');
   });
@@ -145,8 +145,7 @@ for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host ov
     const unitFile = `/etc/systemd/system/${agent!.unit}`;
     const original = await host.run(['cat', unitFile]);
     await host.run(['sed', '-i', '2s/.*/# X-OCC-Namespace-Id=someone-else/', unitFile]);
-    const error = await driver.activateRevision(rev4).catch((e: unknown) => e);
-    assert.ok(error instanceof ComputeError);
+    const error = await rejection(driver.activateRevision(rev4));
     assert.equal(error.code, 'ownership');
     assert.equal(error.failure, 'permanent');
     assert.equal(error.details.path, unitFile);
@@ -169,8 +168,7 @@ for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host ov
     assert.deepEqual(result, { namespaceId: binding.namespace.id, namespaceDeleted: true });
     assert.deepEqual(calls.splice(0), ['beforeNamespaceDelete:stable']);
     assert.deepEqual((await driver.inventory('stable')).namespaces, []);
-    const error = await driver.prepareRevision(rev2).catch((e: unknown) => e);
-    assert.equal((error as ComputeError).code, 'unbound');
+    assert.equal((await rejection(driver.prepareRevision(rev2))).code, 'unbound');
   });
 
   test('logs carry host, operation and resource fields and never the password, placeholders or documents', async () => {
@@ -191,8 +189,7 @@ describe('SshComputeDriver refusals that need no host', () => {
     copyFileSync(host.identityFile, `${dir}/id`);
     chmodSync(`${dir}/id`, 0o644);
     const driver = new SshComputeDriver({ configuration: configFor({ stable: { ...hostInfo(host), identityFile: `${dir}/id` } }), logger: memoryLogger().logger });
-    const error = await driver.preflight().catch((e: unknown) => e);
-    assert.ok(error instanceof ComputeError);
+    const error = await rejection(driver.preflight());
     assert.equal(error.code, 'configuration');
     assert.equal(error.details.key, 'drivers.compute.configuration.ssh.identityFile');
   });
@@ -251,8 +248,7 @@ describe('an unreachable host is a retryable transport failure naming the host',
         const configuration = configFor({ gone }, { transport, ...options?.() });
         const driver = new SshComputeDriver({ configuration, logger: memoryLogger().logger });
         try {
-          const error = await driver.preflight().catch((e: unknown) => e);
-          assert.ok(error instanceof ComputeError, String(error));
+          const error = await rejection(driver.preflight());
           assert.equal(error.code, 'transport');
           assert.equal(error.failure, 'retryable');
           assert.equal(error.details.host, 'gone');
