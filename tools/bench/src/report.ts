@@ -199,7 +199,7 @@ function formatValue(value: number | null, unit: FigureRow['unit']): string {
   return `${Math.round(value)} ms`;
 }
 
-export function tableCells(row: FigureRow): string[] {
+function tableCells(row: FigureRow): string[] {
   return [
     row.figure,
     row.name,
@@ -219,6 +219,8 @@ export function textTable(rows: readonly FigureRow[]): string {
   return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
 }
 
+/** The table of docs/benchmarks.md. Hand-written: markdown-table writes `-` delimiters and `| |` for an
+ * empty cell and does not escape `|`, so it would change every table already published. */
 export function markdownTable(rows: readonly FigureRow[]): string {
   const escape = (text: string) => text.replace(/\|/g, '\\|');
   const lines = [`| ${HEADER.join(' | ')} |`, `| ${HEADER.map(() => '---').join(' | ')} |`];
@@ -226,12 +228,12 @@ export function markdownTable(rows: readonly FigureRow[]): string {
   return lines.join('\n');
 }
 
-/** A row whose target is a ratio of its measured value to its baseline. */
 /** A p99 of fewer than 100 samples is an interpolation next to the largest one: say so. */
 function percentileCaveat(n: number): string {
   return n < 100 ? ` (with ${n} samples the p99 is close to the maximum)` : '';
 }
 
+/** A row whose target is a ratio of its measured value to its baseline. */
 function row(figure: string, name: string, measured: number, baseline: number, limit: number, detail: string): FigureRow {
   const r = ratio(measured, baseline);
   return { figure, name, measured, baseline, unit: 'ms', ratio: r, target: `≤ ${limit}x`, limit: baseline * limit, met: Number.isFinite(r) ? r <= limit : null, detail };

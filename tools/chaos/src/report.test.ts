@@ -52,6 +52,12 @@ describe('summarizeTrials', () => {
     assert.equal(summary.failures.length, 2);
     assert.deepEqual(summary.helperWaitMs, { median: 300, max: 900 });
   });
+
+  it('takes the upper middle wait as the median, as the published campaigns did (interpolating would give 200)', () => {
+    const summary = summarizeTrials([record('prepare-revision', { helperWaitMs: 300 }), record('prepare-revision', { helperWaitMs: 100 })], (r) => r.operation);
+    assert.deepEqual(summary.helperWaitMs, { median: 300, max: 300 });
+    assert.deepEqual(summarizeTrials([], (r) => r.operation).helperWaitMs, { median: 0, max: 0 });
+  });
 });
 
 describe('summarizeBadInput', () => {

@@ -43,6 +43,7 @@ export function summarizeTrials(records: readonly TrialRecord[], key: (record: T
     if (record.completedFirst) entry.completedFirst += 1;
     effects[record.effect] += 1;
   }
+  // The upper middle sample, not the interpolated median: the published campaigns use this one.
   const waits = records.map((record) => record.helperWaitMs).sort((a, b) => a - b);
   const failing = records.filter((record) => record.violations.length > 0 || record.problems.length > 0);
   return {
@@ -212,11 +213,11 @@ export interface Results {
   ok: boolean;
 }
 
-/** Every target of every section that ran; a section that ran and produced nothing fails. */
 /** The share of client kills that must land between two effects of their operation, once each has this many. */
 export const MIDWAY_SHARE = 0.3;
 const MIDWAY_SAMPLE = 20;
 
+/** Every target of every section that ran; a section that ran and produced nothing fails. */
 export function judge(sections: SectionResults, sizes: Sizes, run: readonly Section[]): Target[] {
   const targets: Target[] = [];
   const want = (section: Section, name: string, met: boolean, detail: string) => targets.push({ section, name, met, detail });
