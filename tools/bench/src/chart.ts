@@ -101,7 +101,13 @@ function legend(x: number, y: number): string {
     (dashed
       ? `<line x1="${x + dx + 6}" y1="${y - 10}" x2="${x + dx + 6}" y2="${y + 2}" stroke="${COLORS.target}" stroke-width="1.5" stroke-dasharray="3,2"/>`
       : `<rect x="${x + dx}" y="${y - 9}" width="12" height="10" fill="${fill}"/>`) + `<text x="${x + dx + 18}" y="${y}" font-size="12">${label}</text>`;
-  return [item(0, COLORS.met, 'measured, target met'), item(170, COLORS.missed, 'measured, target not met'), item(360, COLORS.info, 'measured, no target'), item(520, COLORS.baseline, 'baseline'), item(620, '', 'target', true)].join('');
+  return [
+    item(0, COLORS.met, 'measured, target met'),
+    item(170, COLORS.missed, 'measured, target not met'),
+    item(360, COLORS.info, 'measured, no target'),
+    item(520, COLORS.baseline, 'baseline'),
+    item(620, '', 'target', true),
+  ].join('');
 }
 
 function main(argv: readonly string[]): void {

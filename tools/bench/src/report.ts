@@ -103,7 +103,10 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
   }
   if (results.scale) {
     const s = results.scale;
-    for (const [name, op] of [['prepare', s.prepare], ['activate', s.activate]] as const) {
+    for (const [name, op] of [
+      ['prepare', s.prepare],
+      ['activate', s.activate],
+    ] as const) {
       rows.push({
         figure: 'scale',
         name: `${name}: last ten of ${s.agents} Agents vs first ten`,
@@ -176,17 +179,66 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
   const restart = results.restart;
   if (restart) {
     const [warm, cold, unit, plain] = [median(restart.warmMs), median(restart.coldMs), median(restart.unitWarmMs), median(restart.plainWarmMs)];
-    rows.push(row('restart', 'real OpenClaw restart-to-ready, warm compile cache vs cold (driver)', warm, cold, TARGETS.restartWarm, `medians of ${restart.rounds}: warm ${restart.warmMs.join(', ')} ms; cold ${restart.coldMs.join(', ')} ms`));
-    rows.push(row('restart', 'real OpenClaw warm start, unit vs plain process (on the host)', unit, plain, TARGETS.restartUnit, `medians of ${restart.rounds}: unit ${restart.unitWarmMs.join(', ')} ms; plain ${restart.plainWarmMs.join(', ')} ms`));
+    rows.push(
+      row(
+        'restart',
+        'real OpenClaw restart-to-ready, warm compile cache vs cold (driver)',
+        warm,
+        cold,
+        TARGETS.restartWarm,
+        `medians of ${restart.rounds}: warm ${restart.warmMs.join(', ')} ms; cold ${restart.coldMs.join(', ')} ms`,
+      ),
+    );
+    rows.push(
+      row(
+        'restart',
+        'real OpenClaw warm start, unit vs plain process (on the host)',
+        unit,
+        plain,
+        TARGETS.restartUnit,
+        `medians of ${restart.rounds}: unit ${restart.unitWarmMs.join(', ')} ms; plain ${restart.plainWarmMs.join(', ')} ms`,
+      ),
+    );
     const sandboxOff = restart.sandboxOffWarmMs ?? [];
-    if (sandboxOff.length) rows.push({ figure: 'restart', name: 'real OpenClaw warm start, unit with its sandbox vs without (on the host)', measured: unit, baseline: median(sandboxOff), unit: 'ms', ratio: ratio(unit, median(sandboxOff)), target: '(informational)', limit: null, met: null, detail: `medians of ${restart.rounds}: without sandbox ${sandboxOff.join(', ')} ms` });
-    rows.push({ figure: 'restart', name: 'cutover interruption: last /readyz 200 of the old process to the first of the new', measured: median(restart.cutoverGapMs), baseline: null, unit: 'ms', ratio: null, target: '(informational)', limit: null, met: null, detail: `${restart.cutoverGapMs.join(', ')} ms, polled every 50 ms` });
+    if (sandboxOff.length)
+      rows.push({
+        figure: 'restart',
+        name: 'real OpenClaw warm start, unit with its sandbox vs without (on the host)',
+        measured: unit,
+        baseline: median(sandboxOff),
+        unit: 'ms',
+        ratio: ratio(unit, median(sandboxOff)),
+        target: '(informational)',
+        limit: null,
+        met: null,
+        detail: `medians of ${restart.rounds}: without sandbox ${sandboxOff.join(', ')} ms`,
+      });
+    rows.push({
+      figure: 'restart',
+      name: 'cutover interruption: last /readyz 200 of the old process to the first of the new',
+      measured: median(restart.cutoverGapMs),
+      baseline: null,
+      unit: 'ms',
+      ratio: null,
+      target: '(informational)',
+      limit: null,
+      met: null,
+      detail: `${restart.cutoverGapMs.join(', ')} ms, polled every 50 ms`,
+    });
   }
   const concurrency = results.concurrency;
   if (concurrency) {
     const slowest = Math.max(...concurrency.concurrentMs);
-    rows.push(row('concurrency', `${concurrency.agents} concurrent activations vs one (slowest)`, slowest, concurrency.singleMs, TARGETS.concurrency,
-      `gateway ready ${concurrency.readyAfterMs} ms after start; ${concurrency.concurrentMs.join(', ')} ms; lock hold ${concurrency.lockHoldMs.join(', ')} ms${concurrency.failures.length ? `; failed: ${concurrency.failures.join(', ')}` : ''}`));
+    rows.push(
+      row(
+        'concurrency',
+        `${concurrency.agents} concurrent activations vs one (slowest)`,
+        slowest,
+        concurrency.singleMs,
+        TARGETS.concurrency,
+        `gateway ready ${concurrency.readyAfterMs} ms after start; ${concurrency.concurrentMs.join(', ')} ms; lock hold ${concurrency.lockHoldMs.join(', ')} ms${concurrency.failures.length ? `; failed: ${concurrency.failures.join(', ')}` : ''}`,
+      ),
+    );
   }
   return rows;
 }
@@ -199,7 +251,7 @@ function formatValue(value: number | null, unit: FigureRow['unit']): string {
   return `${Math.round(value)} ms`;
 }
 
-export function tableCells(row: FigureRow): string[] {
+function tableCells(row: FigureRow): string[] {
   return [
     row.figure,
     row.name,
@@ -216,9 +268,18 @@ const HEADER = ['fig', 'measurement', 'measured', 'baseline', 'ratio', 'target',
 export function textTable(rows: readonly FigureRow[]): string {
   const cells = [HEADER, ...rows.map(tableCells)];
   const widths = HEADER.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
-  return cells.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => c.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
+/** The table of docs/benchmarks.md. Hand-written: markdown-table writes `-` delimiters and `| |` for an
+ * empty cell and does not escape `|`, so it would change every table already published. */
 export function markdownTable(rows: readonly FigureRow[]): string {
   const escape = (text: string) => text.replace(/\|/g, '\\|');
   const lines = [`| ${HEADER.join(' | ')} |`, `| ${HEADER.map(() => '---').join(' | ')} |`];
@@ -226,12 +287,12 @@ export function markdownTable(rows: readonly FigureRow[]): string {
   return lines.join('\n');
 }
 
-/** A row whose target is a ratio of its measured value to its baseline. */
 /** A p99 of fewer than 100 samples is an interpolation next to the largest one: say so. */
 function percentileCaveat(n: number): string {
   return n < 100 ? ` (with ${n} samples the p99 is close to the maximum)` : '';
 }
 
+/** A row whose target is a ratio of its measured value to its baseline. */
 function row(figure: string, name: string, measured: number, baseline: number, limit: number, detail: string): FigureRow {
   const r = ratio(measured, baseline);
   return { figure, name, measured, baseline, unit: 'ms', ratio: r, target: `≤ ${limit}x`, limit: baseline * limit, met: Number.isFinite(r) ? r <= limit : null, detail };

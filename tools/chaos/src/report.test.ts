@@ -30,7 +30,14 @@ function record(operation: (typeof OPS)[number], change: Partial<TrialRecord> = 
   };
 }
 
-const cleanKill = () => ({ ...summarizeTrials(Array.from({ length: QUICK.killTrials }, (_, i) => record(OPS[i % OPS.length]!)), (r) => r.operation), durationMs: 1, calibrationMs: [] });
+const cleanKill = () => ({
+  ...summarizeTrials(
+    Array.from({ length: QUICK.killTrials }, (_, i) => record(OPS[i % OPS.length]!)),
+    (r) => r.operation,
+  ),
+  durationMs: 1,
+  calibrationMs: [],
+});
 
 describe('summarizeTrials', () => {
   it('counts trials, violations, non-convergence and effects per operation', () => {
@@ -52,6 +59,12 @@ describe('summarizeTrials', () => {
     assert.equal(summary.failures.length, 2);
     assert.deepEqual(summary.helperWaitMs, { median: 300, max: 900 });
   });
+
+  it('takes the upper middle wait as the median, as the published campaigns did (interpolating would give 200)', () => {
+    const summary = summarizeTrials([record('prepare-revision', { helperWaitMs: 300 }), record('prepare-revision', { helperWaitMs: 100 })], (r) => r.operation);
+    assert.deepEqual(summary.helperWaitMs, { median: 300, max: 300 });
+    assert.deepEqual(summarizeTrials([], (r) => r.operation).helperWaitMs, { median: 0, max: 0 });
+  });
 });
 
 describe('summarizeBadInput', () => {
@@ -67,7 +80,10 @@ describe('summarizeBadInput', () => {
     assert.equal(summary.unchanged, 2);
     assert.equal(summary.batches, 3);
     assert.equal(summary.changedBatches, 1);
-    assert.deepEqual(summary.failures.map((f) => f.name), ['c']);
+    assert.deepEqual(
+      summary.failures.map((f) => f.name),
+      ['c'],
+    );
   });
 });
 
@@ -75,7 +91,10 @@ describe('judge', () => {
   it('a clean kill section meets every kill target', () => {
     const targets = judge({ kill: cleanKill() }, QUICK, ['kill']);
     assert.equal(targets.length, 4);
-    assert.ok(targets.every((t) => t.met), JSON.stringify(targets));
+    assert.ok(
+      targets.every((t) => t.met),
+      JSON.stringify(targets),
+    );
   });
 
   it('reports per operation how many kills landed mid-operation', () => {
@@ -96,43 +115,89 @@ describe('judge', () => {
   });
 
   it('in a full campaign, an operation cut midway in fewer than the required share of its kills misses the target', () => {
-    const records = Array.from({ length: FULL.killTrials }, (_, i) => record(OPS[i % OPS.length]!, OPS[i % OPS.length] === 'retire-revision' && i % 10 !== 0 ? { effect: 'complete', midway: false } : {}));
+    const records = Array.from({ length: FULL.killTrials }, (_, i) =>
+      record(OPS[i % OPS.length]!, OPS[i % OPS.length] === 'retire-revision' && i % 10 !== 0 ? { effect: 'complete', midway: false } : {}),
+    );
     const kill = { ...summarizeTrials(records, (r) => r.operation), durationMs: 1, calibrationMs: [] };
     const target = judge({ kill }, FULL, ['kill']).find((t) => t.name.includes('midway'));
     assert.ok(target && !target.met && MIDWAY_SHARE === 0.3, JSON.stringify(target));
     assert.match(target.detail, /retire-revision \d+\/\d+ \(20%/);
-    assert.equal(judge({ kill: cleanKill() }, QUICK, ['kill']).some((t) => t.name.includes('midway')), false, 'not judged on a quick sample');
+    assert.equal(
+      judge({ kill: cleanKill() }, QUICK, ['kill']).some((t) => t.name.includes('midway')),
+      false,
+      'not judged on a quick sample',
+    );
   });
 
   it('one violation or one non-converged trial misses the target', () => {
     const kill = cleanKill();
     kill.violations = 1;
     kill.nonConverged = 1;
-    const missed = judge({ kill }, QUICK, ['kill']).filter((t) => !t.met).map((t) => t.name);
+    const missed = judge({ kill }, QUICK, ['kill'])
+      .filter((t) => !t.met)
+      .map((t) => t.name);
     assert.deepEqual(missed, ['zero invariant violations', '100% convergence']);
   });
 
   it('too few trials, or an operation never cut, misses the target', () => {
     const kill = { ...summarizeTrials([record('prepare-revision')], (r) => r.operation), durationMs: 1, calibrationMs: [] };
-    const missed = judge({ kill }, QUICK, ['kill']).filter((t) => !t.met).map((t) => t.name);
+    const missed = judge({ kill }, QUICK, ['kill'])
+      .filter((t) => !t.met)
+      .map((t) => t.name);
     assert.deepEqual(missed, [`at least ${QUICK.killTrials} SIGKILL trials`, 'every mutating operation was cut']);
   });
 
   it('a section that ran but produced nothing fails; one that did not run is not judged', () => {
     const targets = judge({}, QUICK, ['races']);
-    assert.deepEqual(targets.map((t) => [t.section, t.met]), [['races', false]]);
-    assert.deepEqual(judge({ kill: cleanKill() }, QUICK, ['kill']).map((t) => t.section), ['kill', 'kill', 'kill', 'kill']);
+    assert.deepEqual(
+      targets.map((t) => [t.section, t.met]),
+      [['races', false]],
+    );
+    assert.deepEqual(
+      judge({ kill: cleanKill() }, QUICK, ['kill']).map((t) => t.section),
+      ['kill', 'kill', 'kill', 'kill'],
+    );
   });
 
   it('crash points: an operation not cut in a lane, a violation or a non-converged trial misses the target', () => {
-    const row = (operation: string, lane: string, change: Partial<CrashRow> = {}): CrashRow => ({ operation, lane, points: 5, tried: 1, exact: 1, trials: 1, violations: 0, nonConverged: 0, slowestRetryMs: 10, ...change });
-    const summary = (rows: CrashRow[], change: Partial<CrashSummary> = {}): CrashSummary => ({ step: 5, rows, trials: rows.length, offTarget: 0, violations: 0, nonConverged: 0, exact: rows.length, tried: rows.length, counted: [], failures: [], durationMs: 1, ...change });
+    const row = (operation: string, lane: string, change: Partial<CrashRow> = {}): CrashRow => ({
+      operation,
+      lane,
+      points: 5,
+      tried: 1,
+      exact: 1,
+      trials: 1,
+      violations: 0,
+      nonConverged: 0,
+      slowestRetryMs: 10,
+      ...change,
+    });
+    const summary = (rows: CrashRow[], change: Partial<CrashSummary> = {}): CrashSummary => ({
+      step: 5,
+      rows,
+      trials: rows.length,
+      offTarget: 0,
+      violations: 0,
+      nonConverged: 0,
+      exact: rows.length,
+      tried: rows.length,
+      counted: [],
+      failures: [],
+      durationMs: 1,
+      ...change,
+    });
     const both = OPS.flatMap((op) => [row(op, 'helper'), row(op, 'children')]);
     assert.ok(judge({ crashPoints: summary(both) }, QUICK, ['crash-points']).every((t) => t.met));
-    const missed = (s: CrashSummary) => judge({ crashPoints: s }, QUICK, ['crash-points']).filter((t) => !t.met).map((t) => t.name);
+    const missed = (s: CrashSummary) =>
+      judge({ crashPoints: s }, QUICK, ['crash-points'])
+        .filter((t) => !t.met)
+        .map((t) => t.name);
     assert.deepEqual(missed(summary(both.slice(1))), ['every mutating operation counted and cut in both lanes']);
     const noChildren = both.map((r) => (r.lane === 'children' && r.operation === 'stop-revision' ? { ...r, points: 0, tried: 0, exact: 0, trials: 0 } : r));
-    assert.ok(judge({ crashPoints: summary(noChildren) }, QUICK, ['crash-points']).every((t) => t.met), 'no children points: nothing to cut');
+    assert.ok(
+      judge({ crashPoints: summary(noChildren) }, QUICK, ['crash-points']).every((t) => t.met),
+      'no children points: nothing to cut',
+    );
     assert.deepEqual(missed(summary(both, { nonConverged: 1 })), ['100% convergence']);
     assert.deepEqual(missed(summary(both, { violations: 2 })), ['zero invariant violations']);
     assert.equal(judge({}, QUICK, ['injected-errors']).filter((t) => !t.met).length, 1, 'a section that ran without results fails');
@@ -144,7 +209,10 @@ describe('judge', () => {
     const crash = (change: Partial<CrashRecord>): CrashRecord => ({ ...record('ensure-namespace'), lane: 'errors', point: point(1), exact: true, attempt: 1, injection: 'EIO', ...change });
     const records = [crash({}), crash({ point: point(2), exact: false, offTarget: true, problems: ['no result line'] })];
     const summary = summarizeCrashes(counts, records, 1, 5);
-    assert.deepEqual(summary.rows.map((row) => [row.lane, row.points, row.tried, row.exact, row.trials, row.nonConverged]), [['errors', 2, 2, 1, 2, 0]]);
+    assert.deepEqual(
+      summary.rows.map((row) => [row.lane, row.points, row.tried, row.exact, row.trials, row.nonConverged]),
+      [['errors', 2, 2, 1, 2, 0]],
+    );
     assert.deepEqual([summary.trials, summary.offTarget, summary.nonConverged, summary.tried, summary.exact], [2, 1, 0, 2, 1]);
   });
 
@@ -164,7 +232,12 @@ describe('judge', () => {
 
   it('bad input below 200 cases, or one changed tree, fails', () => {
     const base = summarizeBadInput(Array.from({ length: 199 }, (_, i) => ({ group: 'installation' as const, name: `${i}`, refused: true, classified: true, unchanged: true, batch: 0 })));
-    assert.deepEqual(judge({ badInput: { ...base, durationMs: 1 } }, QUICK, ['bad-input']).filter((t) => !t.met).map((t) => t.name), ['at least 200 malformed cases']);
+    assert.deepEqual(
+      judge({ badInput: { ...base, durationMs: 1 } }, QUICK, ['bad-input'])
+        .filter((t) => !t.met)
+        .map((t) => t.name),
+      ['at least 200 malformed cases'],
+    );
   });
 });
 

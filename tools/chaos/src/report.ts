@@ -43,6 +43,7 @@ export function summarizeTrials(records: readonly TrialRecord[], key: (record: T
     if (record.completedFirst) entry.completedFirst += 1;
     effects[record.effect] += 1;
   }
+  // The upper middle sample, not the interpolated median: the published campaigns use this one.
   const waits = records.map((record) => record.helperWaitMs).sort((a, b) => a - b);
   const failing = records.filter((record) => record.violations.length > 0 || record.problems.length > 0);
   return {
@@ -103,10 +104,7 @@ export function summarizeBadInput(results: readonly BadCaseResult[]): BadInputSu
     byGroup,
     codes,
     // Cases that were not refused first: they are the likely cause of a changed batch.
-    failures: [
-      ...results.filter((result) => !result.refused || !result.classified),
-      ...results.filter((result) => result.refused && result.classified && !result.unchanged),
-    ].slice(0, MAX_LISTED),
+    failures: [...results.filter((result) => !result.refused || !result.classified), ...results.filter((result) => result.refused && result.classified && !result.unchanged)].slice(0, MAX_LISTED),
   };
 }
 
@@ -175,7 +173,11 @@ export function countsOf(sections: SectionResults): Record<string, Counts> {
   if (sections.faults) counts['faults'] = { trials: sections.faults.trials, violations: sections.faults.violations, nonConverged: sections.faults.nonConverged };
   if (sections.races) {
     const r = sections.races;
-    counts['races'] = { trials: r.allocations + r.prepareVsDelete.rounds, violations: r.violations.length + r.duplicatePorts + r.duplicateAccounts, nonConverged: r.missingAgents + r.prepareVsDelete.inconsistent + r.batches.filter((b) => !b.deletedClean).length };
+    counts['races'] = {
+      trials: r.allocations + r.prepareVsDelete.rounds,
+      violations: r.violations.length + r.duplicatePorts + r.duplicateAccounts,
+      nonConverged: r.missingAgents + r.prepareVsDelete.inconsistent + r.batches.filter((b) => !b.deletedClean).length,
+    };
   }
   if (sections.badInput) counts['badInput'] = { trials: sections.badInput.cases, refused: sections.badInput.classified, unchanged: sections.badInput.unchanged };
   if (sections.hostile) {
@@ -184,7 +186,8 @@ export function countsOf(sections: SectionResults): Record<string, Counts> {
   }
   if (sections.secrets) counts['secrets'] = { trials: sections.secrets.corpora.length, sightings: sections.secrets.sightings };
   if (sections.crashPoints) counts['crashPoints'] = { trials: sections.crashPoints.trials, violations: sections.crashPoints.violations, nonConverged: sections.crashPoints.nonConverged };
-  if (sections.injectedErrors) counts['injectedErrors'] = { trials: sections.injectedErrors.trials, violations: sections.injectedErrors.violations, nonConverged: sections.injectedErrors.nonConverged };
+  if (sections.injectedErrors)
+    counts['injectedErrors'] = { trials: sections.injectedErrors.trials, violations: sections.injectedErrors.violations, nonConverged: sections.injectedErrors.nonConverged };
   return counts;
 }
 
@@ -212,11 +215,11 @@ export interface Results {
   ok: boolean;
 }
 
-/** Every target of every section that ran; a section that ran and produced nothing fails. */
 /** The share of client kills that must land between two effects of their operation, once each has this many. */
 export const MIDWAY_SHARE = 0.3;
 const MIDWAY_SAMPLE = 20;
 
+/** Every target of every section that ran; a section that ran and produced nothing fails. */
 export function judge(sections: SectionResults, sizes: Sizes, run: readonly Section[]): Target[] {
   const targets: Target[] = [];
   const want = (section: Section, name: string, met: boolean, detail: string) => targets.push({ section, name, met, detail });
@@ -228,11 +231,21 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     else {
       want('kill', `at least ${sizes.killTrials} SIGKILL trials`, kill.trials >= sizes.killTrials, `${kill.trials} trials`);
       const ops = MUTATING_OPERATIONS;
-      want('kill', 'every mutating operation was cut', ops.every((op) => (kill.by[op]?.trials ?? 0) > 0), ops.map((op) => `${op} ${kill.by[op]?.trials ?? 0}`).join(', '));
+      want(
+        'kill',
+        'every mutating operation was cut',
+        ops.every((op) => (kill.by[op]?.trials ?? 0) > 0),
+        ops.map((op) => `${op} ${kill.by[op]?.trials ?? 0}`).join(', '),
+      );
       // A share needs a sample: the quick campaign's handful of kills per operation only prints it.
       if (sizes.killTrials >= MIDWAY_SAMPLE * ops.length) {
         const share = (op: string) => (kill.by[op]?.midway ?? 0) / Math.max(1, kill.by[op]?.trials ?? 0);
-        want('kill', `at least ${MIDWAY_SHARE * 100}% of every operation's kills cut it midway`, ops.every((op) => share(op) >= MIDWAY_SHARE), midwayShares(kill));
+        want(
+          'kill',
+          `at least ${MIDWAY_SHARE * 100}% of every operation's kills cut it midway`,
+          ops.every((op) => share(op) >= MIDWAY_SHARE),
+          midwayShares(kill),
+        );
       }
       want('kill', 'zero invariant violations', kill.violations === 0, `${kill.violations} trials with violations`);
       want('kill', '100% convergence', kill.nonConverged === 0, `${kill.trials - kill.nonConverged}/${kill.trials} converged`);
@@ -243,7 +256,14 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     if (!faults) missing('faults');
     else {
       const planned = sizes.helperKills + sizes.sshdRestarts + sizes.reboots + sizes.unready + WAIT_FAULTS.length;
-      want('faults', `all ${planned} host-side faults ran`, faults.trials === planned, `${faults.trials} trials: ${Object.entries(faults.by).map(([kind, entry]) => `${kind} ${entry.trials}`).join(', ')}`);
+      want(
+        'faults',
+        `all ${planned} host-side faults ran`,
+        faults.trials === planned,
+        `${faults.trials} trials: ${Object.entries(faults.by)
+          .map(([kind, entry]) => `${kind} ${entry.trials}`)
+          .join(', ')}`,
+      );
       want('faults', 'zero invariant violations', faults.violations === 0, `${faults.violations} trials with violations`);
       want('faults', '100% convergence', faults.nonConverged === 0, `${faults.trials - faults.nonConverged}/${faults.trials} converged`);
     }
@@ -252,10 +272,30 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     const races = sections.races;
     if (!races) missing('races');
     else {
-      want('races', `at least ${sizes.allocations} concurrent port allocations`, races.allocations >= sizes.allocations, `${races.allocations} allocations, ${races.failedPrepares.length} failed prepares`);
-      want('races', 'no port given twice, every account distinct', races.duplicatePorts === 0 && races.duplicateAccounts === 0, `${races.duplicatePorts} duplicate ports, ${races.duplicateAccounts} duplicate accounts`);
-      want('races', 'every prepared Agent complete, every deletion clean', races.missingAgents === 0 && races.failedPrepares.length === 0 && races.batches.every((batch) => batch.deletedClean), `${races.missingAgents} missing Agents, ${races.batches.filter((batch) => !batch.deletedClean).length} unclean deletions`);
-      want('races', 'prepare racing delete ends consistent', races.prepareVsDelete.rounds === sizes.prepareDeleteRounds && races.prepareVsDelete.inconsistent === 0, `${races.prepareVsDelete.rounds} rounds: ${races.prepareVsDelete.deleted} deleted, ${races.prepareVsDelete.prepared} prepared, ${races.prepareVsDelete.inconsistent} inconsistent`);
+      want(
+        'races',
+        `at least ${sizes.allocations} concurrent port allocations`,
+        races.allocations >= sizes.allocations,
+        `${races.allocations} allocations, ${races.failedPrepares.length} failed prepares`,
+      );
+      want(
+        'races',
+        'no port given twice, every account distinct',
+        races.duplicatePorts === 0 && races.duplicateAccounts === 0,
+        `${races.duplicatePorts} duplicate ports, ${races.duplicateAccounts} duplicate accounts`,
+      );
+      want(
+        'races',
+        'every prepared Agent complete, every deletion clean',
+        races.missingAgents === 0 && races.failedPrepares.length === 0 && races.batches.every((batch) => batch.deletedClean),
+        `${races.missingAgents} missing Agents, ${races.batches.filter((batch) => !batch.deletedClean).length} unclean deletions`,
+      );
+      want(
+        'races',
+        'prepare racing delete ends consistent',
+        races.prepareVsDelete.rounds === sizes.prepareDeleteRounds && races.prepareVsDelete.inconsistent === 0,
+        `${races.prepareVsDelete.rounds} rounds: ${races.prepareVsDelete.deleted} deleted, ${races.prepareVsDelete.prepared} prepared, ${races.prepareVsDelete.inconsistent} inconsistent`,
+      );
       want('races', 'zero invariant violations', races.violations.length === 0, `${races.violations.length} violations`);
     }
   }
@@ -263,8 +303,20 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     const bad = sections.badInput;
     if (!bad) missing('bad-input');
     else {
-      want('bad-input', 'at least 200 malformed cases', bad.cases >= 200, `${bad.cases} cases: ${Object.entries(bad.byGroup).map(([group, entry]) => `${group} ${entry.cases}`).join(', ')}`);
-      want('bad-input', '100% refused with a permanent, classified error', bad.refused === bad.cases && bad.classified === bad.cases, `${bad.refused} refused, ${bad.classified} classified of ${bad.cases}`);
+      want(
+        'bad-input',
+        'at least 200 malformed cases',
+        bad.cases >= 200,
+        `${bad.cases} cases: ${Object.entries(bad.byGroup)
+          .map(([group, entry]) => `${group} ${entry.cases}`)
+          .join(', ')}`,
+      );
+      want(
+        'bad-input',
+        '100% refused with a permanent, classified error',
+        bad.refused === bad.cases && bad.classified === bad.cases,
+        `${bad.refused} refused, ${bad.classified} classified of ${bad.cases}`,
+      );
       want('bad-input', '100% host unchanged', bad.unchanged === bad.cases && bad.changedBatches === 0, `${bad.unchanged}/${bad.cases} unchanged over ${bad.batches} comparisons`);
     }
   }
@@ -273,24 +325,47 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     if (!hostile) missing('hostile');
     else {
       const refusing = hostile.results.filter((result) => result.kind === 'refused');
-      want('hostile', '100% refused with ownership, nothing adopted or written', refusing.length > 0 && refusing.every((result) => result.refused && result.unchanged && result.problems.length === 0), `${hostile.refused}/${refusing.length} refused, ${hostile.unchanged}/${refusing.length} unchanged`);
+      want(
+        'hostile',
+        '100% refused with ownership, nothing adopted or written',
+        refusing.length > 0 && refusing.every((result) => result.refused && result.unchanged && result.problems.length === 0),
+        `${hostile.refused}/${refusing.length} refused, ${hostile.unchanged}/${refusing.length} unchanged`,
+      );
       const squatted = hostile.results.filter((result) => result.kind === 'not-served');
       if (squatted.length > 0) {
         const notServed = squatted.filter((result) => result.refused && result.problems.length === 0).length;
         want('hostile', "a squatter on an Agent's port is never taken for its gateway", notServed === squatted.length, `${notServed}/${squatted.length} not served`);
       }
-      want('hostile', 'links planted by an Agent are never followed', hostile.results.every((result) => result.targetsUnchanged) && hostile.results.filter((result) => result.kind === 'not-followed').every((result) => result.problems.length === 0), `${hostile.targetsUnchanged}/${hostile.cases} link targets unchanged`);
+      want(
+        'hostile',
+        'links planted by an Agent are never followed',
+        hostile.results.every((result) => result.targetsUnchanged) && hostile.results.filter((result) => result.kind === 'not-followed').every((result) => result.problems.length === 0),
+        `${hostile.targetsUnchanged}/${hostile.cases} link targets unchanged`,
+      );
     }
   }
   if (run.includes('secrets')) {
     const secrets = sections.secrets;
     if (!secrets) missing('secrets');
     else {
-      want('secrets', 'zero sightings', secrets.sightings === 0, `${secrets.sightings} sightings in ${secrets.corpora.length} corpora; ${secrets.helperInvocationsSampled.host} helper invocations sampled on the host argv, ${secrets.helperInvocationsSampled.local} on the local one`);
-      want('secrets', 'every corpus collected and every check ran', secrets.problems.length === 0 && secrets.corpora.every((corpus) => corpus.bytes > 0 || corpus.name === 'gateway journal'), secrets.problems.join('; ') || `${secrets.corpora.length} corpora`);
+      want(
+        'secrets',
+        'zero sightings',
+        secrets.sightings === 0,
+        `${secrets.sightings} sightings in ${secrets.corpora.length} corpora; ${secrets.helperInvocationsSampled.host} helper invocations sampled on the host argv, ${secrets.helperInvocationsSampled.local} on the local one`,
+      );
+      want(
+        'secrets',
+        'every corpus collected and every check ran',
+        secrets.problems.length === 0 && secrets.corpora.every((corpus) => corpus.bytes > 0 || corpus.name === 'gateway journal'),
+        secrets.problems.join('; ') || `${secrets.corpora.length} corpora`,
+      );
     }
   }
-  for (const [section, lanes, summary] of [['crash-points', ['helper', 'children'], sections.crashPoints], ['injected-errors', ['errors'], sections.injectedErrors]] as const) {
+  for (const [section, lanes, summary] of [
+    ['crash-points', ['helper', 'children'], sections.crashPoints],
+    ['injected-errors', ['errors'], sections.injectedErrors],
+  ] as const) {
     if (!run.includes(section)) continue;
     if (!summary) {
       missing(section);
@@ -298,8 +373,15 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     }
     const rowsOf = (lane: string) => summary.rows.filter((row) => row.lane === lane);
     // An operation with no points in a lane (no child touches shadow's files while stopping) has nothing to cut there.
-    const absent = lanes.flatMap((lane) => CRASH_OPERATIONS.filter((op) => !rowsOf(lane).some((row) => row.operation === op && (row.trials > 0 || (row.points === 0 && lane === 'children')))).map((op) => `${op} (${lane})`));
-    want(section, `every mutating operation counted and cut${lanes.length > 1 ? ' in both lanes' : ''}`, absent.length === 0, absent.length ? `not cut: ${absent.join(', ')}` : summary.rows.map((row) => `${row.operation}/${row.lane} ${row.trials}`).join(', '));
+    const absent = lanes.flatMap((lane) =>
+      CRASH_OPERATIONS.filter((op) => !rowsOf(lane).some((row) => row.operation === op && (row.trials > 0 || (row.points === 0 && lane === 'children')))).map((op) => `${op} (${lane})`),
+    );
+    want(
+      section,
+      `every mutating operation counted and cut${lanes.length > 1 ? ' in both lanes' : ''}`,
+      absent.length === 0,
+      absent.length ? `not cut: ${absent.join(', ')}` : summary.rows.map((row) => `${row.operation}/${row.lane} ${row.trials}`).join(', '),
+    );
     want(section, 'zero invariant violations', summary.violations === 0, `${summary.violations} trials with violations`);
     want(section, '100% convergence', summary.nonConverged === 0, `${summary.trials - summary.nonConverged}/${summary.trials} converged`);
   }
@@ -327,16 +409,41 @@ export function summaryLines(results: Results): string[] {
   const lines = [`chaos ${results.mode} campaign, seed ${results.seed}: ${results.ok ? 'all targets met' : 'TARGETS MISSED'} in ${seconds(results.durationMs)}`];
   if (s.kill) {
     const midway = Object.values(s.kill.by).reduce((sum, entry) => sum + entry.midway, 0);
-    lines.push(`  kill (ssh client SIGKILL): ${s.kill.trials} trials (${midway} cut between two changes, ${s.kill.effects.intermediate} of them leaving a partial state; ${s.kill.completedFirst} completed first), ${s.kill.violations} violations, ${s.kill.nonConverged} not converged [${seconds(s.kill.durationMs)}]`);
+    lines.push(
+      `  kill (ssh client SIGKILL): ${s.kill.trials} trials (${midway} cut between two changes, ${s.kill.effects.intermediate} of them leaving a partial state; ${s.kill.completedFirst} completed first), ${s.kill.violations} violations, ${s.kill.nonConverged} not converged [${seconds(s.kill.durationMs)}]`,
+    );
     lines.push(`     cut between two changes (partial: left an intermediate state, the rest undone by the helper): ${midwayShares(s.kill)}`);
   }
-  if (s.faults) lines.push(`  faults (host faults): ${s.faults.trials} trials (${Object.entries(s.faults.by).map(([k, v]) => `${k} ${v.trials}`).join(', ')}), ${s.faults.violations} violations, ${s.faults.nonConverged} not converged [${seconds(s.faults.durationMs)}]`);
-  if (s.races) lines.push(`  races: ${s.races.allocations} allocations, ${s.races.duplicatePorts} duplicate ports, ${s.races.duplicateAccounts} duplicate accounts; prepare vs delete ${s.races.prepareVsDelete.rounds} rounds, ${s.races.prepareVsDelete.inconsistent} inconsistent; ${s.races.violations.length} violations [${seconds(s.races.durationMs)}]`);
-  if (s.badInput) lines.push(`  bad-input: ${s.badInput.cases} cases, ${s.badInput.refused} refused, ${s.badInput.classified} classified, ${s.badInput.unchanged} unchanged (${s.badInput.batches} tree comparisons) [${seconds(s.badInput.durationMs)}]`);
-  if (s.hostile) lines.push(`  hostile (hostile host state): ${s.hostile.cases} cases, ${s.hostile.refused} refused, ${s.hostile.unchanged} unchanged, ${s.hostile.notFollowed} planted-link cases not followed [${seconds(s.hostile.durationMs)}]`);
-  if (s.secrets) lines.push(`  secrets: ${s.secrets.sightings} sightings in ${s.secrets.corpora.length} corpora (${s.secrets.helperInvocationsSampled.host + s.secrets.helperInvocationsSampled.local} helper invocations sampled on argv) [${seconds(s.secrets.durationMs)}]`);
-  for (const [label, c] of [['crash-points (strace SIGKILL)', s.crashPoints], ['injected-errors (ENOSPC, EIO)', s.injectedErrors]] as const) {
-    if (c) lines.push(`  ${label}: ${c.trials} trials at ${c.exact}/${c.tried} exact points (${c.step === 1 ? 'every point' : `1 point in ${c.step}`})${c.offTarget ? `, ${c.offTarget} off target` : ''}, ${c.violations} violations, ${c.nonConverged} not converged [${seconds(c.durationMs)}]`);
+  if (s.faults)
+    lines.push(
+      `  faults (host faults): ${s.faults.trials} trials (${Object.entries(s.faults.by)
+        .map(([k, v]) => `${k} ${v.trials}`)
+        .join(', ')}), ${s.faults.violations} violations, ${s.faults.nonConverged} not converged [${seconds(s.faults.durationMs)}]`,
+    );
+  if (s.races)
+    lines.push(
+      `  races: ${s.races.allocations} allocations, ${s.races.duplicatePorts} duplicate ports, ${s.races.duplicateAccounts} duplicate accounts; prepare vs delete ${s.races.prepareVsDelete.rounds} rounds, ${s.races.prepareVsDelete.inconsistent} inconsistent; ${s.races.violations.length} violations [${seconds(s.races.durationMs)}]`,
+    );
+  if (s.badInput)
+    lines.push(
+      `  bad-input: ${s.badInput.cases} cases, ${s.badInput.refused} refused, ${s.badInput.classified} classified, ${s.badInput.unchanged} unchanged (${s.badInput.batches} tree comparisons) [${seconds(s.badInput.durationMs)}]`,
+    );
+  if (s.hostile)
+    lines.push(
+      `  hostile (hostile host state): ${s.hostile.cases} cases, ${s.hostile.refused} refused, ${s.hostile.unchanged} unchanged, ${s.hostile.notFollowed} planted-link cases not followed [${seconds(s.hostile.durationMs)}]`,
+    );
+  if (s.secrets)
+    lines.push(
+      `  secrets: ${s.secrets.sightings} sightings in ${s.secrets.corpora.length} corpora (${s.secrets.helperInvocationsSampled.host + s.secrets.helperInvocationsSampled.local} helper invocations sampled on argv) [${seconds(s.secrets.durationMs)}]`,
+    );
+  for (const [label, c] of [
+    ['crash-points (strace SIGKILL)', s.crashPoints],
+    ['injected-errors (ENOSPC, EIO)', s.injectedErrors],
+  ] as const) {
+    if (c)
+      lines.push(
+        `  ${label}: ${c.trials} trials at ${c.exact}/${c.tried} exact points (${c.step === 1 ? 'every point' : `1 point in ${c.step}`})${c.offTarget ? `, ${c.offTarget} off target` : ''}, ${c.violations} violations, ${c.nonConverged} not converged [${seconds(c.durationMs)}]`,
+      );
   }
   for (const target of results.targets.filter((t) => !t.met)) lines.push(`  MISSED ${target.section}: ${target.name} (${target.detail})`);
   for (const error of results.errors) lines.push(`  ERROR ${error}`);
