@@ -21,7 +21,7 @@ import {
 } from '@occ-ssh/protocol';
 import { TEST_RUNTIME } from '@occ-ssh/occ-fixtures';
 import { ARTIFACT_PATH, helperArtifact } from '@occ-ssh/test-support';
-import { shellCommandLine } from '@occ-ssh/testhost';
+import { remoteCommand } from '@occ-ssh/ssh-client';
 import type { HostLink } from './ssh.js';
 
 export { ARTIFACT_PATH, helperArtifact };
@@ -89,7 +89,7 @@ export function wireFor(text: string | SealedOperation): SealedOperation {
 export async function callRaw(link: HostLink, operation: string | SealedOperation, options: CallOptions = {}): Promise<CallOutcome> {
   const wire = wireFor(operation);
   const node = wire.argument === '' ? `${link.nodePath} -` : `${link.nodePath} - ${wire.argument}`;
-  const command = options.wrap ? `${shellCommandLine([...options.wrap, '--'])} ${node}` : node;
+  const command = options.wrap ? `${remoteCommand([...options.wrap, '--'])} ${node}` : node;
   const input = helperInput(helperArtifact(), wire);
   const result = options.mux
     ? await link.muxCommand(command, { input })

@@ -1,16 +1,16 @@
 // The campaign's two ways onto a host: a fresh strict ssh client per helper call (the one the
 // campaign SIGKILLs), and one multiplexed connection for the fast read-only checks in between.
-import { spawn } from 'node:child_process';
+// Both use the product's strict argv and bounded collector (@occ-ssh/ssh-client).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { collect, remoteCommand, sshArgv, sshEnv, type SshClientSettings } from '@occ-ssh/ssh-client';
 import type { TestHost } from '@occ-ssh/testhost';
-import { shellCommandLine } from '@occ-ssh/testhost';
 
 export interface SshResult {
   code: number | null;
   stdout: string;
   stderr: string;
-  /** True when the campaign killed the client itself (SIGKILL). */
+  /** True when the campaign's SIGKILL ended the client (not when it had already exited). */
   killed: boolean;
   ms: number;
   /** When the campaign killed the client, ms after it was spawned. */
@@ -28,64 +28,50 @@ export interface SpawnOptions {
   onSpawn?: (pid: number) => void;
 }
 
-/** Strict client options: no config file, only this key and this known_hosts file, batch mode. */
-function strictOptions(host: TestHost): string[] {
-  return [
-    '-F', 'none', '-T',
-    '-i', host.identityFile,
-    '-o', 'BatchMode=yes',
-    '-o', 'StrictHostKeyChecking=yes',
-    '-o', 'IdentitiesOnly=yes',
-    '-o', `UserKnownHostsFile=${host.knownHostsFile}`,
-    '-o', 'GlobalKnownHostsFile=/dev/null',
-    '-o', 'UpdateHostKeys=no',
-    '-o', 'CheckHostIP=no',
-    '-o', 'ConnectTimeout=10',
-    // A host that vanishes mid-session (a reboot) must not leave a client hanging.
-    '-o', 'ServerAliveInterval=5',
-    '-o', 'ServerAliveCountMax=3',
-    '-o', 'LogLevel=ERROR',
-    '-p', String(host.port),
-    '-l', host.user,
-  ];
+/** A host that vanishes mid-session (a reboot) must not leave a client hanging: keepalives every 5 s. */
+const SERVER_ALIVE_INTERVAL_SECONDS = 5;
+/** The on-host collector's report is the largest thing read back; the product's 4 MiB bound is for helper calls. */
+const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
+const STDERR_KEPT_BYTES = 64 * 1024;
+
+function settingsOf(host: TestHost): SshClientSettings {
+  return { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 10, serverAliveIntervalSeconds: SERVER_ALIVE_INTERVAL_SECONDS };
 }
 
-function runSsh(argv: readonly string[], options: SpawnOptions): Promise<SshResult> {
+async function runSsh(argv: readonly string[], options: SpawnOptions): Promise<SshResult> {
   const started = Date.now();
-  return new Promise((resolve) => {
-    const child = spawn('ssh', argv, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let killed = false;
-    let killedAtMs: number | undefined;
-    let lines = 0;
-    const kill = () => {
-      killed = child.exitCode === null && child.signalCode === null;
-      if (killed) killedAtMs = Date.now() - started;
-      child.kill('SIGKILL');
-    };
-    if (child.pid !== undefined) options.onSpawn?.(child.pid);
-    child.stdout.on('data', (chunk: Buffer) => {
-      out.push(chunk);
-      if (options.killAfterLines === undefined || killedAtMs !== undefined) return;
-      for (const byte of chunk) if (byte === 0x0a) lines += 1;
-      if (lines >= options.killAfterLines) kill();
-    });
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.stdin.on('error', () => undefined);
-    const killTimer =
-      options.killAfterMs === undefined
-        ? undefined
-        : setTimeout(kill, options.killAfterMs);
-    const timeout = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 240_000);
-    child.on('error', () => undefined);
-    child.on('close', (code) => {
-      if (killTimer) clearTimeout(killTimer);
-      clearTimeout(timeout);
-      resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), killed, ms: Date.now() - started, ...(killedAtMs === undefined ? {} : { killedAtMs }) });
-    });
-    child.stdin.end(options.input ?? '');
+  const stop = new AbortController();
+  let killedAtMs: number | undefined;
+  let lines = 0;
+  const kill = () => {
+    if (killedAtMs !== undefined) return;
+    killedAtMs = Date.now() - started;
+    stop.abort();
+  };
+  const killTimer = options.killAfterMs === undefined ? undefined : setTimeout(kill, options.killAfterMs);
+  const limit = options.killAfterLines;
+  const result = await collect('ssh', argv, {
+    stdin: Buffer.from(options.input ?? ''),
+    timeoutMs: options.timeoutMs ?? 240_000,
+    killGraceMs: 0,
+    signal: stop.signal,
+    env: sshEnv(),
+    maxStdoutBytes: MAX_STDOUT_BYTES,
+    stderrKeptBytes: STDERR_KEPT_BYTES,
+    ...(options.onSpawn ? { onSpawn: options.onSpawn } : {}),
+    ...(limit === undefined
+      ? {}
+      : {
+          onStdout: (chunk: Buffer) => {
+            for (const byte of chunk) if (byte === 0x0a) lines += 1;
+            if (lines >= limit) kill();
+          },
+        }),
   });
+  if (killTimer) clearTimeout(killTimer);
+  // The kill landed only if the client died of it; one that had already exited keeps its status.
+  const killed = result.aborted && result.signal === 'SIGKILL';
+  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderrHead, killed, ms: Date.now() - started, ...(killed && killedAtMs !== undefined ? { killedAtMs } : {}) };
 }
 
 /** One host, reached both ways. The multiplexed master is (re)opened on demand, e.g. after a reboot. */
@@ -99,37 +85,31 @@ export class HostLink {
     return this.host.nodePath;
   }
 
-  /** The argv a fresh client gets for `remoteCommand` (the same strict options the controller uses). */
-  freshArgv(remoteCommand: string): string[] {
-    return [...strictOptions(this.host), '--', this.host.address, remoteCommand];
+  /** The argv a fresh client gets for `remoteCommand` (the controller's strict argv, faster keepalives). */
+  freshArgv(command: string): string[] {
+    return sshArgv(settingsOf(this.host), this.host, command);
   }
 
   /** A new ssh client for one command: what the controller does for each helper call. */
-  fresh(remoteCommand: string, options: SpawnOptions = {}): Promise<SshResult> {
-    return runSsh(this.freshArgv(remoteCommand), options);
+  fresh(command: string, options: SpawnOptions = {}): Promise<SshResult> {
+    return runSsh(this.freshArgv(command), options);
   }
 
   /** A command over the shared master connection; argv elements are quoted for the remote shell. */
   async exec(argv: readonly string[], options: Omit<SpawnOptions, 'killAfterMs'> = {}): Promise<SshResult> {
-    return this.muxCommand(shellCommandLine(argv), options);
+    return this.muxCommand(remoteCommand(argv), options);
   }
 
   /** Like exec, but throws on a nonzero exit. */
   async run(argv: readonly string[], options: Omit<SpawnOptions, 'killAfterMs'> = {}): Promise<string> {
     const result = await this.exec(argv, options);
-    if (result.code !== 0) throw new Error(`on ${this.host.name}: ${shellCommandLine(argv)} exited ${String(result.code)}: ${result.stderr.trim().slice(0, 500)}`);
+    if (result.code !== 0) throw new Error(`on ${this.host.name}: ${remoteCommand(argv)} exited ${String(result.code)}: ${result.stderr.trim().slice(0, 500)}`);
     return result.stdout;
   }
 
   /** A raw remote command line over the master connection. */
-  async muxCommand(remoteCommand: string, options: Omit<SpawnOptions, 'killAfterMs'> = {}): Promise<SshResult> {
-    const argv = [
-      ...strictOptions(this.host),
-      '-o', 'ControlMaster=auto',
-      '-o', `ControlPath=${this.controlPath}`,
-      '-o', 'ControlPersist=600',
-      '--', this.host.address, remoteCommand,
-    ];
+  async muxCommand(command: string, options: Omit<SpawnOptions, 'killAfterMs'> = {}): Promise<SshResult> {
+    const argv = sshArgv(settingsOf(this.host), this.host, command, ['-o', 'ControlMaster=auto', '-o', `ControlPath=${this.controlPath}`, '-o', 'ControlPersist=600']);
     const result = await runSsh(argv, options);
     // 255 is ssh's own failure (a master lost to a reboot or an sshd restart): one clean retry.
     if (result.code === 255) {
@@ -140,7 +120,7 @@ export class HostLink {
   }
 
   async closeMaster(): Promise<void> {
-    await runSsh([...strictOptions(this.host), '-o', `ControlPath=${this.controlPath}`, '-O', 'exit', '--', this.host.address], { timeoutMs: 10_000 });
+    await runSsh(sshArgv(settingsOf(this.host), this.host, undefined, ['-o', `ControlPath=${this.controlPath}`, '-O', 'exit']), { timeoutMs: 10_000 });
   }
 
   async close(): Promise<void> {
