@@ -11,7 +11,7 @@ import { runBadInput } from './bad-input.js';
 import { faultLane, waitLane } from './host-faults.js';
 import { runHostile, type HostileResult } from './hostile.js';
 import { killLane } from './kill-trials.js';
-import { helperArtifact } from './ops.js';
+import { helperArtifact } from '@occ-ssh/test-support';
 import { parseOptions, SECTIONS, USAGE, UsageError, type Options, type Section } from './options.js';
 import { newRaceResult, runAllocations, runPrepareVsDelete } from './races.js';
 import { countsOf, judge, summarizeBadInput, summarizeCrashes, summarizeTrials, summaryLines, type Results } from './report.js';

@@ -6,7 +6,8 @@
 // matches it, only the helpers it or anyone else starts.
 import { findResultLine, type ResultLine, type SealedOperation } from '@occ-ssh/protocol';
 import type { Listing } from './listing.js';
-import { helperArtifact, ROOT, RUNTIME_USER, UNIT_DIR, wireFor } from './ops.js';
+import { helperArtifact, ROOT, UNIT_DIR, wireFor } from '@occ-ssh/test-support';
+import { RUNTIME_USER } from './fixture-args.js';
 import type { HostLink } from './ssh.js';
 
 const SCRIPT = String.raw`'use strict';

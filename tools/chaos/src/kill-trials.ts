@@ -7,7 +7,8 @@ import { helperOf, listingOf, runSteps } from './collector.js';
 import { DEFAULT_PROGRESS_LINES, DurationModel } from './durations.js';
 import type { MutatingArgs } from './expectations.js';
 import type { Listing } from './listing.js';
-import { activateArgs, auditOf, call, envelopeFor, ownerOf, prepareArgs, targetArgs } from './ops.js';
+import { auditOf, call, envelopeFor } from '@occ-ssh/test-support';
+import { activateArgs, ownerOf, prepareArgs, targetArgs } from './fixture-args.js';
 import type { Rng } from './rng.js';
 import { delayArgv } from './strace-log.js';
 import type { HostLink } from './ssh.js';
@@ -112,7 +113,7 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
       if (records.length >= trials) {
         // Leave no half-lived Agent behind: finish the lifecycle's deletion without a fault.
         const last = steps[steps.length - 1]!;
-        if (index > 0) await call(link, last.operation, last.args as never, { mux: true });
+        if (index > 0) await call(link, last.operation, last.args as never, { send: link.mux });
         break;
       }
       const measuredMs = durations.estimate(step.operation);
