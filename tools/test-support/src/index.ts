@@ -2,5 +2,6 @@
 // that never answer. It depends only on the libraries, so any project's tests may use it.
 export * from './remote.js';
 export * from './ssh-call.js';
+export * from './log-lines.js';
 export * from './unreachable.js';
 export * from './installation.js';
