@@ -3,5 +3,6 @@
 export * from './remote.js';
 export * from './ssh-call.js';
 export * from './log-lines.js';
+export * from './command-line.js';
 export * from './unreachable.js';
 export * from './installation.js';
