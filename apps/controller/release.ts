@@ -51,7 +51,7 @@ chmodSync(`${dir}/bin/occ-ssh.js`, 0o755);
 const declarations = mkdtempSync(`${tmpdir()}/occ-ssh-release-dts-`);
 try {
   execFileSync(process.execPath, [`${workspace}node_modules/typescript/bin/tsc`, '-p', fileURLToPath(new URL('tsconfig.release.json', import.meta.url)), '--noEmit', 'false', '--declaration', '--emitDeclarationOnly', '--rootDir', workspace, '--outDir', declarations], { stdio: 'inherit' });
-  const libraries: Record<string, string> = { '@occ-ssh/protocol': `${declarations}/libs/protocol/src/index.d.ts`, '@occ-ssh/markers': `${declarations}/libs/markers/src/index.d.ts` };
+  const libraries: Record<string, string> = { '@occ-ssh/protocol': `${declarations}/libs/protocol/src/index.d.ts`, '@occ-ssh/markers': `${declarations}/libs/markers/src/index.d.ts`, '@occ-ssh/ssh-client': `${declarations}/libs/ssh-client/src/index.d.ts` };
   const bundle = await rollup({
     input: `${declarations}/apps/controller/src/index.d.ts`,
     plugins: [{ name: 'workspace-libraries', resolveId: (id: string) => libraries[id] ?? null }, dts()],

@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadHelperArtifact } from '@occ-ssh/controller';
+import { namesFrom, parseFlags, runCommandLine, UsageError } from '@occ-ssh/test-support';
 import { ensureRootfs, NODE_VERSION, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { measureActivation } from './activation.js';
 import { measureAnsible } from './ansible.js';
@@ -46,29 +46,13 @@ interface Args {
 }
 
 function parseCommandLine(argv: readonly string[]): Args {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } },
-    }));
-  } catch (error) {
-    throw new Error(`${(error as Error).message}\n${USAGE}`);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const args: Args = { quick: values.quick, only: new Set(SCENARIOS), out: values.out === undefined ? DEFAULT_OUT : resolve(values.out) };
-  if (values.only !== undefined) {
-    const picked = values.only.split(',').map((s) => s.trim()).filter(Boolean);
-    const unknown = picked.filter((s) => !(SCENARIOS as readonly string[]).includes(s));
-    if (unknown.length || picked.length === 0) throw new Error(`unknown figure(s) ${unknown.join(',')}\n${USAGE}`);
-    args.only = new Set(picked as Scenario[]);
-  }
-  return args;
+  const values = parseFlags(argv, { quick: { type: 'boolean', default: false }, only: { type: 'string' }, out: { type: 'string' } });
+  if (values.help) throw new UsageError('help');
+  return {
+    quick: values.quick,
+    only: new Set(values.only === undefined ? SCENARIOS : namesFrom('only', values.only, SCENARIOS)),
+    out: values.out === undefined ? DEFAULT_OUT : resolve(values.out),
+  };
 }
 
 function sshVersion(): string {
@@ -186,10 +170,4 @@ async function main(): Promise<number> {
   return results.errors.length ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runCommandLine('bench', USAGE, main);

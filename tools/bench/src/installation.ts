@@ -1,17 +1,16 @@
 // Installations, drivers and OCC resources for benchmark hosts: a real SshComputeDriver per
 // transport, with a logger that keeps each `operation succeeded` line's timings.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import {
+  createLogger,
   loadInstallationConfiguration,
-  REDACTED_PATHS,
   SshComputeDriver,
   type ComputeAgentBinding as AgentBinding,
   type AgentRevision,
   type CommandExecutor,
   type SshComputeConfiguration,
 } from '@occ-ssh/controller';
-import pino from 'pino';
+import { lineSink } from '@occ-ssh/test-support';
 import { occRevision, TEST_RUNTIME, testHostInstallationYaml, type InstallationHost, type TestHostInstallationOptions } from '@occ-ssh/occ-fixtures';
 
 export { occRevision };
@@ -61,17 +60,13 @@ export class ObservedDriver {
     options: { executor?: CommandExecutor; readinessTimeoutMs?: number } = {},
   ) {
     const events = this.events;
-    const stream = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) {
-          if (!line.trim()) continue;
-          const entry = JSON.parse(line) as Partial<OperationEvent>;
-          if (typeof entry.operation === 'string' && typeof entry.durationMs === 'number') events.push(entry as OperationEvent);
-        }
-        done();
-      },
-    });
-    const logger = pino({ name: 'compute-ssh', level: 'info', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, stream);
+    const logger = createLogger(
+      { level: 'info' },
+      lineSink((line) => {
+        const entry = JSON.parse(line) as Partial<OperationEvent>;
+        if (typeof entry.operation === 'string' && typeof entry.durationMs === 'number') events.push(entry as OperationEvent);
+      }),
+    );
     this.driver = new SshComputeDriver({
       configuration,
       logger,

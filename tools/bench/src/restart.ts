@@ -6,6 +6,7 @@
 import { agentLayout } from '@occ-ssh/markers';
 import type { TestHost } from '@occ-ssh/testhost';
 import { progress, type BenchContext } from './context.js';
+import { sandboxOffDropIn } from './sandbox-off.js';
 import { bindingFor, configurationFor, ObservedDriver, occRevision, RUNTIME_ROOT, timed, UNIT_DIRECTORY } from './installation.js';
 import type { AgentRevision } from '@occ-ssh/controller';
 
@@ -91,14 +92,7 @@ export async function measureRestart(ctx: BenchContext, host: TestHost): Promise
  * Every sandbox directive the unit sets, reset by a runtime drop-in (gone at reboot; removed after the
  * sample). An empty assignment clears a list; the rest get their defaults back.
  */
-const SANDBOX_OFF = [
-  '[Service]', 'ProtectSystem=no', 'ReadWritePaths=', 'ReadOnlyPaths=', 'ProtectHome=no', 'TemporaryFileSystem=',
-  'PrivateTmp=no', 'PrivateDevices=no', 'DevicePolicy=auto', 'ProtectKernelTunables=no', 'ProtectKernelModules=no',
-  'ProtectKernelLogs=no', 'ProtectControlGroups=no', 'ProtectClock=no', 'ProtectHostname=no', 'ProtectProc=default',
-  'ProcSubset=all', 'PrivateUsers=no', 'PrivateIPC=no', 'RestrictNamespaces=no', 'RestrictRealtime=no',
-  'LockPersonality=no', 'RestrictAddressFamilies=', 'SystemCallArchitectures=', 'SystemCallFilter=',
-  'SocketBindAllow=', 'SocketBindDeny=', 'NoNewPrivileges=no', '',
-].join('\n');
+const SANDBOX_OFF = sandboxOffDropIn();
 
 async function setSandbox(host: TestHost, unitName: string, on: boolean): Promise<void> {
   const dir = `/run/systemd/system/${unitName}.d`;

@@ -1,26 +1,17 @@
 // The benchmark's own ssh clients: the bare baselines (a new connection, or an OpenSSH
-// ControlMaster set up here) with exactly the driver's strict client argv, and a quick shell on a
-// host for reading measurements.
+// ControlMaster set up here) with exactly the driver's strict client argv and collector, and a
+// quick shell on a host for reading measurements.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { sshArgv, type HostTarget } from '@occ-ssh/controller';
+import { collect, sshArgv, sshEnv, type SshClientSettings, type SshDestination } from '@occ-ssh/ssh-client';
 import type { BenchHost } from './installation.js';
 
-export interface SshSettings {
-  identityFile: string;
-  knownHostsFile: string;
-  connectTimeoutSeconds: number;
-}
-
-export function settingsOf(host: BenchHost): SshSettings {
+export function settingsOf(host: BenchHost): SshClientSettings {
   return { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 10 };
 }
 
-export function targetOf(host: BenchHost, name = host.name): HostTarget {
+export function targetOf(host: BenchHost, name = host.name): SshDestination {
   return { name, address: host.address, port: host.port, user: 'root' };
 }
-
-/** The environment the driver gives ssh: no agent socket, no inherited config variables. */
-const SSH_ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C' };
 
 export interface SshOutcome {
   ms: number;
@@ -29,21 +20,11 @@ export interface SshOutcome {
   stderr: string;
 }
 
-export function runSsh(argv: readonly string[], input: string | Buffer = ''): Promise<SshOutcome> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const child = spawn('ssh', argv, { stdio: ['pipe', 'pipe', 'pipe'], env: SSH_ENV });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.stdin.on('error', () => undefined);
-    child.on('error', () => undefined);
-    child.on('close', (code) =>
-      resolve({ ms: performance.now() - started, code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }),
-    );
-    child.stdin.end(input);
-  });
+/** One ssh client run through the driver's own collector, with the environment the driver gives ssh. */
+export async function runSsh(argv: readonly string[], input: string | Buffer = ''): Promise<SshOutcome> {
+  const started = performance.now();
+  const result = await collect('ssh', argv, { stdin: Buffer.from(input), timeoutMs: 120_000, env: sshEnv() });
+  return { ms: performance.now() - started, code: result.exitCode, stdout: result.stdout, stderr: result.stderrHead };
 }
 
 async function mustSsh(argv: readonly string[], input?: string | Buffer): Promise<SshOutcome> {
@@ -74,8 +55,8 @@ export class ControlMaster {
   ) {}
 
   static async start(host: BenchHost, controlPath: string): Promise<ControlMaster> {
-    const argv = sshArgv(settingsOf(host), targetOf(host), 'unused', ['-M', '-N', '-o', `ControlPath=${controlPath}`, '-o', 'ControlPersist=no']).slice(0, -1);
-    const child = spawn('ssh', argv, { stdio: ['ignore', 'ignore', 'pipe'], env: SSH_ENV });
+    const argv = sshArgv(settingsOf(host), targetOf(host), undefined, ['-M', '-N', '-o', `ControlPath=${controlPath}`, '-o', 'ControlPersist=no']);
+    const child = spawn('ssh', argv, { stdio: ['ignore', 'ignore', 'pipe'], env: sshEnv() });
     child.on('error', () => undefined);
     masters.add(child);
     child.on('exit', () => masters.delete(child));
@@ -83,7 +64,7 @@ export class ControlMaster {
     const deadline = Date.now() + 20_000;
     while (Date.now() < deadline) {
       if (child.exitCode !== null) throw new Error(`ssh master to ${host.address} exited ${child.exitCode}`);
-      const check = await runSsh(['-o', `ControlPath=${controlPath}`, '-O', 'check', '--', host.address]);
+      const check = await runSsh(sshArgv(settingsOf(host), targetOf(host), undefined, ['-o', `ControlPath=${controlPath}`, '-O', 'check']));
       if (check.code === 0) return master;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

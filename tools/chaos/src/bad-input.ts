@@ -9,7 +9,8 @@ import { decodeArgument, encodeArgument, MAX_ARGUMENT_BYTES, PROTOCOL_VERSION, s
 import { fixedConfigCases, randomConfigCases } from './bad-configs.js';
 import { helperOf, runSteps, shOf, TREE_HASH, treeHash } from './collector.js';
 import { controller } from './controllers.js';
-import { envelopeFor, ownerOf, prepareArgs } from './ops.js';
+import { envelopeFor } from '@occ-ssh/test-support';
+import { ownerOf, prepareArgs } from './fixture-args.js';
 import type { Rng } from './rng.js';
 import type { HostLink } from './ssh.js';
 

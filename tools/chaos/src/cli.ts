@@ -11,8 +11,8 @@ import { runBadInput } from './bad-input.js';
 import { faultLane, waitLane } from './host-faults.js';
 import { runHostile, type HostileResult } from './hostile.js';
 import { killLane } from './kill-trials.js';
-import { helperArtifact } from './ops.js';
-import { parseOptions, SECTIONS, USAGE, UsageError, type Options, type Section } from './options.js';
+import { helperArtifact, runCommandLine } from '@occ-ssh/test-support';
+import { parseOptions, SECTIONS, USAGE, type Options, type Section } from './options.js';
 import { newRaceResult, runAllocations, runPrepareVsDelete } from './races.js';
 import { countsOf, judge, summarizeBadInput, summarizeCrashes, summarizeTrials, summaryLines, type Results } from './report.js';
 import { Rng } from './rng.js';
@@ -194,16 +194,7 @@ async function campaign(options: Options): Promise<Results> {
 }
 
 async function main(): Promise<number> {
-  let options: Options;
-  try {
-    options = parseOptions(process.argv.slice(2), DEFAULT_OUT);
-  } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(error.message === 'help' ? `${USAGE}\n` : `chaos: ${error.message}\n\n${USAGE}\n`);
-      return error.message === 'help' ? 0 : 2;
-    }
-    throw error;
-  }
+  const options = parseOptions(process.argv.slice(2), DEFAULT_OUT);
   const results = await campaign(options);
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, `${JSON.stringify(results, null, 2)}\n`);
@@ -211,10 +202,4 @@ async function main(): Promise<number> {
   return results.ok ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    process.stderr.write(`chaos: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exit(1);
-  },
-);
+runCommandLine('chaos', USAGE, main);

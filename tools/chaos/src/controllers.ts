@@ -1,8 +1,7 @@
 // Real controllers for the campaign: SshComputeDriver instances over the system ssh client,
 // configured from Installation YAML that maps Namespace names to a test host.
-import { Writable } from 'node:stream';
-import { loadInstallationConfiguration, REDACTED_PATHS, SshComputeDriver, type LifecycleDriver, type Logger } from '@occ-ssh/controller';
-import pino from 'pino';
+import { createLogger, loadInstallationConfiguration, SshComputeDriver, type LifecycleDriver, type Logger } from '@occ-ssh/controller';
+import { lineSink } from '@occ-ssh/test-support';
 import type { TestHost } from '@occ-ssh/testhost';
 import { testHostInstallationYaml as sharedInstallationYaml } from '@occ-ssh/occ-fixtures';
 
@@ -11,17 +10,11 @@ export function installationYaml(host: TestHost, namespaceNames: readonly string
   return sharedInstallationYaml(Object.fromEntries(namespaceNames.map((name) => [name, host])), { otherSelections: { configuration: 'configuration-chaos', iam: 'iam-chaos' } });
 }
 
-/** A pino logger like the driver's own (same redaction), writing into memory. */
+/** The driver's own logger (same redaction) at debug level, writing into memory. */
 export function memoryLogger(): { logger: Logger; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      chunks.push(chunk.toString());
-      done();
-    },
-  });
-  const logger = pino({ name: 'compute-ssh', level: 'debug', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, stream);
-  return { logger, text: () => chunks.join('') };
+  const lines: string[] = [];
+  const logger = createLogger({ level: 'debug' }, lineSink((line) => lines.push(line)));
+  return { logger, text: () => lines.map((line) => `${line}\n`).join('') };
 }
 
 export interface ControllerOptions {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { helperArtifact } from './ops.js';
+import { helperArtifact } from '@occ-ssh/test-support';
 import { crashLane, type CrashLaneResult } from './crash-points.js';
 import { HostLink } from './ssh.js';
 

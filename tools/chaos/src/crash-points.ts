@@ -4,11 +4,12 @@
 // every time the invariants are checked, the operation retried, and convergence checked.
 import { accountName, nsHash, unitName } from '@occ-ssh/markers';
 import { encodeArgument, MUTATING_OPERATIONS } from '@occ-ssh/protocol';
-import { shellCommandLine } from '@occ-ssh/testhost';
+import { remoteCommand } from '@occ-ssh/ssh-client';
 import { helperOf, runSteps, listingOf, type Step } from './collector.js';
 import type { MutatingArgs, MutatingOperation } from './expectations.js';
 import type { Listing } from './listing.js';
-import { activateArgs, call, envelopeFor, ownerOf, prepareArgs, ROOT, RUNTIME_USER, UNIT_DIR, type CallOutcome } from './ops.js';
+import { call, envelopeFor, ROOT, UNIT_DIR, type CallOutcome } from '@occ-ssh/test-support';
+import { activateArgs, ownerOf, prepareArgs, RUNTIME_USER } from './fixture-args.js';
 import type { HostLink } from './ssh.js';
 import { hitOf, parseLog, pointsOf, straceArgv, type Hit, type Injection, type Lane, type ParsedLog, type Point } from './strace-log.js';
 import { runTrial, type TrialRecord } from './trial.js';
@@ -118,7 +119,7 @@ function scrubStep(cleanup: MutatingArgs): Step {
   const account = accountName(RUNTIME_USER, namespace.id, agentId);
   const unit = unitName(agentId);
   const script = 'systemctl disable --now "$3" 2>/dev/null; rm -f "$4/$3"; systemctl daemon-reload; userdel "$5" 2>/dev/null; groupdel "$5" 2>/dev/null; rm -rf "$1/namespaces/$2" "$1/accounts/$5.json"; true';
-  return { sh: shellCommandLine(['sh', '-c', script, 'scrub', ROOT, nsHash(namespace.id), unit, UNIT_DIR, account]) };
+  return { sh: remoteCommand(['sh', '-c', script, 'scrub', ROOT, nsHash(namespace.id), unit, UNIT_DIR, account]) };
 }
 
 /** Clears what came before and sets up the scenario, in one round trip; returns the listing to compare against. */

@@ -8,7 +8,9 @@ import { encodeArgument, type OperationArgs, type OperationName } from '@occ-ssh
 import { helperOf, listingOf, runSteps } from './collector.js';
 import { checkInvariants } from './invariants.js';
 import type { Listing } from './listing.js';
-import { activateArgs, call, envelopeFor, ok, ownerOf, prepareArgs, sleep, targetArgs, type CallOutcome } from './ops.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { call, envelopeFor, ok, type CallOutcome } from '@occ-ssh/test-support';
+import { activateArgs, ownerOf, prepareArgs, targetArgs } from './fixture-args.js';
 import type { Rng } from './rng.js';
 import type { HostLink } from './ssh.js';
 import { runTrial, SETTINGS, type TrialRecord } from './trial.js';
@@ -35,10 +37,10 @@ async function withFault(op: () => Promise<CallOutcome>, atMs: number, fault: ()
 export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progress: (record: TrialRecord) => void): Promise<{ records: TrialRecord[]; activateMs: number }> {
   const owner = ownerOf('faults');
   const records: TrialRecord[] = [];
-  await ok(link, 'ensure-namespace', { namespace: owner.namespace }, { mux: true });
+  await ok(link, 'ensure-namespace', { namespace: owner.namespace }, { send: link.mux });
   let number = 1;
   let active = prepareArgs(owner, number, { readyAfterMs: 300 });
-  await ok(link, 'prepare-revision', active, { mux: true });
+  await ok(link, 'prepare-revision', active, { send: link.mux });
   // Calibration: one unfaulted activation through a fresh client.
   const calibration = await call(link, 'activate-revision', activateArgs(active));
   if (!calibration.line?.ok) throw new Error('fault lane: calibration activation failed');
@@ -110,8 +112,8 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
       // OCC recovers with a new revision, never an older snapshot: activation refuses to roll back.
       number += 1;
       const recovery = prepareArgs(owner, number, { readyAfterMs: 300 });
-      const prepared = await call(link, 'prepare-revision', recovery, { mux: true });
-      const back = prepared.line?.ok ? await call(link, 'activate-revision', activateArgs(recovery), { mux: true }) : prepared;
+      const prepared = await call(link, 'prepare-revision', recovery, { send: link.mux });
+      const back = prepared.line?.ok ? await call(link, 'activate-revision', activateArgs(recovery), { send: link.mux }) : prepared;
       if (!back.line?.ok) record.problems.push(`recovering with a new ready revision failed: ${back.line && !back.line.ok ? back.line.error.message : 'no result line'}`);
       retirePrevious = [targetArgs(active), targetArgs(candidate)];
       active = recovery;
@@ -122,7 +124,7 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
     records.push(record);
     progress(record);
   }
-  await ok(link, 'delete-namespace', { namespace: owner.namespace }, { mux: true });
+  await ok(link, 'delete-namespace', { namespace: owner.namespace }, { send: link.mux });
   return { records, activateMs };
 }
 
@@ -152,17 +154,17 @@ export async function waitLane(link: HostLink, rng: Rng, progress: (record: Tria
   const records: TrialRecord[] = [];
   for (const [index, kind] of rng.shuffle([...WAIT_FAULTS]).entries()) {
     const owner = ownerOf(`wait${index}`);
-    await ok(link, 'ensure-namespace', { namespace: owner.namespace }, { mux: true });
+    await ok(link, 'ensure-namespace', { namespace: owner.namespace }, { send: link.mux });
     const waiting = prepareArgs(owner, 1, { readyAfterMs: WAIT_READY_MS });
-    await ok(link, 'prepare-revision', waiting, { mux: true });
+    await ok(link, 'prepare-revision', waiting, { send: link.mux });
     const newer = prepareArgs(owner, 2, { readyAfterMs: 300 });
-    if (kind === 'wait-newer') await ok(link, 'prepare-revision', newer, { mux: true });
+    if (kind === 'wait-newer') await ok(link, 'prepare-revision', newer, { send: link.mux });
     const before = listingOf((await runSteps(link, [{ collect: {} }]))[0]);
     const args = activateArgs(waiting);
     const record = kind === 'wait-sigkill' ? await killInWait(link, before, args) : await raceInWait(link, kind, args, newer);
     records.push(record);
     progress(record);
-    if (kind !== 'wait-delete') await ok(link, 'delete-namespace', { namespace: owner.namespace }, { mux: true });
+    if (kind !== 'wait-delete') await ok(link, 'delete-namespace', { namespace: owner.namespace }, { send: link.mux });
   }
   return records;
 }

@@ -10,7 +10,8 @@ import { accountName, agentHash, agentLayout, markerText, nsHash, revisionLayout
 import type { AgentOwner, OperationArgs, OperationName } from '@occ-ssh/protocol';
 import { encodeArgument } from '@occ-ssh/protocol';
 import { helperOf, runSteps, shOf, TREE_HASH } from './collector.js';
-import { activateArgs, call, envelopeFor, ok, ownerOf, prepareArgs, ROOT, RUNTIME_USER, UNIT_DIR } from './ops.js';
+import { call, envelopeFor, ok, ROOT, UNIT_DIR } from '@occ-ssh/test-support';
+import { activateArgs, ownerOf, prepareArgs, RUNTIME_USER } from './fixture-args.js';
 
 const SQUATTER_UNIT = 'occ-chaos-squatter';
 import type { HostLink } from './ssh.js';
@@ -193,7 +194,7 @@ const CASES: HostileCase[] = [
   {
     name: 'account marker of another Agent under this account name',
     setup: async (ctx) => {
-      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { mux: true });
+      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { send: ctx.link.mux });
       await ctx.plant(`${ROOT}/accounts/${ctx.account}.json`, markerText({ kind: 'account', version: 1, driver: 'compute-ssh', namespaceId: ctx.owner.namespace.id, agentId: foreign(ctx).agent.id, servicePrincipalId: ctx.owner.servicePrincipal.id, account: ctx.account, state: 'active', uid: 4242, gid: 4242 }));
     },
     attempts: [prepare1],
@@ -202,7 +203,7 @@ const CASES: HostileCase[] = [
     name: 'a user with the Agent account name exists already',
     core: true,
     setup: async (ctx) => {
-      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { mux: true });
+      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { send: ctx.link.mux });
       await ctx.link.run(['useradd', '--system', '--no-create-home', ctx.account]);
     },
     attempts: [prepare1],
@@ -211,7 +212,7 @@ const CASES: HostileCase[] = [
     name: 'a group with the Agent account name exists already',
     core: true,
     setup: async (ctx) => {
-      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { mux: true });
+      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { send: ctx.link.mux });
       await ctx.link.run(['groupadd', '--system', ctx.account]);
     },
     attempts: [prepare1],
@@ -300,7 +301,7 @@ const CASES: HostileCase[] = [
   {
     name: 'an Agent directory without its marker beside a new Agent',
     setup: async (ctx) => {
-      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { mux: true });
+      await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { send: ctx.link.mux });
       await ctx.link.run(['mkdir', '-m', '711', `${ROOT}/namespaces/${nsHash(ctx.owner.namespace.id)}/agents/${agentHash(foreign(ctx).agent.id)}`]);
     },
     attempts: [prepare1],
@@ -343,10 +344,10 @@ const CASES: HostileCase[] = [
     kind: 'not-served',
     setup: async (ctx) => {
       await staged(ctx, true);
-      const { port } = await ok(ctx.link, 'prepare-revision', ctx.p2, { mux: true });
+      const { port } = await ok(ctx.link, 'prepare-revision', ctx.p2, { send: ctx.link.mux });
       const sibling = foreign(ctx);
-      await ok(ctx.link, 'ensure-namespace', { namespace: sibling.namespace }, { mux: true });
-      await ok(ctx.link, 'prepare-revision', prepareArgs(sibling, 1), { mux: true });
+      await ok(ctx.link, 'ensure-namespace', { namespace: sibling.namespace }, { send: ctx.link.mux });
+      await ok(ctx.link, 'prepare-revision', prepareArgs(sibling, 1), { send: ctx.link.mux });
       const uid = (await ctx.link.run(['id', '-u', accountName(RUNTIME_USER, sibling.namespace.id, sibling.agent.id)])).trim();
       await ctx.link.run(['systemctl', 'stop', ctx.layout.unitName]);
       await ctx.plant('/etc/occ-chaos-squatter.json', '{}', '644');
@@ -364,7 +365,7 @@ const CASES: HostileCase[] = [
       if ((await ctx.link.exec(['test', '-e', ctx.layout.served])).code === 0) problems.push('served.json was written for the squatter');
       await ctx.link.exec(['systemctl', 'stop', SQUATTER_UNIT]);
       await ctx.link.exec(['rm', '-f', '/etc/occ-chaos-squatter.json']);
-      await ok(ctx.link, 'delete-namespace', { namespace: foreign(ctx).namespace }, { mux: true });
+      await ok(ctx.link, 'delete-namespace', { namespace: foreign(ctx).namespace }, { send: ctx.link.mux });
       return { problems };
     },
   },
@@ -433,7 +434,7 @@ export async function runHostile(link: HostLink, progress: (line: string) => voi
   const { coreOnly = false, share = 0, of = 1, only = () => true } = selection;
   const results: HostileResult[] = [];
   // The shared root exists before any attack, as on a host that already serves Agents.
-  await ok(link, 'ensure-namespace', { namespace: { id: 'ns-hostile-base', name: 'hostile' } }, { mux: true });
+  await ok(link, 'ensure-namespace', { namespace: { id: 'ns-hostile-base', name: 'hostile' } }, { send: link.mux });
   const selected = CASES.map((item, index) => ({ item, index })).filter(({ item }) => only(item.name) && (!coreOnly || item.core));
   for (const { item, index } of selected.filter((_, position) => position % of === share)) {
     const owner = ownerOf(`hostile${index}`, `hostile${index}`, 'hostile');

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { SLOW_HELPER } from './kill-trials.js';
-import { auditOf, call, helperArtifact, ok, ownerOf, prepareArgs } from './ops.js';
+import { auditOf, call, helperArtifact, ok } from '@occ-ssh/test-support';
+import { ownerOf, prepareArgs } from './fixture-args.js';
 import { HostLink } from './ssh.js';
 
 describe('client kills placed by the helper progress, on a real host', () => {

@@ -4,10 +4,11 @@
 // prints (one as it begins each change), so where it lands does not depend on the machine's load.
 import { encodeArgument } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from './collector.js';
-import { DEFAULT_PROGRESS_LINES, DurationModel } from './durations.js';
+import { DEFAULT_PROGRESS_LINES, RecentMedians } from './recent-medians.js';
 import type { MutatingArgs } from './expectations.js';
 import type { Listing } from './listing.js';
-import { activateArgs, auditOf, call, envelopeFor, ownerOf, prepareArgs, targetArgs } from './ops.js';
+import { auditOf, call, envelopeFor } from '@occ-ssh/test-support';
+import { activateArgs, ownerOf, prepareArgs, targetArgs } from './fixture-args.js';
 import type { Rng } from './rng.js';
 import { delayArgv } from './strace-log.js';
 import type { HostLink } from './ssh.js';
@@ -47,7 +48,7 @@ export interface LaneResult {
  * within what the operation really takes on this host under this load. The shortest lifecycle that
  * runs all six: stop of a running gateway, and retirement of the current revision (which stops it).
  */
-async function calibrate(link: HostLink, rng: Rng, lane: string, durations: DurationModel, lines: DurationModel): Promise<void> {
+async function calibrate(link: HostLink, rng: Rng, lane: string, durations: RecentMedians, lines: RecentMedians): Promise<void> {
   const owner = ownerOf(`${lane}cal`);
   const p1 = prepareArgs(owner, 1, { readyAfterMs: rng.int(0, 600) });
   const steps: MutatingArgs[] = [
@@ -90,8 +91,8 @@ async function handshakeMs(link: HostLink): Promise<number> {
  * still cut every operation.
  */
 export async function killLane(link: HostLink, rng: Rng, trials: number, lane: string, offset: number, progress: (record: TrialRecord) => void): Promise<LaneResult> {
-  const durations = new DurationModel();
-  const lines = new DurationModel(DEFAULT_PROGRESS_LINES);
+  const durations = new RecentMedians();
+  const lines = new RecentMedians(DEFAULT_PROGRESS_LINES);
   await calibrate(link, rng, lane, durations, lines);
   const handshake = await handshakeMs(link);
   const records: TrialRecord[] = [];
@@ -112,7 +113,7 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
       if (records.length >= trials) {
         // Leave no half-lived Agent behind: finish the lifecycle's deletion without a fault.
         const last = steps[steps.length - 1]!;
-        if (index > 0) await call(link, last.operation, last.args as never, { mux: true });
+        if (index > 0) await call(link, last.operation, last.args as never, { send: link.mux });
         break;
       }
       const measuredMs = durations.estimate(step.operation);

@@ -1,5 +1,7 @@
 // Command line of `npm run chaos`, and the size of the quick and the full campaign.
-import { parseArgs } from 'node:util';
+import { namesFrom, parseFlags, UsageError } from '@occ-ssh/test-support';
+
+export { UsageError };
 
 export const SECTIONS = ['kill', 'faults', 'races', 'bad-input', 'hostile', 'secrets', 'crash-points', 'injected-errors'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -75,10 +77,6 @@ export interface Options {
   out: string;
 }
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
 export const USAGE = `usage: npm run chaos -- [--quick] [--seed N] [--only section,...] [--crash-step N] [--out file]
 
   --quick     the short fixed-seed campaign CI runs (a few minutes)
@@ -88,37 +86,20 @@ export const USAGE = `usage: npm run chaos -- [--quick] [--seed N] [--only secti
   --out       results file (default chaos/results/latest.json, quick runs chaos/results/quick.json)`;
 
 export function parseOptions(argv: readonly string[], defaultOut: { full: string; quick: string }): Options {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        quick: { type: 'boolean', default: false },
-        seed: { type: 'string' },
-        only: { type: 'string' },
-        out: { type: 'string' },
-        'crash-step': { type: 'string' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const values = parseFlags(argv, {
+    quick: { type: 'boolean', default: false },
+    seed: { type: 'string' },
+    only: { type: 'string' },
+    out: { type: 'string' },
+    'crash-step': { type: 'string' },
+  });
   if (values.help) throw new UsageError('help');
   let seed = DEFAULT_SEED;
   if (values.seed !== undefined) {
     if (!/^[0-9]{1,10}$/.test(values.seed) || Number(values.seed) > 0xffffffff) throw new UsageError('--seed must be an integer from 0 to 4294967295');
     seed = Number(values.seed);
   }
-  let sections: Section[] = [...SECTIONS];
-  if (values.only !== undefined) {
-    const wanted = values.only.split(',').map((name) => name.trim()).filter(Boolean);
-    const unknown = wanted.filter((name) => !(SECTIONS as readonly string[]).includes(name));
-    if (unknown.length > 0 || wanted.length === 0) throw new UsageError(`--only takes ${SECTIONS.join(', ')}; got ${values.only}`);
-    sections = wanted as Section[];
-  }
+  const sections: Section[] = values.only === undefined ? [...SECTIONS] : namesFrom('only', values.only, SECTIONS);
   const mode = values.quick ? 'quick' : 'full';
   const sizes = { ...(mode === 'quick' ? QUICK : FULL) };
   if (values['crash-step'] !== undefined) {

@@ -6,7 +6,8 @@ import { helperOf, listingOf, runSteps } from './collector.js';
 import { convergenceProblems, type MutatingArgs } from './expectations.js';
 import { checkInvariants, type InvariantSettings, type Violation } from './invariants.js';
 import type { Listing } from './listing.js';
-import { envelopeFor, RUNTIME_USER, type CallOutcome } from './ops.js';
+import { envelopeFor, type CallOutcome } from '@occ-ssh/test-support';
+import { RUNTIME_USER } from './fixture-args.js';
 import type { HostLink } from './ssh.js';
 
 export const SETTINGS: InvariantSettings = { user: RUNTIME_USER, portRange: { start: 18800, end: 18899 } };

@@ -1,9 +1,11 @@
-// Test support: sends the built helper artifact to a real test host over strict ssh.
-import { spawn } from 'node:child_process';
+// Test support: the helper client for real hosts. It sends the built helper artifact with a sealed
+// operation exactly as the controller does, over the product's strict ssh client.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { accountName, agentLayout, canonicalHash, sha256Hex, type AgentLayout } from '@occ-ssh/markers';
 import {
+  PROTOCOL_VERSION,
+  SEALED_KEY,
   encodeArgument,
   findResultLine,
   helperInput,
@@ -19,14 +21,11 @@ import {
   type ResultLine,
   type RuntimeSettings,
 } from '@occ-ssh/protocol';
+import { remoteCommand } from '@occ-ssh/ssh-client';
+import { sshCall, type SshCallOptions, type SshCallResult, type SshHost } from './ssh-call.js';
 
 /** What a test needs of a booted host (structurally the harness's TestHost). */
-export interface RemoteHost {
-  address: string;
-  port: number;
-  user: string;
-  identityFile: string;
-  knownHostsFile: string;
+export interface RemoteHost extends SshHost {
   nodePath: string;
   fixtureGatewayPath: string;
   exec(argv: readonly string[], opts?: { input?: string | Buffer; timeoutMs?: number }): Promise<{ code: number | null; stdout: string; stderr: string }>;
@@ -60,17 +59,30 @@ export function runtimeFor(host: RemoteHost, overrides: Partial<RuntimeSettings>
   };
 }
 
-export interface CallOptions {
+/** How one helper call travels: a fresh strict ssh client unless `send` says otherwise. */
+export interface SendOptions extends Pick<SshCallOptions, 'killAfterMs' | 'killAfterLines' | 'timeoutMs' | 'onSpawn'> {
+  /** Runs the remote node under this program (e.g. strace and its options). */
+  wrap?: readonly string[];
+  /** Sends the command line and stdin some other way (chaos: over its multiplexed connection). */
+  send?: (command: string, input: Buffer) => Promise<SshCallResult>;
+}
+
+export interface CallOptions extends SendOptions {
   runtime?: Partial<RuntimeSettings>;
-  /** Kill the local ssh client (SIGKILL) this many ms after sending. */
-  killAfterMs?: number;
 }
 
 export interface CallOutcome {
   line: ResultLine | undefined;
   stdout: string;
+  /** The ssh client's exit status (null when a signal ended it). */
+  code: number | null;
   killed: boolean;
   ms: number;
+  killedAtMs?: number;
+  /** Heartbeat lines that arrived: one per change the helper began, plus one a second while it waits. */
+  progressLines: number;
+  /** The envelope's requestId (calls built here; raw calls have none). */
+  requestId?: string;
 }
 
 let counter = 0;
@@ -80,41 +92,63 @@ export function envelopeFor<O extends OperationName>(host: RemoteHost, operation
   return makeEnvelope({ operation, args, runtime: settings, configurationHash: canonicalHash(settings), requestId: `t-${process.pid}-${++counter}` }) as Envelope;
 }
 
+/**
+ * The wire form of an encoded operation (any text, for corrupted cases): sealed by the
+ * controller's own sealOperation where it accepts the text, else by the same format by hand, so
+ * that the helper's decoder, not the sealing, is what judges it.
+ */
+export function wireFor(text: string | SealedOperation): SealedOperation {
+  if (typeof text !== 'string') return text;
+  try {
+    return sealOperation(text);
+  } catch {
+    const header = { protocolVersion: PROTOCOL_VERSION, sealed: { sha256: sha256Hex(text), bytes: text.length } };
+    return { argument: Buffer.from(JSON.stringify(header)).toString('base64'), prelude: `globalThis[Symbol.for(${JSON.stringify(SEALED_KEY)})]=${JSON.stringify(text)};\n` };
+  }
+}
+
 /** Runs the helper on an encoded (possibly malformed) operation, sealed exactly as the controller does. */
-export function callRaw(host: RemoteHost, encoded: string, killAfterMs?: number): Promise<CallOutcome> {
-  return callWire(host, sealOperation(encoded), killAfterMs);
+export function callRaw(host: RemoteHost, encoded: string, options: SendOptions = {}): Promise<CallOutcome> {
+  return callWire(host, wireFor(encoded), options);
 }
 
 /** Runs the helper with exactly this argv argument and stdin prelude (which may disagree). */
-export function callWire(host: RemoteHost, wire: SealedOperation, killAfterMs?: number): Promise<CallOutcome> {
-  const started = Date.now();
-  const argv = [
-    '-F', 'none', '-T', '-i', host.identityFile, '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', 'IdentitiesOnly=yes',
-    '-o', `UserKnownHostsFile=${host.knownHostsFile}`, '-o', 'LogLevel=ERROR', '-p', String(host.port), '-l', host.user, '--', host.address,
-    `${host.nodePath} - ${wire.argument}`,
-  ];
-  return new Promise((resolve) => {
-    const child = spawn('ssh', argv, { stdio: ['pipe', 'pipe', 'ignore'] });
-    let stdout = '';
-    let killed = false;
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stdin.on('error', () => undefined);
-    const timer = killAfterMs === undefined ? undefined : setTimeout(() => ((killed = true), child.kill('SIGKILL')), killAfterMs);
-    child.on('close', () => {
-      if (timer) clearTimeout(timer);
-      resolve({ line: findResultLine(stdout), stdout, killed, ms: Date.now() - started });
-    });
-    child.stdin.end(helperInput(helperArtifact(), wire));
-  });
+export async function callWire(host: RemoteHost, wire: SealedOperation, options: SendOptions = {}): Promise<CallOutcome> {
+  const node = remoteCommand(wire.argument === '' ? [host.nodePath, '-'] : [host.nodePath, '-', wire.argument]);
+  const command = options.wrap ? `${remoteCommand([...options.wrap, '--'])} ${node}` : node;
+  const input = helperInput(helperArtifact(), wire);
+  const { wrap: _wrap, send, ...kills } = options;
+  const result = send ? await send(command, input) : await sshCall(host, command, { ...kills, input });
+  const progressLines = result.stdout.split('\n').filter((line) => line.startsWith('{"type":"heartbeat"')).length;
+  return {
+    line: findResultLine(result.stdout),
+    stdout: result.stdout,
+    code: result.code,
+    killed: result.killed,
+    ms: result.ms,
+    progressLines,
+    ...(result.killedAtMs === undefined ? {} : { killedAtMs: result.killedAtMs }),
+  };
 }
 
-export function call<O extends OperationName>(host: RemoteHost, operation: O, args: OperationArgs<O>, options: CallOptions = {}): Promise<CallOutcome> {
-  return callRaw(host, encodeArgument(envelopeFor(host, operation, args, options.runtime)), options.killAfterMs);
+export async function call<O extends OperationName>(host: RemoteHost, operation: O, args: OperationArgs<O>, options: CallOptions = {}): Promise<CallOutcome> {
+  const { runtime, ...send } = options;
+  const envelope = envelopeFor(host, operation, args, runtime);
+  return { ...(await callRaw(host, encodeArgument(envelope), send)), requestId: envelope.requestId };
+}
+
+/** A helper call that failed where a test needed it to succeed; `code` is the helper's error code, if it answered. */
+export class HelperCallError extends Error {
+  constructor(readonly operation: string, readonly code: string | undefined, message: string) {
+    super(`${operation} failed: ${message}`);
+    this.name = 'HelperCallError';
+  }
 }
 
 export async function ok<O extends OperationName>(host: RemoteHost, operation: O, args: OperationArgs<O>, options: CallOptions = {}): Promise<OperationResult<O>> {
-  const { line, stdout } = await call(host, operation, args, options);
-  if (!line?.ok) throw new Error(`${operation} failed: ${line ? JSON.stringify(line.error) : stdout.slice(-500)}`);
+  const { line, stdout, code } = await call(host, operation, args, options);
+  if (!line) throw new HelperCallError(operation, undefined, `no result line (ssh exit ${String(code)}): ${stdout.slice(-500)}`);
+  if (!line.ok) throw new HelperCallError(operation, line.error.code, JSON.stringify(line.error));
   return line.result as OperationResult<O>;
 }
 
@@ -199,4 +233,13 @@ export async function gatewayEnviron(host: RemoteHost, who: AgentOwner): Promise
 export async function gatewayStarts(host: RemoteHost, who: AgentOwner): Promise<{ pid: number; startedAt: string }[]> {
   const out = await host.run(['cat', `${layoutOf(who).state}/fixture-starts.jsonl`]);
   return out.trim().split('\n').map((line) => JSON.parse(line) as { pid: number; startedAt: string });
+}
+
+/** The helper's own journal line for a request: how it ended and how many changes it began. */
+export async function auditOf(host: RemoteHost, requestId: string): Promise<{ outcome: string; changes: number } | undefined> {
+  const journal = await host.run(['journalctl', '--no-pager', '-o', 'cat', '-n', '300', '-t', 'occ-ssh-helper']);
+  const line = journal.split('\n').find((entry) => entry.includes(` request=${requestId} `));
+  const outcome = line && /(?:^| )outcome=(\S+)/.exec(line)?.[1];
+  const changes = line && /(?:^| )changes=(\d+)/.exec(line)?.[1];
+  return outcome && changes ? { outcome, changes: Number(changes) } : undefined;
 }

@@ -1,5 +1,6 @@
 // Runs local commands from argv arrays (never a shell string) and reports their output.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { collect } from '@occ-ssh/ssh-client';
 
 /** Root's tools live in sbin directories, which a non-login PATH may lack. */
 export function toolEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
@@ -22,38 +23,29 @@ export interface CommandOptions {
   timeoutMs?: number;
 }
 
-export function runCommand(cmd: string, args: readonly string[], opts: CommandOptions = {}): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
-      cwd: opts.cwd,
-      env: toolEnv(opts.env),
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    let timedOut = false;
-    const timer = opts.timeoutMs === undefined ? undefined : setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, opts.timeoutMs);
-    child.stdout?.on('data', (b: Buffer) => out.push(b));
-    child.stderr?.on('data', (b: Buffer) => err.push(b));
-    child.on('error', (e) => {
-      if (timer) clearTimeout(timer);
-      reject(e);
-    });
-    child.on('close', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      let stderr = Buffer.concat(err).toString('utf8');
-      if (timedOut) stderr += `\n[timed out after ${opts.timeoutMs} ms]`;
-      resolve({ code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr });
-    });
-    if (opts.input !== undefined) {
-      // A remote command that ignores stdin closes the pipe early; that is not an error here.
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(opts.input);
-    }
+/** Tool runs (debootstrap, npm, apt-get) print a lot but not this much; past it the run is stopped. */
+const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
+const STDERR_KEPT_BYTES = 1024 * 1024;
+/** No local step takes this long; one that does is stuck. */
+const DEFAULT_TIMEOUT_MS = 60 * 60_000;
+
+/** Runs a local command through the one bounded collector of @occ-ssh/ssh-client; rejects only when it cannot start. */
+export async function runCommand(cmd: string, args: readonly string[], opts: CommandOptions = {}): Promise<CommandResult> {
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const r = await collect(cmd, args, {
+    ...(opts.input === undefined ? {} : { stdin: Buffer.from(opts.input) }),
+    ...(opts.cwd === undefined ? {} : { cwd: opts.cwd }),
+    env: toolEnv(opts.env),
+    timeoutMs,
+    killGraceMs: 0,
+    maxStdoutBytes: MAX_STDOUT_BYTES,
+    stderrKeptBytes: STDERR_KEPT_BYTES,
   });
+  if (r.spawnFailed) throw new Error(`${cmd} could not be started`);
+  let stderr = r.stderrHead;
+  if (r.timedOut) stderr += `\n[timed out after ${timeoutMs} ms]`;
+  if (r.stdoutTruncated) stderr += `\n[stdout passed ${MAX_STDOUT_BYTES} bytes; stopped]`;
+  return { code: r.exitCode, signal: r.signal, stdout: r.stdout, stderr };
 }
 
 export function describeFailure(cmd: string, args: readonly string[], r: CommandResult): string {

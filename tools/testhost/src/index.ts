@@ -6,4 +6,3 @@ export type { ExecOptions, ExecResult } from './ssh.js';
 export type { Variant } from './recipe.js';
 export { NODE_VERSION, OPENCLAW_VERSION } from './recipe.js';
 export { linkTestHosts } from './link.js';
-export { shellCommandLine } from './quote.js';

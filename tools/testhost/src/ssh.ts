@@ -1,6 +1,6 @@
-// Runs commands on a test host over strictly checked ssh, with argv quoted for the remote shell.
-import { runCommand, type CommandResult } from './command.js';
-import { shellCommandLine } from './quote.js';
+// Runs commands on a test host with the strict ssh argv of @occ-ssh/ssh-client, argv quoted for the
+// remote shell by its remoteCommand, output collected by its bounded collector.
+import { collect, remoteCommand, sshArgv, sshEnv, type SshClientSettings } from '@occ-ssh/ssh-client';
 
 export interface SshTarget {
   address: string;
@@ -21,40 +21,38 @@ export interface ExecResult {
   stderr: string;
 }
 
-/** No user or system ssh config is read, and only the given key and known_hosts file count. */
-export function sshArgs(t: SshTarget, connectTimeoutS = 5): string[] {
-  return [
-    '-F', '/dev/null',
-    '-i', t.identityFile,
-    '-p', String(t.port),
-    '-o', 'BatchMode=yes',
-    '-o', 'IdentitiesOnly=yes',
-    '-o', 'StrictHostKeyChecking=yes',
-    '-o', `UserKnownHostsFile=${t.knownHostsFile}`,
-    '-o', 'GlobalKnownHostsFile=/dev/null',
-    '-o', 'UpdateHostKeys=no',
-    '-o', 'CheckHostIP=no',
-    '-o', `ConnectTimeout=${connectTimeoutS}`,
-    '-o', 'LogLevel=ERROR',
-    '-l', t.user,
-  ];
+/** A test host answers within seconds or is broken; a call without a timeout still ends. */
+const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/** Tests read journals and files through exec; more than this is a test's mistake. */
+const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
+const STDERR_KEPT_BYTES = 256 * 1024;
+
+export function clientSettings(t: SshTarget, connectTimeoutSeconds = 5): SshClientSettings {
+  return { identityFile: t.identityFile, knownHostsFile: t.knownHostsFile, connectTimeoutSeconds };
 }
 
 export async function sshExec(t: SshTarget, argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
-  // `--` before the destination ends ssh's option parsing, which otherwise resumes after it.
-  const args = [...sshArgs(t), ...(opts.input === undefined ? ['-n'] : []), '--', t.address, shellCommandLine(argv)];
-  const r: CommandResult = await runCommand('ssh', args, {
-    ...(opts.input === undefined ? {} : { input: opts.input }),
-    ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const r = await collect('ssh', sshArgv(clientSettings(t), t, remoteCommand(argv)), {
+    ...(opts.input === undefined ? {} : { stdin: Buffer.from(opts.input) }),
+    timeoutMs,
+    killGraceMs: 0,
+    env: sshEnv(),
+    maxStdoutBytes: MAX_STDOUT_BYTES,
+    stderrKeptBytes: STDERR_KEPT_BYTES,
   });
-  return { code: r.code, stdout: r.stdout, stderr: r.stderr };
+  let stderr = r.stderrHead;
+  if (r.spawnFailed) stderr += '\n[ssh could not be started]';
+  if (r.timedOut) stderr += `\n[timed out after ${timeoutMs} ms]`;
+  if (r.stdoutTruncated) stderr += `\n[stdout passed ${MAX_STDOUT_BYTES} bytes; stopped]`;
+  return { code: r.exitCode, stdout: r.stdout, stderr };
 }
 
 export async function sshRun(t: SshTarget, argv: readonly string[], opts: ExecOptions = {}): Promise<string> {
   const r = await sshExec(t, argv, opts);
   if (r.code !== 0) {
     const how = r.code === null ? 'was killed (timeout?)' : `exited ${r.code}`;
-    throw new Error(`on ${t.address}: ${shellCommandLine(argv)} ${how}\n${r.stderr.trim()}`);
+    throw new Error(`on ${t.address}: ${remoteCommand(argv)} ${how}\n${r.stderr.trim()}`);
   }
   return r.stdout;
 }

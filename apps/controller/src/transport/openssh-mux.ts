@@ -5,7 +5,7 @@
 import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collect } from '../process/collect.js';
+import { collect } from '@occ-ssh/ssh-client';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
 import { sshStderrCause, type TransportCause } from './failure-cause.js';
 import { JUMP_ALIAS, sshEnv, type SshClientSettings } from './ssh-args.js';

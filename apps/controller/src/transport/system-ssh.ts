@@ -1,6 +1,5 @@
 // Runs the helper through the system `ssh` client, spawned with an argv and never a local shell.
-import { collect, type ProcessResult } from '../process/collect.js';
-import { MAX_STDOUT_BYTES } from '../process/output.js';
+import { MAX_STDOUT_BYTES, collect, type ProcessResult } from '@occ-ssh/ssh-client';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget, RemoteCall } from './executor.js';
 import { sshStderrCause } from './failure-cause.js';
 import { JumpConfigFile, configArgs, sshArgv, sshEnv, type SshClientSettings } from './ssh-args.js';

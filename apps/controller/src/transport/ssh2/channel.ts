@@ -1,7 +1,7 @@
 // One call on an ssh2 connection: its timer and abort signal, and the exec channel it drives.
 import { constants as osConstants } from 'node:os';
 import type { ClientChannel } from 'ssh2';
-import { BoundedOutput } from '../../process/output.js';
+import { BoundedOutput } from '@occ-ssh/ssh-client';
 import type { ExecuteRequest, ExecuteResult } from '../executor.js';
 import { CLOSE_GRACE_MS } from './connection.js';
 

@@ -24,17 +24,17 @@ export const DEFAULT_PROGRESS_LINES: Record<MutatingOperation, number> = {
 
 const WINDOW = 7;
 
-/** The latest measured value per operation (a duration, a line count) and their median. */
-export class DurationModel {
+/** The latest measured values per key (an operation's duration, or its progress line count) and their median. */
+export class RecentMedians {
   private readonly seen = new Map<string, number[]>();
 
   constructor(private readonly defaults: Record<string, number> = DEFAULT_DURATION_MS) {}
 
-  observe(operation: string, ms: number): void {
-    const list = this.seen.get(operation) ?? [];
-    list.push(ms);
+  observe(key: string, value: number): void {
+    const list = this.seen.get(key) ?? [];
+    list.push(value);
     if (list.length > WINDOW) list.shift();
-    this.seen.set(operation, list);
+    this.seen.set(key, list);
   }
 
   has(key: string): boolean {
@@ -42,14 +42,14 @@ export class DurationModel {
   }
 
   /** The (lower) median of the latest runs, or the default before any was seen. */
-  estimate(operation: string): number {
-    const list = this.seen.get(operation);
-    if (!list || list.length === 0) return this.defaults[operation] ?? 3000;
+  estimate(key: string): number {
+    const list = this.seen.get(key);
+    if (!list || list.length === 0) return this.defaults[key] ?? 3000;
     const sorted = [...list].sort((a, b) => a - b);
     return sorted[Math.floor((sorted.length - 1) / 2)]!;
   }
 
   snapshot(): Record<string, number> {
-    return Object.fromEntries([...new Set([...Object.keys(this.defaults), ...this.seen.keys()])].map((op) => [op, Math.round(this.estimate(op))]));
+    return Object.fromEntries([...new Set([...Object.keys(this.defaults), ...this.seen.keys()])].map((key) => [key, Math.round(this.estimate(key))]));
   }
 }

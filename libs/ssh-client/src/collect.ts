@@ -1,5 +1,6 @@
 // Runs one local process with an argv (never a shell) and collects its output within a bound: the
-// one place the controller spawns a child. Success and failure share one result shape with flags.
+// one place the controller and the tools spawn a child to collect it. Success and failure share one
+// result shape with flags.
 import { spawn } from 'node:child_process';
 import { BoundedOutput, type CapturedOutput, type OutputLimits } from './output.js';
 
@@ -11,6 +12,9 @@ export interface CollectOptions extends Omit<OutputLimits, 'onOverflow'> {
   /** Aborting stops the child and sets `aborted`. */
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Called with the child's pid once it is running (chaos reads its argv from /proc). */
+  onSpawn?: (pid: number) => void;
   /** SIGTERM, then SIGKILL after this long (default 3 s); 0 sends SIGKILL at once. */
   killGraceMs?: number;
   /** Stop the child once stdout passes its bound, rather than read on (default true). */
@@ -30,7 +34,12 @@ const DEFAULT_KILL_GRACE_MS = 3000;
 
 export function collect(command: string, args: readonly string[], options: CollectOptions): Promise<ProcessResult> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'], ...(options.env ? { env: options.env } : {}) });
+    const child = spawn(command, args, {
+      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let timedOut = false;
     let aborted = false;
     let spawnFailed = false;

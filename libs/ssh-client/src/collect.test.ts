@@ -60,6 +60,13 @@ describe('collect', () => {
     assert.notEqual(early.exitCode, 0);
   });
 
+  it('runs in the given directory and names the child it started', async () => {
+    const pids: number[] = [];
+    const result = await collect(NODE, script('process.stdout.write(process.cwd() + " " + process.pid)'), { timeoutMs: 10_000, cwd: '/', onSpawn: (pid) => pids.push(pid) });
+    assert.equal(result.stdout, `/ ${pids[0]}`);
+    assert.equal(pids.length, 1);
+  });
+
   it('reports a program that cannot be started', async () => {
     const result = await collect('/nonexistent/program', [], { timeoutMs: 1_000 });
     assert.equal(result.spawnFailed, true);

@@ -1,0 +1,33 @@
+// The campaign's operation arguments: test support's builders with the fixture gateway's behaviour
+// block in the document, and Agents named by tag.
+import type { AgentOwner, OperationArgs } from '@occ-ssh/protocol';
+import { TEST_RUNTIME } from '@occ-ssh/occ-fixtures';
+import { activateArgs as activateWith, owner, prepareArgs as prepareWith } from '@occ-ssh/test-support';
+
+export const RUNTIME_USER = TEST_RUNTIME.user;
+
+/** What the fixture gateway does once started (read from its document's `fixtureGateway` block). */
+export interface FixtureBehaviour {
+  readyAfterMs?: number;
+  neverReady?: boolean;
+  exitAtStart?: boolean;
+  crashAfterReadyMs?: number;
+  ignoreSigterm?: boolean;
+}
+
+/** A distinct Namespace/Agent/ServicePrincipal triple per tag; agentTag names the Agent within it. */
+export function ownerOf(tag: string, agentTag = tag, namespaceName = 'stable'): AgentOwner {
+  return { ...owner(agentTag, namespaceName), namespace: { id: `ns-${tag}`, name: namespaceName } };
+}
+
+export function prepareArgs(who: AgentOwner, number: number, fixture: FixtureBehaviour = {}): OperationArgs<'prepare-revision'> {
+  return prepareWith(who, number, { fixtureGateway: fixture });
+}
+
+export function activateArgs(prepared: OperationArgs<'prepare-revision'>, readinessTimeoutMs = 30_000): OperationArgs<'activate-revision'> {
+  return activateWith(prepared, {}, readinessTimeoutMs);
+}
+
+export function targetArgs(prepared: OperationArgs<'prepare-revision'>): OperationArgs<'stop-revision'> {
+  return { owner: prepared.owner, revision: prepared.revision };
+}

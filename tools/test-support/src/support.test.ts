@@ -1,0 +1,40 @@
+// The pure parts of test support: the log line sink and the wire form of refused text.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { PROTOCOL_VERSION, encodeArgument, sealOperation } from '@occ-ssh/protocol';
+import { lineSink } from './log-lines.js';
+import { envelopeFor, wireFor } from './remote.js';
+import { sshCallArgv } from './ssh-call.js';
+
+describe('lineSink', () => {
+  it('hands over each complete line once, across chunk boundaries, and skips blank ones', async () => {
+    const lines: string[] = [];
+    const sink = lineSink((line) => lines.push(line));
+    for (const chunk of ['{"a":1}\n{"b"', ':2}\n\n', '{"c":3}\n']) await new Promise<void>((resolve) => sink.write(chunk, () => resolve()));
+    assert.deepEqual(lines, ['{"a":1}', '{"b":2}', '{"c":3}']);
+  });
+});
+
+const unused = () => Promise.reject(new Error('no host in a unit test'));
+
+describe('wireFor', () => {
+  it('seals accepted text as the controller does, and refused text by the same format by hand', () => {
+    const host = { address: '10.0.0.2', port: 22, user: 'root', identityFile: '/k', knownHostsFile: '/kh', nodePath: '/usr/bin/node', fixtureGatewayPath: '/usr/bin/fixture', exec: unused, run: unused };
+    const text = encodeArgument(envelopeFor(host, 'probe', {}));
+    assert.deepEqual(wireFor(text), sealOperation(text));
+    const refused = wireFor('not base64 at all');
+    const header = JSON.parse(Buffer.from(refused.argument, 'base64').toString('utf8')) as { protocolVersion: number; sealed: { bytes: number } };
+    assert.deepEqual([header.protocolVersion, header.sealed.bytes], [PROTOCOL_VERSION, 'not base64 at all'.length]);
+    assert.match(refused.prelude, /"not base64 at all";\n$/);
+  });
+});
+
+describe('sshCallArgv', () => {
+  it('is the product strict argv, with the host\'s own keepalive interval when it has one', () => {
+    const host = { address: '10.0.0.2', port: 22, user: 'root', identityFile: '/k', knownHostsFile: '/kh' };
+    assert.ok(sshCallArgv(host, 'true').includes('ServerAliveInterval=15'));
+    const fast = sshCallArgv({ ...host, serverAliveIntervalSeconds: 5 }, undefined, ['-O', 'exit']);
+    assert.ok(fast.includes('ServerAliveInterval=5'));
+    assert.deepEqual(fast.slice(-8), ['-O', 'exit', '-p', '22', '-l', 'root', '--', '10.0.0.2']);
+  });
+});
