@@ -10,7 +10,7 @@ import { accountName, agentHash, agentLayout, markerText, nsHash, revisionLayout
 import type { AgentOwner, OperationArgs, OperationName } from '@occ-ssh/protocol';
 import { encodeArgument } from '@occ-ssh/protocol';
 import { helperOf, runSteps, shOf, TREE_HASH } from './collector.js';
-import { call, envelopeFor, ok, ROOT, UNIT_DIR } from '@occ-ssh/test-support';
+import { envelopeFor, ok, ROOT, UNIT_DIR } from '@occ-ssh/test-support';
 import { activateArgs, ownerOf, prepareArgs, RUNTIME_USER } from './fixture-args.js';
 
 const SQUATTER_UNIT = 'occ-chaos-squatter';

@@ -116,8 +116,8 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   const layout = agentLayout(ROOT, UNIT_DIR, namespace.id, binding.agent.id);
   const work = mkdtempSync(`${tmpdir()}/occ-chaos-secrets-`);
   const cliOutput: string[] = [];
-  let password = '';
-  let delivered = false;
+  let password: string;
+  let delivered: boolean;
   try {
     if (!(await driver.ensureNamespace(namespace)).namespaceReady) throw new Error('secrets: ensureNamespace failed');
     driver.bindAgent(binding);

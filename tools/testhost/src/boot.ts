@@ -119,7 +119,7 @@ export async function bootHost(opts: BootOptions = {}): Promise<{ rec: HostRecor
     untrack(name);
     await downHost(rec).catch((err: Error) => log(err.message));
     const tail = consoleLog.trim().split('\n').slice(-20).join('\n');
-    throw new Error(`test host ${name} failed to boot: ${(e as Error).message}${tail ? `\nconsole:\n${tail}` : ''}`);
+    throw new Error(`test host ${name} failed to boot: ${(e as Error).message}${tail ? `\nconsole:\n${tail}` : ''}`, { cause: e });
   }
   const container = rec.nspawn;
   if (opts.persistent && container) {

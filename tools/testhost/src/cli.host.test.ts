@@ -35,7 +35,7 @@ describe('testhost CLI', { timeout: 10 * 60_000 }, () => {
   it('up prints one JSON object, the host outlives the CLI, down removes it', async () => {
     const name = `cli${process.pid % 100000}`;
     const up = await cli(['up', name]);
-    let index = 0;
+    let index: number;
     // The host outlives this process: whatever fails below, it is brought down.
     try {
       assert.equal(up.code, 0, up.stderr);

@@ -29,8 +29,8 @@ function busy(p: Params, mine: Set<number>): { helpers: string[]; sessions: numb
   let sessions = 0;
   for (const name of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(name) || mine.has(Number(name))) continue;
-    let cmd = '';
-    let ppid = 0;
+    let cmd: string;
+    let ppid: number;
     try {
       cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').replace(/\0/g, ' ');
       ppid = ppidOf(name);

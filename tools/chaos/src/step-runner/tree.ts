@@ -30,18 +30,24 @@ export function walk(base: string, rel: string, out: Entry[], privateDepth: numb
     if (e.type === 'link') {
       try {
         e.target = readlinkSync(full);
-      } catch {}
+      } catch {
+        // gone or unreadable meanwhile: the entry is recorded without it
+      }
     }
     const inside = privateDepth > 0 || name === 'home' || name === 'state';
     if (e.type === 'file' && !inside && name.endsWith('.json') && st.size < 200000) {
       try {
         e.text = readFileSync(full, 'utf8');
-      } catch {}
+      } catch {
+        // gone or unreadable meanwhile: the entry is recorded without it
+      }
     }
     if (e.type === 'file' && name === 'openclaw.json') {
       try {
         e.sha256 = createHash('sha256').update(readFileSync(full)).digest('hex');
-      } catch {}
+      } catch {
+        // gone or unreadable meanwhile: the entry is recorded without it
+      }
     }
     out.push(e);
     if (e.type === 'dir' && out.length < 20000) walk(base, r, out, inside ? privateDepth + 1 : 0);
@@ -60,7 +66,9 @@ export function temps(dir: string, out: string[]): void {
     if (name.includes('.tmp-')) out.push(full);
     try {
       if (lstatSync(full).isDirectory()) temps(full, out);
-    } catch {}
+    } catch {
+      // removed meanwhile: nothing below it to list
+    }
   }
 }
 
@@ -68,7 +76,9 @@ export function units(p: Params): UnitInfo[] {
   let names: string[] = [];
   try {
     names = readdirSync(p.unitDir).filter((n) => n.startsWith('openclaw-enterprise-gateway-') && n.endsWith('.service')).sort();
-  } catch {}
+  } catch {
+    // no unit directory: no units
+  }
   const states: Record<string, Record<string, string>> = {};
   if (names.length > 0) {
     const out = run('systemctl', ['show', '--property=Id,ActiveState,UnitFileState', ...names]).stdout || '';
