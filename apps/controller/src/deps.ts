@@ -18,7 +18,7 @@ export interface HelperProgress {
 }
 
 /** What the world learns of each helper call besides the log line. */
-export interface OperationObserver {
+interface OperationObserver {
   /** Wraps each call: spans and metrics through @opentelemetry/api by default. */
   trace: HelperTracer;
   /** Told of each helper heartbeat (one per change the helper begins, one a second while it waits), for operator progress. */

@@ -5,7 +5,7 @@ import { SpanStatusCode, metrics, trace, type Attributes, type Histogram, type M
 import { toComputeError } from '@occ-ssh/protocol';
 import { DRIVER_VERSION } from './version.js';
 
-export const INSTRUMENTATION_NAME = 'occ-ssh-compute';
+const INSTRUMENTATION_NAME = 'occ-ssh-compute';
 
 interface Instruments {
   duration: Histogram;

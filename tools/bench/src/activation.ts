@@ -13,7 +13,7 @@ import { ControlMaster, settingsOf } from './ssh.js';
 import { median, summarize, type Summary } from './stats.js';
 
 /** One activation on the host's timeline, in ms after the controller called activateRevision. */
-export interface ActivationSample {
+interface ActivationSample {
   activationMs: number;
   stopIssuedAt: number | null;
   processStartedAt: number;
@@ -25,7 +25,7 @@ export interface ActivationSample {
   helperReadyMs: number | null;
 }
 
-export interface ActivationBreakdown {
+interface ActivationBreakdown {
   /** Controller call to the restart being issued: transport, helper start-up, checks, unit write, daemon-reload. */
   beforeRestartMs: number;
   /** Of the whole activation, the time outside the helper's own clock: connection, node start-up, helper loading, session teardown. */
@@ -44,7 +44,7 @@ export interface ActivationBreakdown {
   afterReadyMs: number;
 }
 
-export interface TransportActivation {
+interface TransportActivation {
   transport: Transport;
   samples: ActivationSample[];
   activationMs: Summary;

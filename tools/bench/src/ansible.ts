@@ -20,7 +20,7 @@ const ANSIBLE_PORT = 18990;
 const ANSIBLE_UNIT = 'ansible-bench-gateway.service';
 const NAMESPACE = 'bench';
 
-export interface AnsibleConfiguration {
+interface AnsibleConfiguration {
   name: 'defaults' | 'pipelining';
   /** The ssh connection settings Ansible used (ssh_args is Ansible's default, not overridden). */
   sshArgs: string;
@@ -29,7 +29,7 @@ export interface AnsibleConfiguration {
   gatherFacts: false;
 }
 
-export interface AnsibleRuns {
+interface AnsibleRuns {
   configuration: AnsibleConfiguration;
   /** The first run (creates the account; opens Ansible's ControlPersist master). */
   firstRunMs: number;
@@ -37,7 +37,7 @@ export interface AnsibleRuns {
   runMs: Summary;
 }
 
-export interface DriverCycles {
+interface DriverCycles {
   transport: Transport;
   cycleMs: Summary;
   prepareMs: Summary;
@@ -59,7 +59,7 @@ export interface AnsibleResult {
 }
 
 /** Installs Debian's ansible-core when ansible-playbook is missing. */
-export function ensureAnsible(): string {
+function ensureAnsible(): string {
   const version = () => spawnSync('ansible-playbook', ['--version'], { encoding: 'utf8' });
   let found = version();
   if (found.status !== 0) {

@@ -10,9 +10,9 @@ import { RecordingExecutor } from './recording.js';
 import { bareNodeArgv, runSsh, settingsOf } from './ssh.js';
 import { median } from './stats.js';
 
-export const HELPER_LIMIT_BYTES = 64 * 1024;
+const HELPER_LIMIT_BYTES = 64 * 1024;
 
-export interface SentBytes {
+interface SentBytes {
   operation: string;
   artifactBytes: number;
   /** The encoded operation, sealed on stdin ahead of the artifact. */
@@ -23,7 +23,7 @@ export interface SentBytes {
   totalBytes: number;
 }
 
-export interface WireBytes {
+interface WireBytes {
   transport: Transport | 'bare-ssh-new' ;
   operation: string;
   /** Median bytes from the controller to the host (IP packets on the veth). */

@@ -6,9 +6,9 @@ import type { TestHost } from '@occ-ssh/testhost';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, timed } from './installation.js';
 
-export const CONCURRENT_AGENTS = 8;
+const CONCURRENT_AGENTS = 8;
 /** The fixture gateway's start-to-ready: a stand-in for the real gateway's 8 to 11 s. */
-export const CONCURRENT_READY_AFTER_MS = 6000;
+const CONCURRENT_READY_AFTER_MS = 6000;
 
 export interface ConcurrencyResult {
   agents: number;

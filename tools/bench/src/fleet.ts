@@ -8,7 +8,7 @@ import { bindingFor, configurationFor, mergedKnownHosts, ObservedDriver, revisio
 import { hostCpuMs } from './machine.js';
 import { median, ratio, summarize, type Summary } from './stats.js';
 
-export interface FleetTransport {
+interface FleetTransport {
   transport: Transport;
   oneHostMs: Summary;
   allHostsMs: Summary;

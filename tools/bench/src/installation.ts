@@ -20,7 +20,6 @@ export type Transport = (typeof TRANSPORTS)[number];
 
 export const RUNTIME_ROOT = TEST_RUNTIME.root;
 export const UNIT_DIRECTORY = TEST_RUNTIME.systemdUnitDirectory;
-export const RUNTIME_USER = TEST_RUNTIME.user;
 
 /** The connection facts of a booted test host (a TestHost satisfies it). */
 export interface BenchHost extends InstallationHost {

@@ -8,10 +8,10 @@ import { bindingFor, configurationFor, ObservedDriver, revisionFor, timed, type 
 import { bareNodeArgv, ControlMaster, runSsh } from './ssh.js';
 import { summarize, type Summary } from './stats.js';
 
-export const LATENCY_OPERATIONS = ['probe', 'verify-revision', 'prepare-revision'] as const;
-export type LatencyOperation = (typeof LATENCY_OPERATIONS)[number];
+const LATENCY_OPERATIONS = ['probe', 'verify-revision', 'prepare-revision'] as const;
+type LatencyOperation = (typeof LATENCY_OPERATIONS)[number];
 
-export interface OperationLatency {
+interface OperationLatency {
   /** Wall time of the driver call. */
   ms: Summary;
   /** The helper's own `timings.totalMs` (from its start to its result line). */
@@ -20,7 +20,7 @@ export interface OperationLatency {
   outsideHelperMs: Summary;
 }
 
-export interface TransportLatency {
+interface TransportLatency {
   transport: Transport;
   baseline: 'new-connection' | 'reused-connection';
   baselineMs: Summary;

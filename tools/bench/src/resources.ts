@@ -9,7 +9,7 @@ import { configurationFor, mergedKnownHosts, ObservedDriver, revisionFor, TRANSP
 import { controllerFootprint, type ControllerFootprint } from './machine.js';
 import { median } from './stats.js';
 
-export interface ConcurrencyFootprint {
+interface ConcurrencyFootprint {
   inFlight: number;
   operations: number;
   wallMs: number;
@@ -24,7 +24,7 @@ export interface ConcurrencyFootprint {
   extraHeapMiB: number;
 }
 
-export interface TransportFootprint {
+interface TransportFootprint {
   transport: Transport;
   idle: { selfRssMiB: number; sshRssMiB: number; sshProcesses: number };
   levels: ConcurrencyFootprint[];

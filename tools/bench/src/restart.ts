@@ -117,7 +117,7 @@ async function startToReady(host: TestHost, port: number, start: string[]): Prom
 }
 
 /** From `<ms> <code>` lines: the first 200 after an interruption minus the last 200 before it. */
-export function cutoverGap(log: string): number {
+function cutoverGap(log: string): number {
   const samples = log.trim().split('\n').map((line) => line.split(' ')).map(([at, code]) => ({ at: Number(at), ok: code === '200' }));
   const down = samples.findIndex((sample, i) => i > 0 && !sample.ok && samples[i - 1]!.ok);
   if (down < 0) return 0;

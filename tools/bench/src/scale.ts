@@ -8,7 +8,7 @@ import { bindingFor, configurationFor, ObservedDriver, revisionFor, timed, type 
 import { ControlMaster } from './ssh.js';
 import { median, ratio, summarize, type Summary } from './stats.js';
 
-export interface ScaleOperation {
+interface ScaleOperation {
   firstTenMs: Summary;
   lastTenMs: Summary;
   /** Median of the last ten over median of the first ten; the scale target is ≤ 1.2. */

@@ -9,7 +9,7 @@ export function settingsOf(host: BenchHost): SshClientSettings {
   return { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 10 };
 }
 
-export function targetOf(host: BenchHost, name = host.name): SshDestination {
+function targetOf(host: BenchHost, name = host.name): SshDestination {
   return { name, address: host.address, port: host.port, user: 'root' };
 }
 

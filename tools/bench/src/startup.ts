@@ -32,7 +32,7 @@ for (let i = 0; i < plan.samples; i++) {
 process.stdout.write(JSON.stringify(out));
 `;
 
-export interface StartupVariant {
+interface StartupVariant {
   name: string;
   wallMs: Summary;
   helperTotalMs: Summary | null;

@@ -20,7 +20,7 @@ function readJson(path: string): Record<string, unknown> {
 }
 
 /** The nearest package.json at or above `start` that declares `workspaces`. */
-export function findWorkspaceDir(start: string): string | undefined {
+function findWorkspaceDir(start: string): string | undefined {
   for (let dir = resolve(start); ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
     if (existsSync(manifest) && Array.isArray(readJson(manifest)['workspaces'])) return dir;

@@ -31,7 +31,7 @@ function pattern([, single, double, template]: RegExpMatchArray): RegExp {
  * text. A file that names its tests from a table of cases (`it(refusal.name, …)`) may declare any
  * of its string literals as a name.
  */
-export function testNamePatterns(source: string): RegExp[] {
+function testNamePatterns(source: string): RegExp[] {
   const calls = [...source.matchAll(CALL)];
   const computed = calls.some((call) => call[1] === undefined && call[2] === undefined && call[3] === undefined);
   const declared = computed ? [...source.replace(/^\s*\/\/.*$/gm, '').matchAll(LITERAL)] : calls;

@@ -2,7 +2,7 @@
 // dependency on a workspace package names exactly it, so npm never asks a registry for an
 // @occ-ssh name. (The import rules live in .dependency-cruiser.cjs.)
 
-export const SCOPE = '@occ-ssh/';
+const SCOPE = '@occ-ssh/';
 
 export type RuleId = 'workspace-version' | 'workspace-dependency' | 'manifest';
 

@@ -4,8 +4,6 @@
 import { CONFIG_KEY, REFERENCE_COMPUTE_SELECTION } from '@occ-ssh/test-support';
 import type { Rng } from './rng.js';
 
-export { CONFIG_KEY };
-
 /** A valid Installation; every case below is one edit of it. */
 export const BASE_INSTALLATION = `${REFERENCE_COMPUTE_SELECTION}  configuration:
     id: configuration-postgres

@@ -14,7 +14,7 @@ import { ownerOf, prepareArgs } from './fixture-args.js';
 import type { Rng } from './rng.js';
 import type { HostLink } from './ssh.js';
 
-export type BadGroup = 'installation' | 'driver' | 'helper-argument';
+type BadGroup = 'installation' | 'driver' | 'helper-argument';
 
 export interface BadCaseResult {
   group: BadGroup;

@@ -143,7 +143,7 @@ export interface CrashLaneResult {
 }
 
 /** The points a run tries: every `step`-th, starting from the first. */
-export function sample<T>(points: readonly T[], step: number): T[] {
+function sample<T>(points: readonly T[], step: number): T[] {
   return points.filter((_, index) => index % step === 0);
 }
 
@@ -260,7 +260,7 @@ export interface CrashRow {
   codes?: Record<string, number>;
 }
 
-export const pointKey = (point: Point) => `${point.program} ${point.syscall} ${point.path ?? ''} #${point.ordinal}`;
+const pointKey = (point: Point) => `${point.program} ${point.syscall} ${point.path ?? ''} #${point.ordinal}`;
 
 export function crashRows(counts: readonly OperationCount[], records: readonly CrashRecord[], step: number): CrashRow[] {
   const rows: CrashRow[] = [];

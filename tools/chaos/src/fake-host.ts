@@ -3,7 +3,7 @@
 import { accountName, agentHash, markerText, nsHash, revHash, sha256Hex, unitName, unitOwnershipHeader } from '@occ-ssh/markers';
 import type { Entry, Listing } from './listing.js';
 
-export const ROOT = '/var/lib/openclaw-enterprise';
+const ROOT = '/var/lib/openclaw-enterprise';
 
 export interface FakeAgent {
   namespaceId: string;

@@ -22,7 +22,7 @@ export interface FaultPlan {
   unready: number;
 }
 
-export type FaultKind = 'helper-sigkill' | 'sshd-restart' | 'reboot' | 'never-ready';
+type FaultKind = 'helper-sigkill' | 'sshd-restart' | 'reboot' | 'never-ready';
 
 const UNREADY_TIMEOUT_MS = 3000;
 

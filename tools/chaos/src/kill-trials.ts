@@ -18,7 +18,7 @@ import { runTrial, type TrialRecord } from './trial.js';
 const STEP_DELAY_MS = 15;
 
 /** One Agent's life: every mutating operation, twice for activation, ending with deletion. */
-export function lifecycle(tag: string, rng: Rng): MutatingArgs[] {
+function lifecycle(tag: string, rng: Rng): MutatingArgs[] {
   const owner = ownerOf(tag);
   const p1 = prepareArgs(owner, 1, { readyAfterMs: rng.int(0, 600) });
   const p2 = prepareArgs(owner, 2, { readyAfterMs: rng.int(0, 600) });

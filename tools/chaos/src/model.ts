@@ -22,7 +22,7 @@ export interface Parsed<T> {
   problem: string | null;
 }
 
-export interface RevisionModel {
+interface RevisionModel {
   dirName: string;
   dir: Entry;
   marker: Parsed<RevisionMarker> | null;
@@ -44,7 +44,7 @@ export interface AgentModel {
   names: string[];
 }
 
-export interface NamespaceModel {
+interface NamespaceModel {
   dirName: string;
   marker: Parsed<NamespaceMarker> | null;
   agents: Map<string, AgentModel>;

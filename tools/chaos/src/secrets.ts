@@ -15,7 +15,7 @@ import type { Rng } from './rng.js';
 import { findSightings, helperInvocations, type Corpus, type Secret, type Sighting } from './sightings.js';
 import type { HostLink } from './ssh.js';
 
-export const CLI_PATH = fileURLToPath(new URL('../../../apps/controller/bin/occ-ssh.js', import.meta.url));
+const CLI_PATH = fileURLToPath(new URL('../../../apps/controller/bin/occ-ssh.js', import.meta.url));
 const BUILT_CLI = fileURLToPath(new URL('../../../dist/apps/controller/occ-ssh.js', import.meta.url));
 
 export interface SecretsResult {

@@ -2,7 +2,7 @@
 // calls changed the disk, and which call an injection hit. Pure.
 
 /** Every system call that can change what is on disk (open/write only with the right flags or fd). */
-export const MUTATING_SYSCALLS = [
+const MUTATING_SYSCALLS = [
   'rename', 'renameat', 'renameat2', 'unlink', 'unlinkat', 'symlink', 'symlinkat', 'link', 'linkat',
   'mkdir', 'mkdirat', 'rmdir', 'open', 'openat', 'openat2', 'creat', 'write', 'pwrite64', 'writev',
   'pwritev', 'pwritev2', 'fsync', 'fdatasync', 'fchown', 'fchownat', 'fchmod', 'fchmodat',
@@ -12,10 +12,10 @@ export const MUTATING_SYSCALLS = [
  * Shadow's databases, their backups, temporaries and lock files: the paths the children lane
  * filters on (`strace -P`), so that only useradd/groupadd/userdel/groupdel calls are counted.
  */
-export const SHADOW_PATHS = ['passwd', 'shadow', 'group', 'gshadow', 'subuid', 'subgid'].flatMap((name) => ['', '+', '-', '.lock'].map((suffix) => `/etc/${name}${suffix}`)).concat('/etc/.pwd.lock');
+const SHADOW_PATHS = ['passwd', 'shadow', 'group', 'gshadow', 'subuid', 'subgid'].flatMap((name) => ['', '+', '-', '.lock'].map((suffix) => `/etc/${name}${suffix}`)).concat('/etc/.pwd.lock');
 
 /** The helper's children, also named to `-P` so that their execve is logged (and each pid gets its program). */
-export const CHILD_PROGRAMS = ['/usr/sbin/useradd', '/usr/sbin/groupadd', '/usr/sbin/userdel', '/usr/sbin/groupdel', '/usr/bin/getent', '/usr/bin/systemctl', '/usr/bin/flock'];
+const CHILD_PROGRAMS = ['/usr/sbin/useradd', '/usr/sbin/groupadd', '/usr/sbin/userdel', '/usr/sbin/groupdel', '/usr/bin/getent', '/usr/bin/systemctl', '/usr/bin/flock'];
 
 export type Lane = 'helper' | 'children';
 
@@ -161,7 +161,7 @@ export function isMutating(call: Call): boolean {
 }
 
 /** Name and first path of a call, with random temp suffixes and the Namespace/Agent hashes shortened so runs compare. */
-export function describeCall(call: Call, root: string): string {
+function describeCall(call: Call, root: string): string {
   const path = /"([^"]+)"/.exec(call.args)?.[1] ?? fdPath(call.args) ?? '';
   const short = path
     .replace(root, '<root>')

@@ -72,7 +72,7 @@ export interface TrialOptions {
 }
 
 /** The host state that matters, without what legitimately changes on every start (gateway logs, served time, mtimes). */
-export function signature(listing: Listing): string {
+function signature(listing: Listing): string {
   const entries = listing.entries
     .filter((entry) => !/(^|\/)(home|state)\/./.test(entry.path))
     .map((entry) => {

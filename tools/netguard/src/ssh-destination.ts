@@ -13,7 +13,7 @@ const hostOf = (spec: string) => {
 const jumpHosts = (value: string) => (value.toLowerCase() === 'none' ? [] : value.split(',').map(hostOf));
 
 /** `Host alias` → `HostName` of an ssh_config text (single-name Host blocks, as the driver writes them). */
-export function configAliases(text: string): Map<string, string> {
+function configAliases(text: string): Map<string, string> {
   const aliases = new Map<string, string>();
   let current: string | undefined;
   for (const line of text.split('\n')) {

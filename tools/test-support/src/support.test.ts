@@ -19,7 +19,7 @@ const unused = () => Promise.reject(new Error('no host in a unit test'));
 
 describe('wireFor', () => {
   it('seals accepted text as the controller does, and refused text by the same format by hand', () => {
-    const host = { address: '10.0.0.2', port: 22, user: 'root', identityFile: '/k', knownHostsFile: '/kh', nodePath: '/usr/bin/node', fixtureGatewayPath: '/usr/bin/fixture', exec: unused, run: unused };
+    const host = { address: '192.0.2.10', port: 22, user: 'root', identityFile: '/k', knownHostsFile: '/kh', nodePath: '/usr/bin/node', fixtureGatewayPath: '/usr/bin/fixture', exec: unused, run: unused };
     const text = encodeArgument(envelopeFor(host, 'probe', {}));
     assert.deepEqual(wireFor(text), sealOperation(text));
     const refused = wireFor('not base64 at all');
@@ -31,10 +31,10 @@ describe('wireFor', () => {
 
 describe('sshCallArgv', () => {
   it('is the product strict argv, with the host\'s own keepalive interval when it has one', () => {
-    const host = { address: '10.0.0.2', port: 22, user: 'root', identityFile: '/k', knownHostsFile: '/kh' };
+    const host = { address: '192.0.2.10', port: 22, user: 'root', identityFile: '/k', knownHostsFile: '/kh' };
     assert.ok(sshCallArgv(host, 'true').includes('ServerAliveInterval=15'));
     const fast = sshCallArgv({ ...host, serverAliveIntervalSeconds: 5 }, undefined, ['-O', 'exit']);
     assert.ok(fast.includes('ServerAliveInterval=5'));
-    assert.deepEqual(fast.slice(-8), ['-O', 'exit', '-p', '22', '-l', 'root', '--', '10.0.0.2']);
+    assert.deepEqual(fast.slice(-8), ['-O', 'exit', '-p', '22', '-l', 'root', '--', '192.0.2.10']);
   });
 });

@@ -74,7 +74,7 @@ function claimDefaultName(index: number, me: ProcessRef, variant: Variant): stri
   throw new Error(`could not find a free name for slot ${index}`);
 }
 
-export function targetOf(rec: HostRecord, identityFile: string): SshTarget {
+function targetOf(rec: HostRecord, identityFile: string): SshTarget {
   if (rec.index === undefined) throw new Error(`host ${rec.name} has no slot`);
   return { address: addressesFor(rec.index).host, port: 22, user: 'root', identityFile, knownHostsFile: hostFiles(rec.name).knownHosts };
 }

@@ -30,7 +30,7 @@ const STDERR_KEPT_BYTES = 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 60 * 60_000;
 
 /** Runs a local command through the one bounded collector of @occ-ssh/ssh-client; rejects only when it cannot start. */
-export async function runCommand(cmd: string, args: readonly string[], opts: CommandOptions = {}): Promise<CommandResult> {
+async function runCommand(cmd: string, args: readonly string[], opts: CommandOptions = {}): Promise<CommandResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const r = await collect(cmd, args, {
     ...(opts.input === undefined ? {} : { stdin: Buffer.from(opts.input) }),
@@ -48,7 +48,7 @@ export async function runCommand(cmd: string, args: readonly string[], opts: Com
   return { code: r.exitCode, signal: r.signal, stdout: r.stdout, stderr };
 }
 
-export function describeFailure(cmd: string, args: readonly string[], r: CommandResult): string {
+function describeFailure(cmd: string, args: readonly string[], r: CommandResult): string {
   const how = r.code === null ? `signal ${r.signal ?? '?'}` : `exit ${r.code}`;
   const tail = (r.stderr.trim() || r.stdout.trim()).split('\n').slice(-15).join('\n');
   return `${cmd} ${args.join(' ')} failed (${how})${tail ? `:\n${tail}` : ''}`;

@@ -34,7 +34,7 @@ export function openclawConfig(port: number): Record<string, unknown> {
   };
 }
 
-export function unitText(o: GatewayUnitOptions, g: GatewayUnit, nodePath: string): string {
+function unitText(o: GatewayUnitOptions, g: GatewayUnit, nodePath: string): string {
   return [
     '[Unit]',
     `Description=Gateway under test (${o.unit})`,

@@ -9,7 +9,7 @@ import { hostFiles } from './host-record.js';
 import { HOST_PATHS } from './paths.js';
 
 /** Kept out of the cached image on purpose: editing the fixture must not force a rootfs rebuild. */
-export const FIXTURE_GATEWAY_SOURCE = fileURLToPath(new URL('../fixture-gateway/gateway.cjs', import.meta.url));
+const FIXTURE_GATEWAY_SOURCE = fileURLToPath(new URL('../fixture-gateway/gateway.cjs', import.meta.url));
 
 export async function mountOverlay(name: string, lowerDir: string): Promise<void> {
   const f = hostFiles(name);

@@ -36,7 +36,7 @@ export async function writeHostKey(root: string, comment: string): Promise<strin
   return publicKeyWithoutComment(await readFile(`${keyFile}.pub`, 'utf8'));
 }
 
-export function publicKeyWithoutComment(line: string): string {
+function publicKeyWithoutComment(line: string): string {
   const [type, blob] = line.trim().split(/\s+/);
   if (!type || !blob) throw new Error(`not a public key line: ${line}`);
   return `${type} ${blob}`;

@@ -16,7 +16,7 @@ const slotOf = (host: LinkableHost) => {
 };
 
 /** The link's /30 sits in the target's slot (.4/30), beside the machine's /30 (.0/30): never shared. */
-export function linkAddresses(targetIndex: number): { bastion: string; target: string } {
+function linkAddresses(targetIndex: number): { bastion: string; target: string } {
   return { bastion: `10.213.${targetIndex}.5`, target: `10.213.${targetIndex}.6` };
 }
 

@@ -8,7 +8,7 @@ import { log } from './command.js';
  * the machine; then units fail with "Failed to create inotify object: Too many open files".
  * The values are the ones commonly used for container hosts.
  */
-export const INOTIFY_MINIMUMS: ReadonlyArray<readonly [file: string, minimum: number]> = [
+const INOTIFY_MINIMUMS: ReadonlyArray<readonly [file: string, minimum: number]> = [
   ['/proc/sys/fs/inotify/max_user_instances', 8192],
   ['/proc/sys/fs/inotify/max_user_watches', 524288],
 ];

@@ -8,7 +8,7 @@ import { layout } from './paths.js';
 import { selfRef } from './process-identity.js';
 
 /** Each tool the harness runs, and the Debian package that provides it. */
-export const MACHINE_TOOLS: ReadonlyArray<readonly [tool: string, pkg: string]> = [
+const MACHINE_TOOLS: ReadonlyArray<readonly [tool: string, pkg: string]> = [
   ['debootstrap', 'debootstrap'],
   ['systemd-nspawn', 'systemd-container'],
   ['zstd', 'zstd'],
@@ -20,7 +20,7 @@ export const MACHINE_TOOLS: ReadonlyArray<readonly [tool: string, pkg: string]> 
   ['umount', 'mount'],
 ];
 
-export function onPath(tool: string, searchPath = process.env['PATH'] ?? ''): boolean {
+function onPath(tool: string, searchPath = process.env['PATH'] ?? ''): boolean {
   const dirs = [...searchPath.split(':'), '/usr/sbin', '/sbin', '/usr/bin', '/bin'].filter(Boolean);
   return dirs.some((dir) => {
     try {
@@ -32,7 +32,7 @@ export function onPath(tool: string, searchPath = process.env['PATH'] ?? ''): bo
   });
 }
 
-export function missingPackages(): string[] {
+function missingPackages(): string[] {
   return [...new Set(MACHINE_TOOLS.filter(([tool]) => !onPath(tool)).map(([, pkg]) => pkg))];
 }
 

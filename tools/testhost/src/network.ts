@@ -7,7 +7,7 @@ import { addressesFor, hostObjects } from './paths.js';
  * The ip commands for a host, split by where they run: on the machine, and inside the host's
  * namespace. `replace` rather than `add`, so the address steps re-apply cleanly on reboot.
  */
-export function addressCommands(name: string, index: number): { machine: string[][]; inside: string[][] } {
+function addressCommands(name: string, index: number): { machine: string[][]; inside: string[][] } {
   const { veth } = hostObjects(name);
   const a = addressesFor(index);
   return {

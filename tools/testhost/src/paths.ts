@@ -16,7 +16,7 @@ export function workDir(): string {
  * Address slots are machine-wide, not per work dir: addresses, netns and veth names live in the
  * one kernel, so two work dirs (OCC_TESTHOSTS_DIR) must never hand out the same slot.
  */
-export const MACHINE_SLOTS_DIR = '/run/occ-testhosts/slots';
+const MACHINE_SLOTS_DIR = '/run/occ-testhosts/slots';
 
 export const layout = {
   debCache: () => path.join(workDir(), 'cache', 'debs'),

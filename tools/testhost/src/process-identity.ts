@@ -7,7 +7,7 @@ export interface ProcessRef {
   start: number;
 }
 
-export function processStart(pid: number): number | undefined {
+function processStart(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name in parentheses may contain spaces; fields are counted after its closing paren.

@@ -4,7 +4,7 @@ import { sleep } from './process-identity.js';
 import { sshExec, type SshTarget } from './ssh.js';
 
 /** A TCP probe for the SSH banner costs a few ms; a full ssh login is only tried once it answers. */
-export function sshBanner(address: string, port: number, timeoutMs = 1000): Promise<boolean> {
+function sshBanner(address: string, port: number, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ host: address, port });
     const done = (ok: boolean) => {

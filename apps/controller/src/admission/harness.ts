@@ -29,7 +29,7 @@ function printable(value: unknown): string {
 }
 
 /** The Harness must be OpenClaw in embedded mode; dedicated execution (Codex included) needs Kubernetes Compute. */
-export function checkHarness(harness: unknown): void {
+function checkHarness(harness: unknown): void {
   if (!isPlainObject(harness)) refuse('harness', 'expected OCC\'s Harness descriptor { id, version, mode }');
   if (harness.id !== SUPPORTED_HARNESS.id) {
     refuse('harness.id', `"${printable(harness.id)}" is not supported by SSH Compute; it runs only OpenClaw (use Kubernetes Compute for other Harnesses)`);
@@ -41,7 +41,7 @@ export function checkHarness(harness: unknown): void {
 }
 
 /** Only `{ "method": "runtime" }`: managed credentials, OCC Secret-backed keys and ChatGPT accounts need Kubernetes Compute. */
-export function checkHarnessAuth(auth: unknown, key = 'harnessAuth'): void {
+function checkHarnessAuth(auth: unknown, key = 'harnessAuth'): void {
   const keys = isPlainObject(auth) ? Object.keys(auth) : [];
   if (!isPlainObject(auth) || keys.length !== 1 || keys[0] !== 'method' || auth.method !== 'runtime') {
     refuse(key, 'SSH Compute accepts only { "method": "runtime" }: managed credentials, OCC Secret-backed keys and ChatGPT accounts need Kubernetes Compute');
@@ -49,7 +49,7 @@ export function checkHarnessAuth(auth: unknown, key = 'harnessAuth'): void {
 }
 
 /** OCC Secret delivery is unsupported: any binding is refused, whatever its shape. */
-export function checkSecretBindings(secretBindings: unknown, key = 'secretBindings'): void {
+function checkSecretBindings(secretBindings: unknown, key = 'secretBindings'): void {
   if (hasEntries(secretBindings)) refuse(key, `OCC Secret bindings are not supported by SSH Compute; ${ENV_FILE_HINT}`);
 }
 

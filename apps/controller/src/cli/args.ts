@@ -24,7 +24,7 @@ const OPTIONS = `options:
   -h, --help                   show help (after a command: that command's help)
   --version                    show the controller, protocol and helper versions and the helper digests`;
 
-export const EXIT_CODES = `exit codes: 0 success, 2 usage, 3 permanent failure (do not retry unchanged),
+const EXIT_CODES = `exit codes: 0 success, 2 usage, 3 permanent failure (do not retry unchanged),
   4 retryable failure reported by a host, 75 a host could not be reached (retryable), 130 interrupted`;
 
 export const USAGE = `usage: occ-ssh <command> --config <installation.yaml> [options]

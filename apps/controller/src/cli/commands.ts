@@ -109,7 +109,7 @@ export async function status({ options, config, driver, report }: CommandContext
   return { hosts };
 }
 
-export function describeInventory(result: InventoryResult): string[] {
+function describeInventory(result: InventoryResult): string[] {
   const lines: string[] = [];
   for (const ns of result.namespaces) {
     lines.push(`    Namespace ${ns.namespaceName} (${ns.namespaceId}): ${ns.agents.length} Agent(s)`);

@@ -19,7 +19,7 @@ const RUN = { preflight, deploy, stop, retire, 'delete-namespace': deleteNamespa
 type Stream = NodeJS.WritableStream & { isTTY?: boolean };
 
 /** Transport failures and time-outs mean the host was not reached; anything else a host reported. */
-export function isUnreachable(error: ComputeError): boolean {
+function isUnreachable(error: ComputeError): boolean {
   return error.code === 'transport' || error.code === 'timeout';
 }
 
@@ -112,7 +112,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
   });
 }
 
-export function versionText(): string {
+function versionText(): string {
   const lines = [`occ-ssh ${DRIVER_VERSION} (protocol ${PROTOCOL_VERSION})`];
   try {
     const artifact = loadHelperArtifact();

@@ -2,7 +2,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 
 /** The longest DNS name (RFC 1035). */
-export const MAX_ADDRESS_LENGTH = 253;
+const MAX_ADDRESS_LENGTH = 253;
 
 /** One DNS label: letters, digits and inner hyphens, 1-63 characters (RFC 1123). */
 const HOSTNAME_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;

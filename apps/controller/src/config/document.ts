@@ -30,7 +30,7 @@ const SYNTAX: { readonly [C in ErrorCode]: string } = {
 };
 
 /** Where a problem points: at the key itself (unknown or invalid keys) or at its value. */
-export type Anchor = 'key' | 'value';
+type Anchor = 'key' | 'value';
 
 export interface ProblemOptions {
   /** Default `value`; a problem at a key never shows a value (the key is in the path). */

@@ -16,7 +16,7 @@ export interface Problem {
 }
 
 /** How a problem about the document as a whole names its place. */
-export const DOCUMENT_LABEL = 'Installation document';
+const DOCUMENT_LABEL = 'Installation document';
 
 const MAX_SHOWN_CHARACTERS = 60;
 const MAX_LISTED_PROBLEMS = 50;
@@ -58,7 +58,7 @@ export function formatProblem(problem: Problem): string {
 }
 
 /** Document order; problems without a position keep their relative order at the end. */
-export function sortProblems(problems: readonly Problem[]): Problem[] {
+function sortProblems(problems: readonly Problem[]): Problem[] {
   return problems
     .map((problem, index) => ({ problem, index }))
     .sort((a, b) => (a.problem.offset ?? Infinity) - (b.problem.offset ?? Infinity) || a.index - b.index)

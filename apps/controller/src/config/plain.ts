@@ -21,7 +21,7 @@ function plainDocument(value: unknown): InstallationDocument {
 }
 
 /** Checks an already-parsed configuration object as if it sat at drivers.compute.configuration. */
-export function checkPlainConfiguration(configuration: unknown): CheckResult {
+function checkPlainConfiguration(configuration: unknown): CheckResult {
   const root = { drivers: { compute: { configuration } } } satisfies Record<(typeof CONFIGURATION_PATH)[0], unknown>;
   return checkConfiguration(plainDocument(root), configuration);
 }

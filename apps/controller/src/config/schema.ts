@@ -107,13 +107,13 @@ export const sshComputeConfigurationSchema = z.strictObject({
   maxConcurrentOperationsPerHost: integerFrom(1, 10).default(4),
 });
 
-export interface JumpHost {
+interface JumpHost {
   readonly address: string;
   readonly port: number;
   readonly user: string;
 }
 
-export interface HostConfiguration {
+interface HostConfiguration {
   readonly address: string;
   readonly port: number;
   readonly user: 'root';

@@ -8,7 +8,7 @@ import { sshComputeConfigurationSchema } from './schema.js';
 /** Where the SSH Compute settings sit in the Installation document. */
 export const CONFIGURATION_PATH = ['drivers', 'compute', 'configuration'] as const;
 
-export type SshComputeConfigurationData = z.output<typeof sshComputeConfigurationSchema>;
+type SshComputeConfigurationData = z.output<typeof sshComputeConfigurationSchema>;
 
 const EXPECTED: Readonly<Record<string, string>> = {
   object: 'expected a mapping',

@@ -8,10 +8,10 @@
 // `@cert-authority` lines never vouch for anything (this client does not accept host certificates).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export const HOST_KEY_TYPES = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'ssh-rsa'] as const;
+const HOST_KEY_TYPES = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'ssh-rsa'] as const;
 export type HostKeyType = (typeof HOST_KEY_TYPES)[number];
 
-export type KnownHostMarker = 'revoked' | 'cert-authority';
+type KnownHostMarker = 'revoked' | 'cert-authority';
 
 export interface KnownHostEntry {
   /** 1-based line number in the content, for diagnostics. */
@@ -99,7 +99,7 @@ export function blobKeyType(blob: Buffer): string | undefined {
 }
 
 /** True when the entry's host field names the lookup name (and no negated pattern excludes it). */
-export function entryMatchesHost(entry: Pick<KnownHostEntry, 'hosts'>, host: string, port: number): boolean {
+function entryMatchesHost(entry: Pick<KnownHostEntry, 'hosts'>, host: string, port: number): boolean {
   const name = hostLookupName(host, port);
   if (entry.hosts.startsWith(HASH_MAGIC)) return hashedMatches(entry.hosts, name);
   return patternListMatches(entry.hosts, name);

@@ -11,7 +11,6 @@ export {
   jumpHostConfig,
   sshArgv,
   sshEnv,
-  sshOptions,
   type JumpHostSettings,
   type SshClientSettings,
   type SshDestination,

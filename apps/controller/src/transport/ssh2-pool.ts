@@ -13,10 +13,9 @@ import { PooledConnection, type Ssh2PoolEvent } from './ssh2/connection.js';
 import { causeOfFailure } from './ssh2/failures.js';
 
 export type { Ssh2PoolEvent } from './ssh2/connection.js';
-export type { ConnectionFailure } from './ssh2/failures.js';
 
 /** OpenSSH's default MaxSessions: more channels than this on one connection are refused. */
-export const MAX_CHANNELS_PER_CONNECTION = 10;
+const MAX_CHANNELS_PER_CONNECTION = 10;
 /** Like ControlPersist=60: a connection with no channel for this long is closed. */
 const DEFAULT_IDLE_MS = 60_000;
 

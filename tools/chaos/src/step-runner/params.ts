@@ -10,7 +10,7 @@ export interface CollectOptions {
   waitMs: number;
 }
 
-export type Step = { collect: CollectOptions } | { helper: SealedOperation } | { sh: string };
+type Step = { collect: CollectOptions } | { helper: SealedOperation } | { sh: string };
 
 export interface Params {
   root: string;
