@@ -8,7 +8,7 @@ import { readAgent, readCurrent, readRevision, verifyUnitFile } from './ownershi
 import { ROOT_FILE, readOwnedFile } from './safe-read.js';
 
 /** What one activation set under the lock before it let go of it. */
-interface ActivationClaim {
+export interface ActivationClaim {
   token: string;
   agent: AgentMarker;
   revision: RevisionLayout;
@@ -16,11 +16,11 @@ interface ActivationClaim {
   unitText: string;
 }
 
-/** Writes a fresh token in the Agent's directory: any later activation overwrites it with its own. */
-export function stakeClaim(layout: AgentLayout, claim: Omit<ActivationClaim, 'token'>): ActivationClaim {
+/** Writes a fresh token at the Agent's `activation` path: any later activation overwrites it with its own. */
+export function stakeToken(path: string): string {
   const token = randomBytes(16).toString('hex');
-  writeFileAtomic(layout.activation, `${token}\n`, ROOT_FILE);
-  return { ...claim, token };
+  writeFileAtomic(path, `${token}\n`, ROOT_FILE);
+  return token;
 }
 
 /**

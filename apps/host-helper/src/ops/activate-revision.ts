@@ -3,7 +3,7 @@
 import { renderUnit, UnitRenderError, type RevisionMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
-import { dropClaim, stakeClaim, verifyClaim } from '../activation-claim.js';
+import { dropClaim, stakeToken, verifyClaim } from '../activation-claim.js';
 import { parentOf, removeFile, replaceSymlink, sweepTemps, writeFileAtomic } from '../atomic-write.js';
 import { boundCompileCache } from '../compile-cache.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
@@ -64,7 +64,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   }
 
   removeFile(layout.served);
-  const claim = stakeClaim(layout, { agent, revision: paths, configurationHash: marker.configurationHash, unitText });
+  const claim = { agent, revision: paths, configurationHash: marker.configurationHash, unitText, token: stakeToken(layout.activation) };
   if (unitChanged) {
     sweepTemps(parentOf(layout.unitFile), `.${layout.unitName}`);
     writeFileAtomic(layout.unitFile, unitText, { uid: 0, gid: 0, mode: 0o644 });
@@ -78,7 +78,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   const facts = await unitFacts(layout.unitName);
   if (unitChanged || enabling || facts.needsReload) await daemonReload();
   ctx.session.checkpoint();
-  await boundCompileCache(layout, account);
+  await boundCompileCache(layout.compileCache, account);
   const restartedAt = Date.now();
   await restartUnit(layout.unitName, facts.failed);
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
