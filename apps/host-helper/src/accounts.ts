@@ -63,18 +63,8 @@ export async function readAccount(ctx: OpContext, owner: AgentOwner): Promise<Ac
 }
 
 /** The `creating` marker written before useradd, so a retry after an interruption recognises the half-made account as its own. */
-export function creatingMarker(ctx: OpContext, owner: AgentOwner): AccountMarker {
-  const name = accountName(ctx.runtime.user, owner.namespace.id, owner.agent.id);
+export function creatingMarker(owner: AgentOwner, name: string): AccountMarker {
   return { kind: 'account', version: 1, ...ownerFields(owner), account: name, state: 'creating' };
-}
-
-/** Reads, then creates what is missing: activation and stop never call this; prepare-revision plans it instead. */
-export async function ensureAccount(ctx: OpContext, owner: AgentOwner, home: string): Promise<Account> {
-  const seen = await readAccount(ctx, owner);
-  if (seen.state === 'active') return seen.account;
-  const creating = seen.creating ?? creatingMarker(ctx, owner);
-  if (!seen.creating) writeMarker(seen.markerPath, creating);
-  return createAccount(ctx, { name: seen.name, home, marker: seen.markerPath, creating, userExists: seen.userExists, groupExists: seen.groupExists });
 }
 
 interface Creation {

@@ -89,6 +89,12 @@ function applyInner(step: InnerStep, resolve: (id: Id) => number): void {
   else writeMarker(step.path, resolvedMarker(step.marker, resolve));
 }
 
+/** An account a plan named, with the IDs its creation gave it. */
+export function resolveAccount(applied: Applied, planned: { name: string; uid: Id; gid: Id }): Account {
+  const resolve = resolver(applied);
+  return { name: planned.name, uid: resolve(planned.uid), gid: resolve(planned.gid) };
+}
+
 function resolver(applied: Applied): (id: Id) => number {
   return (id) => {
     if (typeof id === 'number') return id;
