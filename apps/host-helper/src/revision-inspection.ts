@@ -3,7 +3,7 @@ import type { OperationArgs } from '@occ-ssh/protocol';
 import { verifyAccount } from './accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from './context.js';
 import { readAgent, readCurrent, readRevision, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from './ownership.js';
-import { ownershipError } from './safe-read.js';
+import { lstatOrNull, ownershipError } from './safe-read.js';
 
 type RevisionTarget = OperationArgs<'verify-revision'>;
 
@@ -17,8 +17,11 @@ export function inspectRevision(ctx: OpContext, { owner, revision }: RevisionTar
   const unit = agent ? verifyUnitFile(layout, owner) : null;
   const current = agent ? readCurrent(layout) : null;
   const served = agent ? readServed(layout, owner) : null;
-  return { layout, agent, paths, marker, unit, current, served };
+  const snapshotDir = agent ? lstatOrNull(paths.dir) !== null : false;
+  return { layout, agent, paths, marker, unit, current, served, snapshotDir };
 }
+
+export type RevisionState = ReturnType<typeof inspectRevision>;
 
 /**
  * Before a stop or a removal, the account and the snapshot are verified as activation does: a
