@@ -1,8 +1,8 @@
 // Reads and writes JSON markers: root-owned 0600, schema-checked, owner compared exactly.
-import { markerText } from '@occ-ssh/markers';
+import { markerText, type TreeReader } from '@occ-ssh/markers';
 import type * as z from 'zod/mini';
 import { writeFileAtomic } from './atomic-write.js';
-import { ROOT_FILE, ownershipError, readOwnedFile } from './safe-read.js';
+import { ROOT_FILE, listDir, ownershipError, readOwnedFile } from './safe-read.js';
 
 type Marker = Parameters<typeof markerText>[0];
 
@@ -33,3 +33,6 @@ export function expectOwner(path: string, marker: Record<string, unknown>, want:
     }
   }
 }
+
+/** The host tree as libs/markers reads it, through the no-follow, ownership-checked reads above. */
+export const hostTree: TreeReader = { list: listDir, marker: readMarker };
