@@ -47,11 +47,6 @@ export function verifyClaim(layout: AgentLayout, owner: AgentOwner, claim: Activ
   if (changedPath) throw changed(changedPath);
 }
 
-/** The claim is spent once served.json (or the failure) is recorded. */
-export function dropClaim(layout: AgentLayout): void {
-  removeFile(layout.activation);
-}
-
 function sameAgent(now: AgentMarker | null, then: AgentMarker): boolean {
   return now !== null && now.uid === then.uid && now.gid === then.gid && now.port === then.port && now.account === then.account;
 }

@@ -18,6 +18,8 @@ import { relocate, type Id, type InnerStep, type PlannedMarker, type PlannedOwne
 export interface Applied {
   accounts: Map<string, Account>;
   claimToken?: string;
+  /** When the unit's restart began: activation counts its time to ready from there. */
+  restartedAt?: number;
 }
 
 export async function apply(ctx: OpContext, steps: readonly Step[]): Promise<Applied> {
@@ -72,6 +74,7 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       await boundCompileCache(step.cache, step);
       return;
     case 'restart-unit':
+      applied.restartedAt = Date.now();
       return restartUnit(step.unit, step.failed);
     case 'stake-claim':
       applied.claimToken = stakeToken(step.path);
