@@ -9,6 +9,7 @@ import {
   accountOfMarkerFile,
   agentDirAt,
   agentLayout,
+  agentLayoutAt,
   deletingNamespacePath,
   LOCK_FILE,
   namespaceLayout,
@@ -132,6 +133,7 @@ describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
   it('the same paths from the directory names a listing finds, and the deleting name', () => {
     assert.deepEqual(namespaceLayoutAt(ROOT, NS_HASH), namespaceLayout(ROOT, NS));
     assert.deepEqual(agentDirAt(namespaceLayout(ROOT, NS).agents, AGENT_HASH), { dir: agentDir, marker: `${agentDir}/agent.json` });
+    assert.deepEqual(agentLayoutAt(agentDir, UNIT_DIR, AGENT), agentLayout(ROOT, UNIT_DIR, NS, AGENT));
     assert.deepEqual(revisionLayoutAt(agentDir, REV_HASH), revisionLayout(agentDir, REV));
     assert.equal(deletingNamespacePath(ROOT, NS), '/var/lib/openclaw-enterprise/namespaces/.deleting-edd5c19a1cef');
     assert.equal(accountOfMarkerFile('openclaw-d74736b6a770.json'), 'openclaw-d74736b6a770');

@@ -69,18 +69,24 @@ export interface AgentLayout {
   unitFile: string;
 }
 
+const AGENT_MARKER = 'agent.json';
+
 /** The directory `agents/<name>` of a Namespace and its marker, before the marker says whose it is. */
 export function agentDirAt(agentsDir: string, name: string): { dir: string; marker: string } {
   const dir = `${agentsDir}/${name}`;
-  return { dir, marker: `${dir}/agent.json` };
+  return { dir, marker: `${dir}/${AGENT_MARKER}` };
 }
 
 export function agentLayout(root: string, unitDirectory: string, namespaceId: string, agentId: string): AgentLayout {
-  const { dir, marker } = agentDirAt(namespaceLayout(root, namespaceId).agents, agentHash(agentId));
+  return agentLayoutAt(agentDirAt(namespaceLayout(root, namespaceId).agents, agentHash(agentId)).dir, unitDirectory, agentId);
+}
+
+/** The paths of the Agent directory `dir` for the Agent its marker names, wherever that directory is. */
+export function agentLayoutAt(dir: string, unitDirectory: string, agentId: string): AgentLayout {
   const unit = unitName(agentId);
   return {
     dir,
-    marker,
+    marker: `${dir}/${AGENT_MARKER}`,
     home: `${dir}/home`,
     compileCache: `${dir}/home/.node-compile-cache`,
     state: `${dir}/state`,
