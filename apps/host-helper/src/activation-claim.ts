@@ -3,12 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentLayout, AgentMarker, RevisionLayout } from '@occ-ssh/markers';
 import { ComputeError, type AgentOwner } from '@occ-ssh/protocol';
-import { removeFile, writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from './atomic-write.js';
 import { readAgent, readCurrent, readRevision, verifyUnitFile } from './ownership.js';
 import { ROOT_FILE, readOwnedFile } from './safe-read.js';
 
 /** What one activation set under the lock before it let go of it. */
-export interface ActivationClaim {
+interface ActivationClaim {
   token: string;
   agent: AgentMarker;
   revision: RevisionLayout;

@@ -62,7 +62,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
   return { ...base, readyMs };
 }
 
-export async function readActivateRevision(ctx: OpContext, args: Args): Promise<ActivateState> {
+async function readActivateRevision(ctx: OpContext, args: Args): Promise<ActivateState> {
   const { owner, revision } = args;
   verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
   const layout = agentPaths(ctx, owner);

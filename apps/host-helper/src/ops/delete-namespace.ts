@@ -30,7 +30,7 @@ export async function deleteNamespace(ctx: OpContext, args: Args): Promise<Resul
 }
 
 /** Security: the whole set is validated before the first effect, so a conflict stops nothing. */
-export async function readDeleteNamespace(ctx: OpContext, args: Args): Promise<DeleteState> {
+async function readDeleteNamespace(ctx: OpContext, args: Args): Promise<DeleteState> {
   const ns = namespacePaths(ctx, args.namespace.id);
   const treeExisted = lstatOrNull(ns.dir) !== null;
   const accounts = ownedAccounts(ctx, args.namespace.id);

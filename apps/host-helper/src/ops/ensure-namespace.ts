@@ -21,7 +21,7 @@ export async function ensureNamespace(ctx: OpContext, args: Args): Promise<Opera
   return plan.result;
 }
 
-export function readEnsureNamespace(ctx: OpContext, args: Args): NamespaceState {
+function readEnsureNamespace(ctx: OpContext, args: Args): NamespaceState {
   const layout = namespacePaths(ctx, args.namespace.id);
   const exists = verifyDir(layout.dir, ROOT_PRIVATE_DIR) !== null;
   if (exists) {

@@ -41,7 +41,7 @@ export async function prepareRevision(ctx: OpContext, args: Args): Promise<Resul
   return { ...plan.result, account: resolveAccount(applied, plan.result.account) };
 }
 
-export async function readPrepareRevision(ctx: OpContext, args: Args): Promise<PrepareState> {
+async function readPrepareRevision(ctx: OpContext, args: Args): Promise<PrepareState> {
   const { owner, revision, configuration } = args;
   if (sha256Hex(configuration.document) !== configuration.hash) {
     throw new ComputeError('configuration', 'configuration document does not match its hash');

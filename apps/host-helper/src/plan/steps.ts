@@ -12,12 +12,11 @@ export interface PlannedOwnership {
   mode: number;
 }
 
-export type PlannedAgentMarker = Omit<AgentMarker, 'uid' | 'gid'> & { uid: Id; gid: Id };
+type PlannedAgentMarker = Omit<AgentMarker, 'uid' | 'gid'> & { uid: Id; gid: Id };
 export type PlannedMarker = AccountMarker | NamespaceMarker | PlannedAgentMarker | RevisionMarker | ServedMarker;
 
-
-export type EnsureDir = { op: 'ensure-dir'; path: string; owner: PlannedOwnership; repairMode?: true };
-export type WriteMarker = { op: 'write-marker'; path: string; marker: PlannedMarker };
+type EnsureDir = { op: 'ensure-dir'; path: string; owner: PlannedOwnership; repairMode?: true };
+type WriteMarker = { op: 'write-marker'; path: string; marker: PlannedMarker };
 /** What may be written inside a directory made by `create-dir-atomic` (paths name the final place). */
 export type InnerStep = EnsureDir | WriteMarker;
 
@@ -46,8 +45,6 @@ export type Step =
   | { op: 'drop-claim'; path: string }
   /** A session check between changes that are not themselves checked (the restart's preparation). */
   | { op: 'checkpoint' };
-
-export type StepOf<K extends Step['op']> = Extract<Step, { op: K }>;
 
 /** The final path of an inner step's target, seen from `dir`'s temp twin. */
 export function relocate(path: string, from: string, to: string): string {
