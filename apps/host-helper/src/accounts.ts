@@ -39,41 +39,59 @@ function nologinShell(): string {
   return ['/usr/sbin/nologin', '/sbin/nologin', '/bin/false'].find((path) => existsSync(path)) ?? '/bin/false';
 }
 
+/** What prepare-revision reads of the Agent's account before any change. */
+export type AccountState =
+  | { state: 'active'; account: Account }
+  | { state: 'missing'; name: string; markerPath: string; creating: AccountMarker | null; userExists: boolean; groupExists: boolean };
+
 /**
- * Creates or verifies the Agent's account. The marker is written in state `creating` before
- * useradd, so a retry after an interruption recognises the half-made account as its own;
- * an account or group that exists without that marker is refused.
+ * The Agent's account as it stands, refusing what may not be created or adopted: an account or
+ * group that exists without this driver's marker, or a recorded one whose IDs changed. A marker in
+ * state `creating` is an interrupted creation of our own, which `createAccount` completes.
  */
-export async function ensureAccount(ctx: OpContext, owner: AgentOwner, home: string): Promise<Account> {
+export async function readAccount(ctx: OpContext, owner: AgentOwner): Promise<AccountState> {
   const name = accountName(ctx.runtime.user, owner.namespace.id, owner.agent.id);
   const markerPath = accountMarkerPath(ctx.runtime.root, name);
-  let marker = readMarker(markerPath, accountMarker);
+  const marker = readMarker(markerPath, accountMarker);
   if (marker) expectOwner(markerPath, marker, { ...ownerFields(owner), account: name });
-
   const [user, group] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
   if (!marker && (user || group)) {
     throw ownershipError(markerPath, `${user ? 'user' : 'group'} ${name} exists without this driver's ownership marker; refusing to adopt it`);
   }
-  if (marker?.state === 'active') return verifyActive(markerPath, marker, user, group);
+  if (marker?.state === 'active') return { state: 'active', account: verifyActive(markerPath, marker, user, group) };
+  return { state: 'missing', name, markerPath, creating: marker, userExists: user !== null, groupExists: group !== null };
+}
 
-  if (!marker) {
-    marker = { kind: 'account', version: 1, ...ownerFields(owner), account: name, state: 'creating' };
-    writeMarker(markerPath, marker);
-  }
-  if (!user || !group) ctx.session.beforeChange();
-  if (!user) {
+/** The `creating` marker written before useradd, so a retry after an interruption recognises the half-made account as its own. */
+export function creatingMarker(owner: AgentOwner, name: string): AccountMarker {
+  return { kind: 'account', version: 1, ...ownerFields(owner), account: name, state: 'creating' };
+}
+
+interface Creation {
+  name: string;
+  home: string;
+  marker: string;
+  creating: AccountMarker;
+  userExists: boolean;
+  groupExists: boolean;
+}
+
+/** useradd (or groupadd, completing an interrupted creation), then the marker turned `active` with the new IDs. */
+export async function createAccount(ctx: OpContext, { name, home, marker, creating, userExists, groupExists }: Creation): Promise<Account> {
+  if (!userExists || !groupExists) ctx.session.beforeChange();
+  if (!userExists) {
     // One useradd makes the private group too; a group an interrupted attempt left is reused.
-    const groupArgs = group ? ['--gid', name] : ['--user-group'];
+    const groupArgs = groupExists ? ['--gid', name] : ['--user-group'];
     await mustRun('useradd', ['--system', ...groupArgs, '--no-create-home', '--home-dir', home, '--shell', nologinShell(), '--comment', 'OpenClaw Enterprise agent', name]);
-  } else if (!group) {
+  } else if (!groupExists) {
     await mustRun('groupadd', ['--system', name]);
   }
   const [createdUser, createdGroup] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
   if (!createdGroup) throw new ComputeError('host-command', `group ${name} is missing after useradd`);
   if (!createdUser) throw new ComputeError('host-command', `user ${name} is missing after useradd`);
-  if (createdUser.primaryGid !== createdGroup.id) throw ownershipError(markerPath, `user ${name} does not have its private group ${name} as primary group`);
-  const active: AccountMarker = { ...marker, state: 'active', uid: createdUser.id, gid: createdGroup.id };
-  writeMarker(markerPath, active);
+  if (createdUser.primaryGid !== createdGroup.id) throw ownershipError(marker, `user ${name} does not have its private group ${name} as primary group`);
+  const active: AccountMarker = { ...creating, state: 'active', uid: createdUser.id, gid: createdGroup.id };
+  writeMarker(marker, active);
   return { name, uid: createdUser.id, gid: createdGroup.id };
 }
 

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentLayout, AgentMarker, RevisionLayout } from '@occ-ssh/markers';
 import { ComputeError, type AgentOwner } from '@occ-ssh/protocol';
-import { removeFile, writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from './atomic-write.js';
 import { readAgent, readCurrent, readRevision, verifyUnitFile } from './ownership.js';
 import { ROOT_FILE, readOwnedFile } from './safe-read.js';
 
@@ -16,11 +16,11 @@ interface ActivationClaim {
   unitText: string;
 }
 
-/** Writes a fresh token in the Agent's directory: any later activation overwrites it with its own. */
-export function stakeClaim(layout: AgentLayout, claim: Omit<ActivationClaim, 'token'>): ActivationClaim {
+/** Writes a fresh token at the Agent's `activation` path: any later activation overwrites it with its own. */
+export function stakeToken(path: string): string {
   const token = randomBytes(16).toString('hex');
-  writeFileAtomic(layout.activation, `${token}\n`, ROOT_FILE);
-  return { ...claim, token };
+  writeFileAtomic(path, `${token}\n`, ROOT_FILE);
+  return token;
 }
 
 /**
@@ -45,11 +45,6 @@ export function verifyClaim(layout: AgentLayout, owner: AgentOwner, claim: Activ
     throw changed(path ?? layout.dir);
   }
   if (changedPath) throw changed(changedPath);
-}
-
-/** The claim is spent once served.json (or the failure) is recorded. */
-export function dropClaim(layout: AgentLayout): void {
-  removeFile(layout.activation);
 }
 
 function sameAgent(now: AgentMarker | null, then: AgentMarker): boolean {

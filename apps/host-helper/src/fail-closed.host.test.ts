@@ -135,7 +135,7 @@ describe('fail closed on a real host', () => {
     assert.equal((await ok(host, 'delete-namespace', { namespace: a.namespace })).agentsRemoved, 2, 'deletion goes ahead once the set is sound');
   });
 
-  test('stop- and retire-revision refuse a changed snapshot and leave it, the unit and current in place', async () => {
+  test('verify-, stop- and retire-revision refuse a changed snapshot and leave it, the unit and current in place', async () => {
     const who = owner('stopchg', 'stopchg');
     await ok(host, 'ensure-namespace', { namespace: who.namespace });
     await deploy(who, 1);
@@ -143,7 +143,7 @@ describe('fail closed on a real host', () => {
     await shell(host, `printf ' ' >> ${rev.config}`);
     const kept = [rev.config, rev.marker, layoutOf(who).served, layoutOf(who).unitFile];
     const before = { files: await fingerprint(kept), current: await host.run(['readlink', layoutOf(who).current]), pid: await mainPid(host, who) };
-    for (const operation of ['stop-revision', 'retire-revision'] as const) {
+    for (const operation of ['verify-revision', 'stop-revision', 'retire-revision'] as const) {
       const error = await fails(host, operation, { owner: who, revision: prepareArgs(who, 1).revision });
       assert.deepEqual([error.code, error.path], ['ownership', rev.config], operation);
     }

@@ -1,8 +1,8 @@
 // Reads and writes JSON markers: root-owned 0600, schema-checked, owner compared exactly.
-import { markerText } from '@occ-ssh/markers';
+import { markerText, type TreeReader } from '@occ-ssh/markers';
 import type * as z from 'zod/mini';
 import { writeFileAtomic } from './atomic-write.js';
-import { ROOT_FILE, ownershipError, readOwnedFile } from './safe-read.js';
+import { ROOT_FILE, listDir, lstatOrNull, ownershipError, readOwnedFile } from './safe-read.js';
 
 type Marker = Parameters<typeof markerText>[0];
 
@@ -33,3 +33,18 @@ export function expectOwner(path: string, marker: Record<string, unknown>, want:
     }
   }
 }
+
+/**
+ * The host tree as libs/markers reads it, through the no-follow, ownership-checked reads above.
+ * Security: a marker is read only inside a real directory; a link or a file where a directory of
+ * the tree should be is refused, never followed.
+ */
+export const hostTree: TreeReader = {
+  list: listDir,
+  marker: (path, schema) => {
+    const dir = path.slice(0, path.lastIndexOf('/'));
+    const stat = lstatOrNull(dir);
+    if (stat && !stat.isDirectory()) throw ownershipError(dir, 'expected a directory, found a link or a file');
+    return readMarker(path, schema);
+  },
+};

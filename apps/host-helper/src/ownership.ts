@@ -5,11 +5,13 @@ import {
   hasOwnershipHeader,
   namespaceMarker,
   revHash,
+  revisionLayoutAt,
   revisionMarker,
   servedMarker,
   sha256Hex,
   type AgentLayout,
   type AgentMarker,
+  type RevisionEntry,
   type RevisionLayout,
   type RevisionMarker,
 } from '@occ-ssh/markers';
@@ -49,18 +51,18 @@ export function readRevision(paths: RevisionLayout, owner: AgentOwner, revision?
   return marker;
 }
 
-/** Paths of the revision stored in `revisions/<name>`, whatever revision that turns out to be. */
-function revisionDirPaths(layout: AgentLayout, name: string): RevisionLayout {
-  const dir = `${layout.revisions}/${name}`;
-  return { dir, currentTarget: `revisions/${name}`, config: `${dir}/openclaw.json`, marker: `${dir}/revision.json` };
-}
-
 /** A stored revision's marker, or null: it must be this Agent's and its directory must be named for its revision ID. */
 export function readRevisionDir(layout: AgentLayout, name: string, owner: AgentOwner): { paths: RevisionLayout; marker: RevisionMarker | null } {
-  const paths = revisionDirPaths(layout, name);
-  const marker = readRevision(paths, owner);
-  if (marker && revHash(marker.revisionId) !== name) throw ownershipError(paths.marker, 'revision marker is stored under another revision\'s directory');
+  const paths = revisionLayoutAt(layout.dir, name);
+  const marker = readMarker(paths.marker, revisionMarker);
+  if (marker) verifyStoredRevision({ name, layout: paths, marker }, owner);
   return { paths, marker };
+}
+
+/** A revision the tree reader found must be this Agent's and stored under its own revision ID's directory. */
+export function verifyStoredRevision({ name, layout, marker }: RevisionEntry & { marker: RevisionMarker }, owner: AgentOwner): void {
+  expectOwner(layout.marker, marker, agentOwnerFields(owner));
+  if (revHash(marker.revisionId) !== name) throw ownershipError(layout.marker, 'revision marker is stored under another revision\'s directory');
 }
 
 /** Security: snapshot bytes must still hash to what the revision marker recorded. */

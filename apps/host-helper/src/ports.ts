@@ -1,9 +1,9 @@
 // Gateway port allocation: the lowest port of the range no Agent marker under the root holds.
-import { agentHash, agentMarker, namespaceMarker, nsHash } from '@occ-ssh/markers';
+import { agentEntries, namespaceEntries, namespaceLayout } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
 import type { OpContext } from './context.js';
-import { readMarker } from './marker-io.js';
-import { listDir, lstatOrNull, ownershipError } from './safe-read.js';
+import { hostTree } from './marker-io.js';
+import { ownershipError } from './safe-read.js';
 
 function choosePort(used: ReadonlySet<number>, range: { start: number; end: number }): number | undefined {
   for (let port = range.start; port <= range.end; port += 1) if (!used.has(port)) return port;
@@ -18,22 +18,16 @@ function choosePort(used: ReadonlySet<number>, range: { start: number; end: numb
  */
 function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
   const owners = new Map<number, string>();
-  const namespaces = `${ctx.runtime.root}/namespaces`;
-  for (const ns of listDir(namespaces)) {
-    if (ns.startsWith('.')) continue;
-    requireDirectory(`${namespaces}/${ns}`);
-    const nsMarkerPath = `${namespaces}/${ns}/namespace.json`;
-    const nsMarker = readMarker(nsMarkerPath, namespaceMarker);
-    if (!nsMarker) throw ownershipError(nsMarkerPath, 'Namespace directory has no marker; cannot tell which ports it holds');
-    if (nsHash(nsMarker.namespaceId) !== ns) throw ownershipError(nsMarkerPath, 'Namespace marker is stored under another Namespace\'s directory');
-    for (const agent of listDir(`${namespaces}/${ns}/agents`)) {
-      const dir = `${namespaces}/${ns}/agents/${agent}`;
-      if (agent.startsWith('.') || dir === ownAgentDir) continue;
-      requireDirectory(dir);
-      const path = `${dir}/agent.json`;
-      const marker = readMarker(path, agentMarker);
+  for (const ns of namespaceEntries(ctx.runtime.root, hostTree)) {
+    if (!ns.marker) throw ownershipError(ns.layout.marker, 'Namespace directory has no marker; cannot tell which ports it holds');
+    if (namespaceLayout(ctx.runtime.root, ns.marker.namespaceId).dir !== ns.layout.dir) {
+      throw ownershipError(ns.layout.marker, 'Namespace marker is stored under another Namespace\'s directory');
+    }
+    for (const agent of agentEntries(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, ns.layout.agents, hostTree)) {
+      if (agent.dir === ownAgentDir) continue;
+      const { marker, markerPath: path } = agent;
       if (!marker) throw ownershipError(path, 'Agent directory has no marker; cannot tell which port it holds');
-      if (agentHash(marker.agentId) !== agent || marker.namespaceId !== nsMarker.namespaceId) {
+      if (agent.layout?.dir !== agent.dir || marker.namespaceId !== ns.marker.namespaceId) {
         throw ownershipError(path, 'Agent marker is stored under another Agent\'s directory');
       }
       const other = owners.get(marker.port);
@@ -42,11 +36,6 @@ function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
     }
   }
   return new Set(owners.keys());
-}
-
-/** Security: a link or a file where the scan expects a directory is refused, never followed. */
-function requireDirectory(path: string): void {
-  if (!lstatOrNull(path)?.isDirectory()) throw ownershipError(path, 'expected a directory, found a link or a file');
 }
 
 export function allocatePort(ctx: OpContext, ownAgentDir?: string): number {

@@ -1,14 +1,14 @@
-// What verify-, stop- and retire-revision read before acting on one revision: markers, unit, pointers.
+// What verify-, stop- and retire-revision read before acting on one revision: markers, account, snapshot, unit, pointers.
 import type { OperationArgs } from '@occ-ssh/protocol';
 import { verifyAccount } from './accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from './context.js';
 import { readAgent, readCurrent, readRevision, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from './ownership.js';
-import { ownershipError } from './safe-read.js';
+import { lstatOrNull, ownershipError } from './safe-read.js';
 
 type RevisionTarget = OperationArgs<'verify-revision'>;
 
 /** Everything an operation on one revision must verify before it may touch anything. */
-export function inspectRevision(ctx: OpContext, { owner, revision }: RevisionTarget) {
+function inspectRevision(ctx: OpContext, { owner, revision }: RevisionTarget) {
   verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
   const layout = agentPaths(ctx, owner);
   const agent = readAgent(layout, owner);
@@ -17,12 +17,15 @@ export function inspectRevision(ctx: OpContext, { owner, revision }: RevisionTar
   const unit = agent ? verifyUnitFile(layout, owner) : null;
   const current = agent ? readCurrent(layout) : null;
   const served = agent ? readServed(layout, owner) : null;
-  return { layout, agent, paths, marker, unit, current, served };
+  const snapshotDir = agent ? lstatOrNull(paths.dir) !== null : false;
+  return { layout, agent, paths, marker, unit, current, served, snapshotDir };
 }
 
+export type RevisionState = ReturnType<typeof inspectRevision>;
+
 /**
- * Before a stop or a removal, the account and the snapshot are verified as activation does: a
- * changed snapshot or a reused UID is refused and left in place for inspection.
+ * Before a stop, a removal or a verification, the account and the snapshot are verified as
+ * activation does: a changed snapshot or a reused UID is refused and left in place for inspection.
  */
 export async function inspectRevisionForChange(ctx: OpContext, target: RevisionTarget) {
   const seen = inspectRevision(ctx, target);

@@ -58,6 +58,16 @@ export function readOwnedFile(path: string, want: Ownership): Buffer | null {
   }
 }
 
+/** An existing directory must be a real one (never a link) with exactly this ownership; absent is null. */
+export function verifyDir(path: string, want: Ownership): fs.Stats | null {
+  const stat = lstatOrNull(path);
+  if (stat === null) return null;
+  if (stat.isSymbolicLink()) throw ownershipError(path, 'is a symbolic link; refusing to follow it');
+  if (!stat.isDirectory()) throw ownershipError(path, 'expected a directory');
+  expectOwnership(path, stat, want);
+  return stat;
+}
+
 export function readSymlink(path: string): string | null {
   const stat = lstatOrNull(path);
   if (stat === null) return null;

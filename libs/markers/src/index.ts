@@ -5,3 +5,4 @@ export * from './hashes.js';
 export * from './layout.js';
 export * from './schemas.js';
 export * from './unit.js';
+export * from './tree.js';

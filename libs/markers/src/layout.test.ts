@@ -6,10 +6,16 @@ import { accountName } from './account.js';
 import { agentHash, nsHash, revHash, sha256Hex, shortHash } from './hashes.js';
 import {
   accountMarkerPath,
+  accountOfMarkerFile,
+  agentDirAt,
   agentLayout,
+  agentLayoutAt,
+  deletingNamespacePath,
   LOCK_FILE,
   namespaceLayout,
+  namespaceLayoutAt,
   revisionLayout,
+  revisionLayoutAt,
   rootLayout,
   UNIT_PREFIX,
   unitName,
@@ -122,6 +128,16 @@ describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
       config: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/revisions/ad30d4665b02/openclaw.json',
       marker: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/revisions/ad30d4665b02/revision.json',
     });
+  });
+
+  it('the same paths from the directory names a listing finds, and the deleting name', () => {
+    assert.deepEqual(namespaceLayoutAt(ROOT, NS_HASH), namespaceLayout(ROOT, NS));
+    assert.deepEqual(agentDirAt(namespaceLayout(ROOT, NS).agents, AGENT_HASH), { dir: agentDir, marker: `${agentDir}/agent.json` });
+    assert.deepEqual(agentLayoutAt(agentDir, UNIT_DIR, AGENT), agentLayout(ROOT, UNIT_DIR, NS, AGENT));
+    assert.deepEqual(revisionLayoutAt(agentDir, REV_HASH), revisionLayout(agentDir, REV));
+    assert.equal(deletingNamespacePath(ROOT, NS), '/var/lib/openclaw-enterprise/namespaces/.deleting-edd5c19a1cef');
+    assert.equal(accountOfMarkerFile('openclaw-d74736b6a770.json'), 'openclaw-d74736b6a770');
+    assert.equal(accountOfMarkerFile('openclaw-d74736b6a770.json.tmp-1'), null);
   });
 
   it('unit name is openclaw-enterprise-gateway-<agentHash>.service', () => {

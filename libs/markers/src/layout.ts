@@ -19,8 +19,15 @@ export function rootLayout(root: string): RootLayout {
   return { root, lock: `${root}/${LOCK_FILE}`, accounts: `${root}/accounts`, namespaces: `${root}/namespaces` };
 }
 
+const ACCOUNT_MARKER_SUFFIX = '.json';
+
 export function accountMarkerPath(root: string, account: string): string {
-  return `${root}/accounts/${account}.json`;
+  return `${rootLayout(root).accounts}/${account}${ACCOUNT_MARKER_SUFFIX}`;
+}
+
+/** The account an account marker's file name is for, or null for any other file. */
+export function accountOfMarkerFile(file: string): string | null {
+  return file.endsWith(ACCOUNT_MARKER_SUFFIX) ? file.slice(0, -ACCOUNT_MARKER_SUFFIX.length) : null;
 }
 
 interface NamespaceLayout {
@@ -30,8 +37,18 @@ interface NamespaceLayout {
 }
 
 export function namespaceLayout(root: string, namespaceId: string): NamespaceLayout {
-  const dir = `${root}/namespaces/${nsHash(namespaceId)}`;
+  return namespaceLayoutAt(root, nsHash(namespaceId));
+}
+
+/** The layout of `namespaces/<name>`, whatever Namespace its marker turns out to name. */
+export function namespaceLayoutAt(root: string, name: string): NamespaceLayout {
+  const dir = `${rootLayout(root).namespaces}/${name}`;
   return { dir, marker: `${dir}/namespace.json`, agents: `${dir}/agents` };
+}
+
+/** Where a Namespace being deleted is renamed first, so it is never seen half removed under its own name. */
+export function deletingNamespacePath(root: string, namespaceId: string): string {
+  return `${rootLayout(root).namespaces}/.deleting-${nsHash(namespaceId)}`;
 }
 
 export interface AgentLayout {
@@ -52,12 +69,24 @@ export interface AgentLayout {
   unitFile: string;
 }
 
+const AGENT_MARKER = 'agent.json';
+
+/** The directory `agents/<name>` of a Namespace and its marker, before the marker says whose it is. */
+export function agentDirAt(agentsDir: string, name: string): { dir: string; marker: string } {
+  const dir = `${agentsDir}/${name}`;
+  return { dir, marker: `${dir}/${AGENT_MARKER}` };
+}
+
 export function agentLayout(root: string, unitDirectory: string, namespaceId: string, agentId: string): AgentLayout {
-  const dir = `${namespaceLayout(root, namespaceId).agents}/${agentHash(agentId)}`;
+  return agentLayoutAt(agentDirAt(namespaceLayout(root, namespaceId).agents, agentHash(agentId)).dir, unitDirectory, agentId);
+}
+
+/** The paths of the Agent directory `dir` for the Agent its marker names, wherever that directory is. */
+export function agentLayoutAt(dir: string, unitDirectory: string, agentId: string): AgentLayout {
   const unit = unitName(agentId);
   return {
     dir,
-    marker: `${dir}/agent.json`,
+    marker: `${dir}/${AGENT_MARKER}`,
     home: `${dir}/home`,
     compileCache: `${dir}/home/.node-compile-cache`,
     state: `${dir}/state`,
@@ -81,7 +110,11 @@ export interface RevisionLayout {
 }
 
 export function revisionLayout(agentDir: string, revisionId: string): RevisionLayout {
-  const name = revHash(revisionId);
+  return revisionLayoutAt(agentDir, revHash(revisionId));
+}
+
+/** The layout of `revisions/<name>`, whatever revision its marker turns out to be. */
+export function revisionLayoutAt(agentDir: string, name: string): RevisionLayout {
   const dir = `${agentDir}/revisions/${name}`;
   return { dir, currentTarget: `revisions/${name}`, config: `${dir}/openclaw.json`, marker: `${dir}/revision.json` };
 }

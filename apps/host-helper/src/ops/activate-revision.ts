@@ -1,23 +1,68 @@
 // activate-revision: render the unit, switch `current`, restart, wait for /readyz, record served.json.
 // Every change is made under the host lock; the readiness wait is not (see activation-claim.ts).
-import { renderUnit, UnitRenderError, type RevisionMarker } from '@occ-ssh/markers';
+//
+// Two plans around the wait: the switch, then the record. The record depends on what the wait found
+// and on the claim re-read under the lock once it is taken again, facts that do not exist when the
+// switch is planned; a single plan would need a step that decides what the next ones are.
+import { renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionLayout, type RevisionMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { verifyAccount } from '../accounts.js';
-import { dropClaim, stakeClaim, verifyClaim } from '../activation-claim.js';
-import { parentOf, removeFile, replaceSymlink, sweepTemps, writeFileAtomic } from '../atomic-write.js';
-import { boundCompileCache } from '../compile-cache.js';
+import { verifyAccount, type Account } from '../accounts.js';
+import { verifyClaim } from '../activation-claim.js';
+import { parentOf } from '../atomic-write.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { writeMarker } from '../marker-io.js';
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
-import { ownedListener, probeReady, waitReady } from '../readiness.js';
+import { apply } from '../plan/apply.js';
+import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
+import { ownedListener, probeReady, waitReady, type Readiness } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
 import { ownershipError } from '../safe-read.js';
-import { daemonReload, enableUnit, isActive, isEnabled, restartUnit, unitFacts } from '../systemd.js';
+import { isActive, isEnabled, unitFacts } from '../systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
+type Result = OperationResult<'activate-revision'>;
 
-export async function activateRevision(ctx: OpContext, args: Args): Promise<OperationResult<'activate-revision'>> {
+/** Everything activation relies on, verified under the lock before its first change. */
+export interface ActivateState {
+  layout: AgentLayout;
+  paths: RevisionLayout;
+  agent: AgentMarker;
+  account: Account;
+  marker: RevisionMarker;
+  unitText: string;
+  unitChanged: boolean;
+  current: string | null;
+  /** A retry after a lost result: this exact revision is served and ready, so nothing needs to change. */
+  alreadyServing: boolean;
+  enabled: boolean;
+  /** systemd's unit facts: it loaded an older unit file; it failed or its last start was refused. */
+  needsReload: boolean;
+  failed: boolean;
+}
+
+export async function activateRevision(ctx: OpContext, args: Args): Promise<Result> {
+  const state = await readActivateRevision(ctx, args);
+  const { layout, agent, account } = state;
+  const base = { port: agent.port, unit: layout.unitName, unitChanged: state.unitChanged };
+  if (state.alreadyServing) return { ...base, readyMs: 0 };
+  const applied = await apply(ctx, planActivateRevision(state));
+  const restartedAt = applied.restartedAt ?? Date.now();
+  const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
+  // The wait changes nothing, so other Agents' operations need not queue behind it.
+  const wait = () => waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid });
+  const readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
+  const readyMs = Date.now() - restartedAt;
+  ctx.session.checkpoint();
+  // A planner bug, not a host condition: the switch always stakes the claim.
+  if (applied.claimToken === undefined) throw new Error('the activation switch staked no claim');
+  verifyClaim(layout, args.owner, { agent, revision: state.paths, configurationHash: state.marker.configurationHash, unitText: state.unitText, token: applied.claimToken });
+  const record = planRecordActivation(state, readiness, new Date());
+  await apply(ctx, record.steps);
+  if (!readiness.ready) throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
+  return { ...base, readyMs };
+}
+
+async function readActivateRevision(ctx: OpContext, args: Args): Promise<ActivateState> {
   const { owner, revision } = args;
   verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
   const layout = agentPaths(ctx, owner);
@@ -37,16 +82,59 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
   const current = readCurrent(layout);
   refuseRollback(layout, owner, revision);
   readServed(layout, owner);
+  const unitText = render(ctx, args, layout, account, agent.port, managedPassword);
+  const unitChanged = previousUnit !== unitText;
+  const alreadyServing = !unitChanged && current === paths.currentTarget && (await isServing(layout, args, marker, agent.port, account.uid));
+  // Whether it is enabled is read from the disk (`is-enabled`); systemd's cached view would miss a link removed by hand.
+  const enabled = !alreadyServing && (await isEnabled(layout.unitName));
+  const facts = alreadyServing ? { needsReload: false, failed: false } : await unitFacts(layout.unitName);
+  return { layout, paths, agent, account, marker, unitText, unitChanged, current, alreadyServing, enabled, ...facts };
+}
 
-  let unitText: string;
+/** The switch: served.json goes before anything else changes, the claim is staked before the unit is written. */
+export function planActivateRevision(state: ActivateState): Step[] {
+  const { layout, paths, unitChanged } = state;
+  if (state.alreadyServing) return [];
+  const steps: Step[] = [
+    { op: 'remove-file', path: layout.served },
+    { op: 'stake-claim', path: layout.activation },
+  ];
+  if (unitChanged) {
+    steps.push(
+      { op: 'sweep-temps', dir: parentOf(layout.unitFile), prefix: siblingTempPrefix(layout.unitFile) },
+      { op: 'write-file', path: layout.unitFile, content: state.unitText, owner: { uid: 0, gid: 0, mode: 0o644 } },
+    );
+  }
+  if (state.current !== paths.currentTarget) steps.push({ op: 'replace-symlink', path: layout.current, target: paths.currentTarget });
+  if (!state.enabled) steps.push({ op: 'enable-unit', unit: layout.unitName });
+  // One reload at most, and none when a new revision keeps the same unit (its cost grows with the
+  // host's unit count). systemd's NeedDaemonReload catches a unit written by an attempt that was
+  // cut before its reload.
+  if (unitChanged || !state.enabled || state.needsReload) steps.push({ op: 'daemon-reload' });
+  steps.push(
+    { op: 'checkpoint' },
+    { op: 'bound-compile-cache', cache: layout.compileCache, uid: state.account.uid, gid: state.account.gid },
+    { op: 'restart-unit', unit: layout.unitName, failed: state.failed },
+  );
+  return steps;
+}
+
+/** After the wait, under the lock again and with the claim still this activation's: served.json when ready, and the claim spent either way. */
+export function planRecordActivation({ layout, marker, agent }: ActivateState, readiness: Readiness, now: Date): Plan<{ ready: boolean }> {
+  const drop: Step = { op: 'drop-claim', path: layout.activation };
+  if (!readiness.ready) return { steps: [drop], result: { ready: false } };
+  return { steps: [{ op: 'write-marker', path: layout.served, marker: servedMarker(marker, agent.port, now) }, drop], result: { ready: true } };
+}
+
+function render(ctx: OpContext, args: Args, layout: AgentLayout, account: Account, port: number, managedPassword: boolean): string {
   try {
-    unitText = renderUnit({
-      namespaceId: owner.namespace.id,
-      agentId: owner.agent.id,
+    return renderUnit({
+      namespaceId: args.owner.namespace.id,
+      agentId: args.owner.agent.id,
       account: account.name,
       nodePath: ctx.runtime.nodePath,
       openclawPath: ctx.runtime.openclawPath,
-      port: agent.port,
+      port,
       layout,
       managedPassword,
       launchEnvironment: args.launchEnvironment,
@@ -55,55 +143,15 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Oper
     if (error instanceof UnitRenderError) throw new ComputeError('configuration', error.message);
     throw error;
   }
-  const unitChanged = previousUnit !== unitText;
-  const base = { port: agent.port, unit: layout.unitName, unitChanged };
-
-  // A retry after a lost result: the exact revision already served and ready needs no restart.
-  if (!unitChanged && current === paths.currentTarget && (await alreadyServing(layout, owner, marker, agent.port, account.uid))) {
-    return { ...base, readyMs: 0 };
-  }
-
-  removeFile(layout.served);
-  const claim = stakeClaim(layout, { agent, revision: paths, configurationHash: marker.configurationHash, unitText });
-  if (unitChanged) {
-    sweepTemps(parentOf(layout.unitFile), `.${layout.unitName}`);
-    writeFileAtomic(layout.unitFile, unitText, { uid: 0, gid: 0, mode: 0o644 });
-  }
-  if (current !== paths.currentTarget) replaceSymlink(layout.current, paths.currentTarget);
-  const enabling = !(await isEnabled(layout.unitName));
-  if (enabling) await enableUnit(layout.unitName);
-  // One reload at most, and none when a new revision keeps the same unit (its cost grows with the
-  // host's unit count). systemd's NeedDaemonReload catches a unit written by an attempt that was
-  // cut before its reload.
-  const facts = await unitFacts(layout.unitName);
-  if (unitChanged || enabling || facts.needsReload) await daemonReload();
-  ctx.session.checkpoint();
-  await boundCompileCache(layout, account);
-  const restartedAt = Date.now();
-  await restartUnit(layout.unitName, facts.failed);
-  const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
-  // The wait changes nothing, so other Agents' operations need not queue behind it.
-  const wait = () => waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid });
-  const readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
-  const readyMs = Date.now() - restartedAt;
-  ctx.session.checkpoint();
-  verifyClaim(layout, owner, claim);
-  if (!readiness.ready) {
-    dropClaim(layout);
-    throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
-  }
-  writeMarker(layout.served, servedMarker(marker, agent.port));
-  dropClaim(layout);
-  return { ...base, readyMs };
 }
 
-async function alreadyServing(layout: ReturnType<typeof agentPaths>, owner: Args['owner'], marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
-  const served = readServed(layout, owner);
+async function isServing(layout: AgentLayout, args: Args, marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
+  const served = readServed(layout, args.owner);
   if (!served || served.revisionId !== marker.revisionId || served.configurationHash !== marker.configurationHash || served.port !== port) return false;
   return (await isActive(layout.unitName)) && (await isEnabled(layout.unitName)) && (await probeReady(port)) && (await ownedListener(port, { unit: layout.unitName, uid }));
 }
 
-function servedMarker(marker: RevisionMarker, port: number) {
+function servedMarker(marker: RevisionMarker, port: number, now: Date) {
   return {
     kind: 'served' as const,
     version: 1 as const,
@@ -114,6 +162,6 @@ function servedMarker(marker: RevisionMarker, port: number) {
     revisionNumber: marker.revisionNumber,
     configurationHash: marker.configurationHash,
     port,
-    servedAt: new Date().toISOString(),
+    servedAt: now.toISOString(),
   };
 }

@@ -1,78 +1,83 @@
 // delete-namespace: validate the whole deletion set, then stop units, remove the tree and the accounts.
-import { renameSync } from 'node:fs';
-import { accountMarker, accountMarkerPath, agentLayout, agentMarker, nsHash, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
+import { accountEntries, accountMarkerPath, agentEntries, deletingNamespacePath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { removeAccount, verifyRemovable } from '../accounts.js';
-import { removeFile, removeTree, syncDir } from '../atomic-write.js';
+import { verifyRemovable } from '../accounts.js';
 import { namespacePaths, type OpContext } from '../context.js';
-import { expectOwner, readMarker } from '../marker-io.js';
-import { readCurrent, readRevisionDir, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
+import { expectOwner, hostTree } from '../marker-io.js';
+import { readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../ownership.js';
+import { apply } from '../plan/apply.js';
+import type { Plan, Step } from '../plan/steps.js';
 import { listDir, lstatOrNull, ownershipError } from '../safe-read.js';
-import { daemonReload, stopAndDisable } from '../systemd.js';
 
 type Args = OperationArgs<'delete-namespace'>;
+type Result = OperationResult<'delete-namespace'>;
+type OwnedAccount = { path: string; marker: AccountMarker };
 
-export async function deleteNamespace(ctx: OpContext, args: Args): Promise<OperationResult<'delete-namespace'>> {
+/** The whole deletion set, every part of it verified as this Namespace's. */
+export interface DeleteState {
+  dir: string;
+  /** Where the tree is renamed before it is removed. */
+  deleting: string;
+  treeExisted: boolean;
+  agents: Pick<AgentLayout, 'unitName' | 'unitFile'>[];
+  accounts: OwnedAccount[];
+}
+
+export async function deleteNamespace(ctx: OpContext, args: Args): Promise<Result> {
+  const plan = planDeleteNamespace(await readDeleteNamespace(ctx, args));
+  await apply(ctx, plan.steps);
+  return plan.result;
+}
+
+/** Security: the whole set is validated before the first effect, so a conflict stops nothing. */
+async function readDeleteNamespace(ctx: OpContext, args: Args): Promise<DeleteState> {
   const ns = namespacePaths(ctx, args.namespace.id);
-  const namespaces = `${ctx.runtime.root}/namespaces`;
-  const doomed = `${namespaces}/.deleting-${nsHash(args.namespace.id)}`;
   const treeExisted = lstatOrNull(ns.dir) !== null;
   const accounts = ownedAccounts(ctx, args.namespace.id);
-
-  // Security: the whole set is validated before the first effect, so a conflict stops nothing.
   let agents: AgentLayout[] = [];
   if (treeExisted) {
     verifyNamespace(ns.marker, args.namespace);
     agents = validateAgents(ctx, args, ns.agents, accounts);
   }
   for (const { path, marker } of accounts) await verifyRemovable(path, marker);
-
-  if (treeExisted) {
-    for (const agent of agents) {
-      await stopAndDisable(agent.unitName);
-    }
-    for (const agent of agents) removeFile(agent.unitFile);
-    if (agents.length > 0) await daemonReload();
-    // Renamed away in one step, so an interrupted removal never leaves a half-deleted live Namespace.
-    removeTree(doomed);
-    ctx.session.beforeChange();
-    renameSync(ns.dir, doomed);
-    syncDir(namespaces);
-  }
-  removeTree(doomed);
-  const accountsRemoved: string[] = [];
-  for (const { path, marker } of accounts) {
-    await removeAccount(ctx, path, marker);
-    accountsRemoved.push(marker.account);
-  }
-  return { treeExisted, agentsRemoved: agents.length, accountsRemoved };
+  return { dir: ns.dir, deleting: deletingNamespacePath(ctx.runtime.root, args.namespace.id), treeExisted, agents, accounts };
 }
 
-type OwnedAccount = { path: string; marker: AccountMarker };
+export function planDeleteNamespace({ dir, deleting, treeExisted, agents, accounts }: DeleteState): Plan<Result> {
+  const steps: Step[] = [];
+  if (treeExisted) {
+    for (const agent of agents) steps.push({ op: 'stop-and-disable', unit: agent.unitName });
+    for (const agent of agents) steps.push({ op: 'remove-file', path: agent.unitFile });
+    if (agents.length > 0) steps.push({ op: 'daemon-reload' });
+    // Renamed away in one step, so an interrupted removal never leaves a half-deleted live Namespace.
+    steps.push({ op: 'remove-tree', path: deleting }, { op: 'rename', from: dir, to: deleting });
+  }
+  steps.push({ op: 'remove-tree', path: deleting });
+  // Each account: user, then group, then its marker, so a retry finds what is left.
+  for (const { path, marker } of accounts) steps.push({ op: 'remove-account', marker: path, account: marker });
+  return { steps, result: { treeExisted, agentsRemoved: agents.length, accountsRemoved: accounts.map(({ marker }) => marker.account) } };
+}
 
 /** Security: every Agent, its account, revisions, snapshots and unit must be ours before any gateway is stopped. */
 function validateAgents(ctx: OpContext, args: Args, agentsDir: string, accounts: OwnedAccount[]): AgentLayout[] {
   const agents = [];
-  for (const name of listDir(agentsDir)) {
-    if (name.startsWith('.')) continue;
-    const markerPath = `${agentsDir}/${name}/agent.json`;
-    const marker = readMarker(markerPath, agentMarker);
-    if (!marker) {
-      const leftovers = listDir(`${agentsDir}/${name}`).filter((entry) => !entry.startsWith('.'));
-      if (leftovers.length > 0) throw ownershipError(`${agentsDir}/${name}`, 'Agent directory has no Agent marker; refusing to delete it');
+  for (const entry of agentEntries(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, agentsDir, hostTree)) {
+    const { marker, layout } = entry;
+    if (!marker || !layout) {
+      const leftovers = listDir(entry.dir).filter((name) => !name.startsWith('.'));
+      if (leftovers.length > 0) throw ownershipError(entry.dir, 'Agent directory has no Agent marker; refusing to delete it');
       continue;
     }
-    expectOwner(markerPath, marker, { driver: DRIVER_ID, namespaceId: args.namespace.id });
+    expectOwner(entry.markerPath, marker, { driver: DRIVER_ID, namespaceId: args.namespace.id });
     const owner = { namespace: args.namespace, agent: { id: marker.agentId }, servicePrincipal: { id: marker.servicePrincipalId } };
-    const layout = agentLayout(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, args.namespace.id, marker.agentId);
-    if (layout.dir !== `${agentsDir}/${name}`) throw ownershipError(markerPath, 'Agent marker is stored under another Agent\'s directory');
+    if (layout.dir !== entry.dir) throw ownershipError(entry.markerPath, 'Agent marker is stored under another Agent\'s directory');
     verifyAgentAccount(ctx, layout, marker, owner, accounts);
     const revisions = lstatOrNull(layout.revisions);
     if (revisions && !revisions.isDirectory()) throw ownershipError(layout.revisions, 'expected a directory, found a link or file');
-    for (const revision of listDir(layout.revisions)) {
-      if (revision.startsWith('.')) continue;
-      const { paths, marker: staged } = readRevisionDir(layout, revision, owner);
-      if (staged) verifySnapshot(paths, staged, marker.gid);
+    for (const revision of revisionEntries(layout, hostTree)) {
+      if (!revision.marker) continue;
+      verifyStoredRevision({ ...revision, marker: revision.marker }, owner);
+      verifySnapshot(revision.layout, revision.marker, marker.gid);
     }
     verifyUnitFile(layout, owner);
     readCurrent(layout);
@@ -93,17 +98,10 @@ function verifyAgentAccount(ctx: OpContext, layout: AgentLayout, agent: AgentMar
 
 /** Account markers of this Namespace; each must parse, so a damaged one stops the deletion. */
 function ownedAccounts(ctx: OpContext, namespaceId: string): OwnedAccount[] {
-  const dir = `${ctx.runtime.root}/accounts`;
-  const owned = [];
-  for (const name of listDir(dir)) {
-    if (name.startsWith('.') || !name.endsWith('.json')) continue;
-    const path = `${dir}/${name}`;
-    const marker = readMarker(path, accountMarker);
-    if (!marker) continue;
-    if (marker.namespaceId === namespaceId && marker.driver === DRIVER_ID) {
-      if (`${marker.account}.json` !== name) throw ownershipError(path, 'account marker is stored under another account name');
-      owned.push({ path, marker });
-    }
-  }
-  return owned;
+  return accountEntries(ctx.runtime.root, hostTree)
+    .filter(({ marker }) => marker.namespaceId === namespaceId && marker.driver === DRIVER_ID)
+    .map(({ path, fileAccount, marker }) => {
+      if (fileAccount !== marker.account) throw ownershipError(path, 'account marker is stored under another account name');
+      return { path, marker };
+    });
 }

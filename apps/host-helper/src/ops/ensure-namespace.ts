@@ -1,30 +1,62 @@
 // ensure-namespace: create the Namespace directory with its marker, or verify an existing one.
 import { namespaceMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { createDirAtomic, ensureDir, sweepTemps } from '../atomic-write.js';
 import { namespacePaths, rootPaths, type OpContext } from '../context.js';
-import { expectOwner, readMarker, writeMarker } from '../marker-io.js';
-import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError } from '../safe-read.js';
+import { expectOwner, readMarker } from '../marker-io.js';
+import { apply } from '../plan/apply.js';
+import { siblingTempPrefix, type Plan } from '../plan/steps.js';
+import { ROOT_PRIVATE_DIR, ownershipError, verifyDir } from '../safe-read.js';
 
-export async function ensureNamespace(ctx: OpContext, args: OperationArgs<'ensure-namespace'>): Promise<OperationResult<'ensure-namespace'>> {
-  const paths = namespacePaths(ctx, args.namespace.id);
-  const owner = { driver: DRIVER_ID, namespaceId: args.namespace.id, namespaceName: args.namespace.name };
-  if (lstatOrNull(paths.dir) !== null) {
-    ensureDir(paths.dir, ROOT_PRIVATE_DIR);
-    sweepTemps(paths.dir);
-    const existing = readMarker(paths.marker, namespaceMarker);
+type Args = OperationArgs<'ensure-namespace'>;
+
+export interface NamespaceState {
+  layout: ReturnType<typeof namespacePaths>;
+  namespaces: string;
+  exists: boolean;
+}
+
+export async function ensureNamespace(ctx: OpContext, args: Args): Promise<OperationResult<'ensure-namespace'>> {
+  const plan = planEnsureNamespace(readEnsureNamespace(ctx, args), args);
+  await apply(ctx, plan.steps);
+  return plan.result;
+}
+
+function readEnsureNamespace(ctx: OpContext, args: Args): NamespaceState {
+  const layout = namespacePaths(ctx, args.namespace.id);
+  const exists = verifyDir(layout.dir, ROOT_PRIVATE_DIR) !== null;
+  if (exists) {
+    const existing = readMarker(layout.marker, namespaceMarker);
     // Security: the driver never makes a Namespace directory without its marker, so one without it is not ours.
-    if (!existing) throw ownershipError(paths.marker, 'Namespace directory exists without its marker; refusing to adopt it');
-    expectOwner(paths.marker, existing, owner);
-    ensureDir(paths.agents, ROOT_PRIVATE_DIR);
-    return { created: false };
+    if (!existing) throw ownershipError(layout.marker, 'Namespace directory exists without its marker; refusing to adopt it');
+    expectOwner(layout.marker, existing, namespaceOwner(args));
+    verifyDir(layout.agents, ROOT_PRIVATE_DIR);
   }
-  const namespaces = rootPaths(ctx).namespaces;
-  sweepTemps(namespaces, `.${paths.dir.slice(namespaces.length + 1)}`);
-  createDirAtomic(paths.dir, ROOT_PRIVATE_DIR, (dir) => {
-    const inTemp = (path: string) => `${dir}${path.slice(paths.dir.length)}`;
-    writeMarker(inTemp(paths.marker), { kind: 'namespace', version: 1, ...owner });
-    ensureDir(inTemp(paths.agents), ROOT_PRIVATE_DIR);
-  });
-  return { created: true };
+  return { layout, namespaces: rootPaths(ctx).namespaces, exists };
+}
+
+export function planEnsureNamespace({ layout, namespaces, exists }: NamespaceState, args: Args): Plan<OperationResult<'ensure-namespace'>> {
+  if (exists) {
+    return { steps: [{ op: 'sweep-temps', dir: layout.dir }, { op: 'ensure-dir', path: layout.agents, owner: ROOT_PRIVATE_DIR }], result: { created: false } };
+  }
+  const marker = { kind: 'namespace', version: 1, ...namespaceOwner(args) } as const;
+  return {
+    steps: [
+      { op: 'sweep-temps', dir: namespaces, prefix: siblingTempPrefix(layout.dir) },
+      // Built whole in a temp directory and renamed into place: the Namespace never exists without its marker.
+      {
+        op: 'create-dir-atomic',
+        path: layout.dir,
+        owner: ROOT_PRIVATE_DIR,
+        inside: [
+          { op: 'write-marker', path: layout.marker, marker },
+          { op: 'ensure-dir', path: layout.agents, owner: ROOT_PRIVATE_DIR },
+        ],
+      },
+    ],
+    result: { created: true },
+  };
+}
+
+function namespaceOwner(args: Args) {
+  return { driver: DRIVER_ID, namespaceId: args.namespace.id, namespaceName: args.namespace.name };
 }

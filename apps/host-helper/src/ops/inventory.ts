@@ -1,9 +1,9 @@
 // inventory: reads every marker under the root without changing anything; problems are reported, not thrown.
-import { agentMarker, namespaceMarker, revisionMarker, servedMarker, unitName } from '@occ-ssh/markers';
+import { agentEntries, agentLayoutAt, namespaceEntries, revisionEntries, servedMarker, type AgentLayout, type AgentMarker, type TreeReader } from '@occ-ssh/markers';
 import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
 import { AUDIT_IDENTIFIER } from '../audit.js';
 import type { OpContext } from '../context.js';
-import { readMarker } from '../marker-io.js';
+import { hostTree } from '../marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';
 import { listDir, lstatOrNull, readSymlink } from '../safe-read.js';
 import { runCommand } from '../system.js';
@@ -24,17 +24,14 @@ function attempt<T>(problems: Problem[], path: string, read: () => T): T | null 
 
 export async function inventory(ctx: OpContext): Promise<OperationResult<'inventory'>> {
   const problems: Problem[] = [];
-  const base = `${ctx.runtime.root}/namespaces`;
+  // Each unreadable marker is reported and skipped; the rest of the tree is still listed.
+  const reader: TreeReader = { list: listDir, marker: (path, schema) => attempt(problems, path, () => hostTree.marker(path, schema)) };
   const namespaces = [];
-  for (const nsDir of listDir(base).filter((name) => !name.startsWith('.'))) {
-    const ns = attempt(problems, `${base}/${nsDir}/namespace.json`, () => readMarker(`${base}/${nsDir}/namespace.json`, namespaceMarker));
+  for (const { layout, marker: ns } of namespaceEntries(ctx.runtime.root, reader)) {
     if (!ns) continue;
     const agents: InventoryAgent[] = [];
-    const agentsDir = `${base}/${nsDir}/agents`;
-    for (const agentDir of listDir(agentsDir).filter((name) => !name.startsWith('.'))) {
-      const dir = `${agentsDir}/${agentDir}`;
-      const agent = attempt(problems, `${dir}/agent.json`, () => readMarker(`${dir}/agent.json`, agentMarker));
-      if (agent) agents.push(await describeAgent(ctx, dir, agent, problems));
+    for (const entry of agentEntries(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, layout.agents, reader)) {
+      if (entry.marker) agents.push(await describeAgent(agentLayoutAt(entry.dir, ctx.runtime.systemdUnitDirectory, entry.marker.agentId), entry.marker, reader, problems));
     }
     namespaces.push({ namespaceId: ns.namespaceId, namespaceName: ns.namespaceName, agents });
   }
@@ -51,21 +48,18 @@ async function recentAudit(problems: Problem[]): Promise<string[]> {
   return result.stdout.split('\n').filter((line) => line.trim() !== '').slice(-RECENT_AUDIT_LINES);
 }
 
-async function describeAgent(ctx: OpContext, dir: string, agent: NonNullable<ReturnType<typeof readMarker<typeof agentMarker>>>, problems: Problem[]): Promise<InventoryAgent> {
-  const unit = unitName(agent.agentId);
+async function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeReader, problems: Problem[]): Promise<InventoryAgent> {
+  const unit = layout.unitName;
   const revisions = [];
   const byDir = new Map<string, string>();
-  for (const name of listDir(`${dir}/revisions`).filter((entry) => !entry.startsWith('.'))) {
-    const path = `${dir}/revisions/${name}/revision.json`;
-    const marker = attempt(problems, path, () => readMarker(path, revisionMarker));
+  for (const { layout: paths, marker } of revisionEntries(layout, reader)) {
     if (!marker) continue;
-    byDir.set(`revisions/${name}`, marker.revisionId);
+    byDir.set(paths.currentTarget, marker.revisionId);
     revisions.push({ revisionId: marker.revisionId, number: marker.revisionNumber, auth: marker.auth });
   }
-  const current = attempt(problems, `${dir}/current`, () => readSymlink(`${dir}/current`));
-  const served = attempt(problems, `${dir}/served.json`, () => readMarker(`${dir}/served.json`, servedMarker));
-  const unitFile = `${ctx.runtime.systemdUnitDirectory}/${unit}`;
-  const unitState = lstatOrNull(unitFile) ? await activeState(unit) : 'not-found';
+  const current = attempt(problems, layout.current, () => readSymlink(layout.current));
+  const served = reader.marker(layout.served, servedMarker);
+  const unitState = lstatOrNull(layout.unitFile) ? await activeState(unit) : 'not-found';
   return {
     agentId: agent.agentId,
     servicePrincipalId: agent.servicePrincipalId,

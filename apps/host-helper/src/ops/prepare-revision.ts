@@ -1,69 +1,150 @@
 // prepare-revision: the Agent's account, port, directories and immutable snapshot.
 // Leaves the unit, `current` and the running gateway untouched, so a failed OCC commit cuts nothing over.
-// Everything it relies on is verified before its first change.
-import { sha256Hex, type AgentMarker, type RevisionMarker } from '@occ-ssh/markers';
+// Everything it relies on is read and verified before its first change.
+import { sha256Hex, type AgentLayout, type AgentMarker, type RevisionLayout } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { ensureAccount, verifyAccount, type Account } from '../accounts.js';
-import { createDirAtomic, ensureDir, parentOf, sweepTemps, TEMP_MARK, writeFileAtomic } from '../atomic-write.js';
+import { creatingMarker, readAccount, verifyAccount, type Account, type AccountState } from '../accounts.js';
+import { TEMP_MARK } from '../atomic-write.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { writeMarker } from '../marker-io.js';
 import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
-import { ensurePasswordFile, requirePasswordFile } from '../password.js';
+import { requirePasswordFile } from '../password.js';
+import { resolveAccount, apply } from '../plan/apply.js';
+import { siblingTempPrefix, type Id, type Plan, type Step } from '../plan/steps.js';
 import { allocatePort } from '../ports.js';
 import { isSuperseded } from '../revision-order.js';
-import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError } from '../safe-read.js';
+import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError, verifyDir } from '../safe-read.js';
 
 type Args = OperationArgs<'prepare-revision'>;
-type Layout = ReturnType<typeof agentPaths>;
+type Result = OperationResult<'prepare-revision'>;
 
-export async function prepareRevision(ctx: OpContext, args: Args): Promise<OperationResult<'prepare-revision'>> {
+/** What prepare-revision found on the host, all of it verified. */
+export interface PrepareState {
+  agentsDir: string;
+  layout: AgentLayout;
+  paths: RevisionLayout;
+  /** The Agent's marker; null for an Agent new to this host. */
+  agent: AgentMarker | null;
+  account: AccountState;
+  port: number;
+  /** This exact revision is staged intact. */
+  staged: boolean;
+  superseded: boolean;
+  passwordFile: boolean;
+}
+
+/** The account in a plan: its UID/GID are known, or named for the step that creates them. */
+export type PlannedAccount = { name: string; uid: Id; gid: Id };
+
+export async function prepareRevision(ctx: OpContext, args: Args): Promise<Result> {
+  const plan = planPrepareRevision(await readPrepareRevision(ctx, args), args);
+  const applied = await apply(ctx, plan.steps);
+  return { ...plan.result, account: resolveAccount(applied, plan.result.account) };
+}
+
+async function readPrepareRevision(ctx: OpContext, args: Args): Promise<PrepareState> {
   const { owner, revision, configuration } = args;
   if (sha256Hex(configuration.document) !== configuration.hash) {
     throw new ComputeError('configuration', 'configuration document does not match its hash');
   }
-  verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
+  const ns = namespacePaths(ctx, owner.namespace.id);
+  verifyNamespace(ns.marker, owner.namespace);
   const layout = agentPaths(ctx, owner);
-  const existingAgent = readAgent(layout, owner);
-  if (!existingAgent) refuseForeignLeftovers(layout.dir);
+  const agent = readAgent(layout, owner);
+  if (!agent) refuseForeignLeftovers(layout.dir);
   verifyUnitFile(layout, owner);
-  const { account, port } = existingAgent ? await knownAgent(ctx, args, layout, existingAgent) : await newAgent(ctx, args, layout);
-
-  const result = { port, account };
+  const { account, port } = agent ? await knownAgent(ctx, args, layout, agent) : await newAgent(ctx, args, layout);
+  const gid = account.state === 'active' ? account.account.gid : null;
+  if (account.state === 'active') verifyAgentDirs(layout, account.account);
   const paths = revisionPaths(layout, revision);
-  const staged = verifyStaged(args, layout, paths, account.gid);
-  if (isSuperseded(layout, owner, revision)) return { ...result, ready: false, reason: 'superseded', snapshot: 'skipped' };
-  requirePasswordFile(layout.passwordFile); // one that exists must be root's 0600 before anything changes
+  const staged = verifyStaged(args, layout, paths, gid);
+  return {
+    agentsDir: ns.agents,
+    layout,
+    paths,
+    agent,
+    account,
+    port,
+    staged,
+    superseded: isSuperseded(layout, owner, revision),
+    passwordFile: requirePasswordFile(layout.passwordFile), // one that exists must be root's 0600
+  };
+}
 
-  sweepTemps(layout.dir);
-  const agentDirOwner = { uid: account.uid, gid: account.gid, mode: 0o700 };
-  ensureDir(layout.home, agentDirOwner, { repairMode: true });
-  ensureDir(layout.state, agentDirOwner, { repairMode: true });
-  ensureDir(layout.revisions, ROOT_PRIVATE_DIR);
-  if (configuration.auth !== 'trusted-proxy') {
-    ensurePasswordFile(layout.passwordFile);
+export function planPrepareRevision(state: PrepareState, args: Args): Plan<Omit<Result, 'account'> & { account: PlannedAccount }> {
+  const { layout, paths, account, port } = state;
+  const planned = plannedAccount(account);
+  const steps: Step[] = state.agent ? [] : newAgentSteps(state, args, planned);
+  const base = { port, account: planned };
+  if (state.superseded) return { steps, result: { ...base, ready: false, reason: 'superseded', snapshot: 'skipped' } };
+  const agentDirOwner = { uid: planned.uid, gid: planned.gid, mode: 0o700 };
+  steps.push(
+    { op: 'sweep-temps', dir: layout.dir },
+    { op: 'ensure-dir', path: layout.home, owner: agentDirOwner, repairMode: true },
+    { op: 'ensure-dir', path: layout.state, owner: agentDirOwner, repairMode: true },
+    { op: 'ensure-dir', path: layout.revisions, owner: ROOT_PRIVATE_DIR },
+  );
+  if (args.configuration.auth !== 'trusted-proxy' && !state.passwordFile) steps.push({ op: 'create-password-file', path: layout.passwordFile });
+  if (state.staged) return { steps, result: { ...base, ready: true, snapshot: 'verified' } };
+  // The snapshot, then its marker last: the marker is the commit point of a snapshot.
+  steps.push(
+    { op: 'ensure-dir', path: paths.dir, owner: ROOT_PRIVATE_DIR },
+    { op: 'sweep-temps', dir: paths.dir },
+    { op: 'write-file', path: paths.config, content: args.configuration.document, owner: { uid: 0, gid: planned.gid, mode: 0o640 } },
+    {
+      op: 'write-marker',
+      path: paths.marker,
+      marker: {
+        kind: 'revision',
+        version: 1,
+        ...agentOwnerFields(args.owner),
+        revisionId: args.revision.id,
+        revisionNumber: args.revision.number,
+        configurationHash: args.configuration.hash,
+        harness: args.harness,
+        auth: args.configuration.auth,
+      },
+    },
+  );
+  return { steps, result: { ...base, ready: true, snapshot: 'created' } };
+}
+
+/** A new Agent: the account (if not made yet), then its directory created complete with its marker. */
+function newAgentSteps({ agentsDir, layout, account, port }: PrepareState, args: Args, planned: PlannedAccount): Step[] {
+  const steps: Step[] = [];
+  if (account.state === 'missing') {
+    const creating = account.creating ?? creatingMarker(args.owner, planned.name);
+    if (!account.creating) steps.push({ op: 'write-marker', path: account.markerPath, marker: creating });
+    const { name, markerPath: marker, userExists, groupExists } = account;
+    steps.push({ op: 'create-account', name, home: layout.home, marker, creating, userExists, groupExists });
   }
-  return { ...result, ready: true, snapshot: staged ? 'verified' : stageSnapshot(ctx, args, paths, account.gid) };
+  const marker = { kind: 'agent', version: 1, ...agentOwnerFields(args.owner), account: planned.name, uid: planned.uid, gid: planned.gid, port } as const;
+  steps.push(
+    { op: 'sweep-temps', dir: agentsDir, prefix: siblingTempPrefix(layout.dir) },
+    { op: 'sweep-temps', dir: layout.dir },
+    { op: 'create-dir-atomic', path: layout.dir, owner: ROOT_PRIVATE_DIR, inside: [{ op: 'write-marker', path: layout.marker, marker }] },
+  );
+  return steps;
+}
+
+function plannedAccount(state: AccountState): PlannedAccount {
+  if (state.state === 'active') return state.account;
+  return { name: state.name, uid: { uidOf: state.name }, gid: { gidOf: state.name } };
 }
 
 /** Security: an Agent with a marker must still have exactly the account it recorded; none is created for it. */
-async function knownAgent(ctx: OpContext, args: Args, layout: Layout, agent: AgentMarker): Promise<{ account: Account; port: number }> {
-  ensureDir(layout.dir, ROOT_PRIVATE_DIR);
+async function knownAgent(ctx: OpContext, args: Args, layout: AgentLayout, agent: AgentMarker): Promise<{ account: AccountState; port: number }> {
+  verifyDir(layout.dir, ROOT_PRIVATE_DIR);
   const account = await verifyAccount(ctx, args.owner);
   if (agent.uid !== account.uid || agent.gid !== account.gid || agent.account !== account.name) {
     throw ownershipError(layout.marker, 'Agent marker records a different account than the live one');
   }
-  return { account, port: agent.port };
+  return { account: { state: 'active', account }, port: agent.port };
 }
 
-/** A new Agent: the port is chosen before any change, then the account and the directory with its marker. */
-async function newAgent(ctx: OpContext, args: Args, layout: Layout): Promise<{ account: Account; port: number }> {
+/** A new Agent: its port is chosen among those every Agent marker on the host records, and its account read. */
+async function newAgent(ctx: OpContext, args: Args, layout: AgentLayout): Promise<{ account: AccountState; port: number }> {
   const port = allocatePort(ctx, layout.dir);
-  const account = await ensureAccount(ctx, args.owner, layout.home);
-  sweepTemps(parentOf(layout.dir), `.${layout.dir.slice(parentOf(layout.dir).length + 1)}`);
-  sweepTemps(layout.dir);
-  const marker: AgentMarker = { kind: 'agent', version: 1, ...agentOwnerFields(args.owner), account: account.name, uid: account.uid, gid: account.gid, port };
-  createDirAtomic(layout.dir, ROOT_PRIVATE_DIR, (dir) => writeMarker(`${dir}${layout.marker.slice(layout.dir.length)}`, marker));
-  return { account, port };
+  return { account: await readAccount(ctx, args.owner), port };
 }
 
 /** An Agent directory without its marker is only accepted empty but for temp files (an interrupted prepare of an older helper). */
@@ -75,15 +156,28 @@ function refuseForeignLeftovers(dir: string): void {
 }
 
 /**
+ * The directories prepare would otherwise only find wrong at its change: home and state must be
+ * the account's (their mode is repaired, the Agent may chmod its own), revisions root's.
+ */
+function verifyAgentDirs(layout: AgentLayout, account: Account): void {
+  for (const path of [layout.home, layout.state]) {
+    const stat = lstatOrNull(path);
+    if (stat === null) continue;
+    verifyDir(path, { uid: account.uid, gid: account.gid, mode: stat.mode & 0o7777 });
+  }
+  verifyDir(layout.revisions, ROOT_PRIVATE_DIR);
+}
+
+/**
  * Checks every staged snapshot of the Agent: each must be its own, and the same number under a
  * different revision ID is an ownership conflict. True when this exact revision is staged intact.
  */
-function verifyStaged(args: Args, layout: Layout, paths: ReturnType<typeof revisionPaths>, gid: number): boolean {
+function verifyStaged(args: Args, layout: AgentLayout, paths: RevisionLayout, gid: number | null): boolean {
   for (const name of listDir(layout.revisions)) {
     if (name.startsWith('.')) continue;
-    const { marker } = readRevisionDir(layout, name, args.owner);
+    const { paths: stored, marker } = readRevisionDir(layout, name, args.owner);
     if (marker && marker.revisionNumber === args.revision.number && marker.revisionId !== args.revision.id) {
-      throw ownershipError(`${layout.revisions}/${name}/revision.json`, `revision number ${args.revision.number} is already staged under a different revision ID`);
+      throw ownershipError(stored.marker, `revision number ${args.revision.number} is already staged under a different revision ID`);
     }
   }
   const existing = readRevision(paths, args.owner, args.revision);
@@ -91,25 +185,8 @@ function verifyStaged(args: Args, layout: Layout, paths: ReturnType<typeof revis
   if (existing.configurationHash !== args.configuration.hash || existing.auth !== args.configuration.auth) {
     throw ownershipError(paths.marker, 'revision is already staged with a different configuration');
   }
+  // A snapshot without a recorded account cannot be the driver's: the account is made before any Agent directory.
+  if (gid === null) throw ownershipError(paths.marker, 'revision is staged for an Agent whose account does not exist');
   verifySnapshot(paths, existing, gid);
   return true;
-}
-
-/** Writes openclaw.json, then revision.json last: the marker is the commit point of a snapshot. */
-function stageSnapshot(ctx: OpContext, args: Args, paths: ReturnType<typeof revisionPaths>, gid: number): 'created' {
-  const want: RevisionMarker = {
-    kind: 'revision',
-    version: 1,
-    ...agentOwnerFields(args.owner),
-    revisionId: args.revision.id,
-    revisionNumber: args.revision.number,
-    configurationHash: args.configuration.hash,
-    harness: args.harness,
-    auth: args.configuration.auth,
-  };
-  ensureDir(paths.dir, ROOT_PRIVATE_DIR);
-  sweepTemps(paths.dir);
-  writeFileAtomic(paths.config, args.configuration.document, { uid: 0, gid, mode: 0o640 });
-  writeMarker(paths.marker, want);
-  return 'created';
 }

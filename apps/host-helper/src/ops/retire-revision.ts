@@ -1,22 +1,30 @@
 // retire-revision: removes only this revision's snapshot; when it is current, the gateway is
 // stopped and the pointer removed first.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
-import { removeFile, removeTree } from '../atomic-write.js';
 import type { OpContext } from '../context.js';
-import { inspectRevisionForChange } from '../revision-inspection.js';
-import { stopAndDisable } from '../systemd.js';
+import { apply } from '../plan/apply.js';
+import type { Plan, Step } from '../plan/steps.js';
+import { inspectRevisionForChange, type RevisionState } from '../revision-inspection.js';
 
-export async function retireRevision(ctx: OpContext, args: OperationArgs<'retire-revision'>): Promise<OperationResult<'retire-revision'>> {
-  const seen = await inspectRevisionForChange(ctx, args);
-  if (!seen.agent) return { removed: false, wasCurrent: false };
-  const wasCurrent = seen.current === seen.paths.currentTarget;
-  if (wasCurrent) {
-    await stopAndDisable(seen.layout.unitName);
-    removeFile(seen.layout.served);
-    removeFile(seen.layout.current);
-  }
+type Result = OperationResult<'retire-revision'>;
+
+export async function retireRevision(ctx: OpContext, args: OperationArgs<'retire-revision'>): Promise<Result> {
+  const plan = planRetireRevision(await inspectRevisionForChange(ctx, args));
+  await apply(ctx, plan.steps);
+  return plan.result;
+}
+
+export function planRetireRevision({ agent, layout, paths, marker, current, snapshotDir }: RevisionState): Plan<Result> {
+  if (!agent) return { steps: [], result: { removed: false, wasCurrent: false } };
+  const wasCurrent = current === paths.currentTarget;
+  const steps: Step[] = wasCurrent
+    ? [
+        { op: 'stop-and-disable', unit: layout.unitName },
+        { op: 'remove-file', path: layout.served },
+        { op: 'remove-file', path: layout.current },
+      ]
+    : [];
   // The marker goes first: a snapshot without its marker is never trusted, so an interrupted removal stays safe.
-  removeFile(seen.paths.marker);
-  const removed = removeTree(seen.paths.dir) || seen.marker !== null;
-  return { removed, wasCurrent };
+  steps.push({ op: 'remove-file', path: paths.marker }, { op: 'remove-tree', path: paths.dir });
+  return { steps, result: { removed: snapshotDir || marker !== null, wasCurrent } };
 }

@@ -1,17 +1,29 @@
 // stop-revision: stops the gateway when it runs this revision (or nothing identifiable), keeping the
 // snapshot, home, state and credentials.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
-import { removeFile } from '../atomic-write.js';
 import type { OpContext } from '../context.js';
-import { inspectRevisionForChange } from '../revision-inspection.js';
-import { stopAndDisable } from '../systemd.js';
+import { apply } from '../plan/apply.js';
+import type { Plan } from '../plan/steps.js';
+import { inspectRevisionForChange, type RevisionState } from '../revision-inspection.js';
 
-export async function stopRevision(ctx: OpContext, args: OperationArgs<'stop-revision'>): Promise<OperationResult<'stop-revision'>> {
-  const seen = await inspectRevisionForChange(ctx, args);
-  if (!seen.agent) return { unitFound: false, currentRemoved: false };
-  if (seen.current !== null && seen.current !== seen.paths.currentTarget) return { unitFound: seen.unit !== null, currentRemoved: false };
-  await stopAndDisable(seen.layout.unitName);
-  removeFile(seen.layout.served);
-  const currentRemoved = removeFile(seen.layout.current);
-  return { unitFound: seen.unit !== null, currentRemoved };
+type Result = OperationResult<'stop-revision'>;
+
+export async function stopRevision(ctx: OpContext, args: OperationArgs<'stop-revision'>): Promise<Result> {
+  const plan = planStopRevision(await inspectRevisionForChange(ctx, args));
+  await apply(ctx, plan.steps);
+  return plan.result;
+}
+
+export function planStopRevision({ agent, layout, paths, unit, current }: RevisionState): Plan<Result> {
+  if (!agent) return { steps: [], result: { unitFound: false, currentRemoved: false } };
+  // Another revision is current: its gateway is not this revision's to stop.
+  if (current !== null && current !== paths.currentTarget) return { steps: [], result: { unitFound: unit !== null, currentRemoved: false } };
+  return {
+    steps: [
+      { op: 'stop-and-disable', unit: layout.unitName },
+      { op: 'remove-file', path: layout.served },
+      { op: 'remove-file', path: layout.current },
+    ],
+    result: { unitFound: unit !== null, currentRemoved: current !== null },
+  };
 }

@@ -1,0 +1,118 @@
+// Runs a plan's steps in order with the existing primitives. Each primitive makes the per-change
+// check (change-guard.ts) before its change, so a closed session or a passed deadline stops the
+// plan between two steps exactly as before, and the audit line's count stays each change's own.
+import { renameSync } from 'node:fs';
+import { createAccount, removeAccount, type Account } from '../accounts.js';
+import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
+import { boundCompileCache } from '../compile-cache.js';
+import { beforeChange } from '../change-guard.js';
+import type { OpContext } from '../context.js';
+import { writeMarker } from '../marker-io.js';
+import { ensurePasswordFile } from '../password.js';
+import type { Ownership } from '../safe-read.js';
+import { stakeToken } from '../activation-claim.js';
+import { daemonReload, enableUnit, restartUnit, stopAndDisable } from '../systemd.js';
+import { relocate, type Id, type InnerStep, type PlannedMarker, type PlannedOwnership, type Step } from './steps.js';
+
+/** What only running the steps could tell: the accounts they created and the claim token they staked. */
+export interface Applied {
+  accounts: Map<string, Account>;
+  claimToken?: string;
+  /** When the unit's restart began: activation counts its time to ready from there. */
+  restartedAt?: number;
+}
+
+export async function apply(ctx: OpContext, steps: readonly Step[]): Promise<Applied> {
+  const applied: Applied = { accounts: new Map() };
+  for (const step of steps) await applyStep(ctx, step, applied);
+  return applied;
+}
+
+async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<void> {
+  const resolve = resolver(applied);
+  switch (step.op) {
+    case 'ensure-dir':
+    case 'write-marker':
+      return applyInner(step, resolve);
+    case 'sweep-temps':
+      return sweepTemps(step.dir, step.prefix);
+    case 'create-dir-atomic':
+      return createDirAtomic(step.path, ownership(step.owner, resolve), (temp) => {
+        for (const inner of step.inside) applyInner({ ...inner, path: relocate(inner.path, step.path, temp) }, resolve);
+      });
+    case 'write-file':
+      return writeFileAtomic(step.path, step.content, ownership(step.owner, resolve));
+    case 'create-password-file':
+      ensurePasswordFile(step.path);
+      return;
+    case 'replace-symlink':
+      return replaceSymlink(step.path, step.target);
+    case 'remove-file':
+      removeFile(step.path);
+      return;
+    case 'remove-tree':
+      removeTree(step.path);
+      return;
+    case 'rename':
+      beforeChange();
+      renameSync(step.from, step.to);
+      return syncDir(parentOf(step.to));
+    case 'create-account':
+      applied.accounts.set(step.name, await createAccount(ctx, step));
+      return;
+    case 'remove-account':
+      return removeAccount(ctx, step.marker, step.account);
+    case 'enable-unit':
+      await enableUnit(step.unit);
+      return;
+    case 'stop-and-disable':
+      return stopAndDisable(step.unit);
+    case 'daemon-reload':
+      await daemonReload();
+      return;
+    case 'bound-compile-cache':
+      await boundCompileCache(step.cache, step);
+      return;
+    case 'restart-unit':
+      applied.restartedAt = Date.now();
+      return restartUnit(step.unit, step.failed);
+    case 'stake-claim':
+      applied.claimToken = stakeToken(step.path);
+      return;
+    case 'drop-claim':
+      removeFile(step.path);
+      return;
+    case 'checkpoint':
+      return ctx.session.checkpoint();
+  }
+}
+
+function applyInner(step: InnerStep, resolve: (id: Id) => number): void {
+  if (step.op === 'ensure-dir') ensureDir(step.path, ownership(step.owner, resolve), step.repairMode ? { repairMode: true } : {});
+  else writeMarker(step.path, resolvedMarker(step.marker, resolve));
+}
+
+/** An account a plan named, with the IDs its creation gave it. */
+export function resolveAccount(applied: Applied, planned: { name: string; uid: Id; gid: Id }): Account {
+  const resolve = resolver(applied);
+  return { name: planned.name, uid: resolve(planned.uid), gid: resolve(planned.gid) };
+}
+
+function resolver(applied: Applied): (id: Id) => number {
+  return (id) => {
+    if (typeof id === 'number') return id;
+    const name = 'uidOf' in id ? id.uidOf : id.gidOf;
+    const account = applied.accounts.get(name);
+    // A planner bug, not a host condition: the plan named an account no earlier step created.
+    if (!account) throw new Error(`plan refers to account ${name} before creating it`);
+    return 'uidOf' in id ? account.uid : account.gid;
+  };
+}
+
+function ownership(owner: PlannedOwnership, resolve: (id: Id) => number): Ownership {
+  return { uid: resolve(owner.uid), gid: resolve(owner.gid), mode: owner.mode };
+}
+
+function resolvedMarker(marker: PlannedMarker, resolve: (id: Id) => number) {
+  return marker.kind === 'agent' ? { ...marker, uid: resolve(marker.uid), gid: resolve(marker.gid) } : marker;
+}

@@ -1,0 +1,63 @@
+// The host changes an operation makes, as plain data: what a planner returns and `apply` runs, in
+// order. No closures and no secrets: the gateway password is made inside `apply`, and a new
+// account's UID/GID, known only once its step has run, is named by the account it belongs to.
+import type { AccountMarker, AgentMarker, NamespaceMarker, RevisionMarker, ServedMarker } from '@occ-ssh/markers';
+
+/** A number, or the UID/GID of an account created earlier in the same plan. */
+export type Id = number | { uidOf: string } | { gidOf: string };
+
+export interface PlannedOwnership {
+  uid: Id;
+  gid: Id;
+  mode: number;
+}
+
+type PlannedAgentMarker = Omit<AgentMarker, 'uid' | 'gid'> & { uid: Id; gid: Id };
+export type PlannedMarker = AccountMarker | NamespaceMarker | PlannedAgentMarker | RevisionMarker | ServedMarker;
+
+type EnsureDir = { op: 'ensure-dir'; path: string; owner: PlannedOwnership; repairMode?: true };
+type WriteMarker = { op: 'write-marker'; path: string; marker: PlannedMarker };
+/** What may be written inside a directory made by `create-dir-atomic` (paths name the final place). */
+export type InnerStep = EnsureDir | WriteMarker;
+
+export type Step =
+  | EnsureDir
+  | WriteMarker
+  | { op: 'sweep-temps'; dir: string; prefix?: string }
+  | { op: 'create-dir-atomic'; path: string; owner: PlannedOwnership; inside: InnerStep[] }
+  | { op: 'write-file'; path: string; content: string; owner: PlannedOwnership }
+  | { op: 'create-password-file'; path: string }
+  | { op: 'replace-symlink'; path: string; target: string }
+  | { op: 'remove-file'; path: string }
+  | { op: 'remove-tree'; path: string }
+  | { op: 'rename'; from: string; to: string }
+  /** useradd (or groupadd for a half-made account), then the account marker turned `active`. */
+  | { op: 'create-account'; name: string; home: string; marker: string; creating: AccountMarker; userExists: boolean; groupExists: boolean }
+  | { op: 'remove-account'; marker: string; account: AccountMarker }
+  | { op: 'enable-unit'; unit: string }
+  | { op: 'stop-and-disable'; unit: string }
+  | { op: 'daemon-reload' }
+  /** Run as the Agent's account, best effort (see compile-cache.ts). */
+  | { op: 'bound-compile-cache'; cache: string; uid: number; gid: number }
+  | { op: 'restart-unit'; unit: string; failed: boolean }
+  /** A fresh random token, made by `apply`, which it returns. */
+  | { op: 'stake-claim'; path: string }
+  | { op: 'drop-claim'; path: string }
+  /** A session check between changes that are not themselves checked (the restart's preparation). */
+  | { op: 'checkpoint' };
+
+/** The final path of an inner step's target, seen from `dir`'s temp twin. */
+export function relocate(path: string, from: string, to: string): string {
+  return `${to}${path.slice(from.length)}`;
+}
+
+/** A planner's answer: the changes to make, and the operation's result once they are made. */
+export interface Plan<R> {
+  steps: Step[];
+  result: R;
+}
+
+/** The prefix of the temps an interrupted creation of `path` leaves beside it (see atomic-write.ts). */
+export function siblingTempPrefix(path: string): string {
+  return `.${path.slice(path.lastIndexOf('/') + 1)}`;
+}
