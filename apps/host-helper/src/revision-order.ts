@@ -5,7 +5,7 @@ import { readCurrent, readRevisionDir, readServed } from './ownership.js';
 import { ownershipError } from './safe-read.js';
 
 /** The marker of the revision `current` points at, or null when nothing is current. */
-export function currentRevision(layout: AgentLayout, owner: AgentOwner): RevisionMarker | null {
+function currentRevision(layout: AgentLayout, owner: AgentOwner): RevisionMarker | null {
   const current = readCurrent(layout);
   if (current === null) return null;
   const { marker } = readRevisionDir(layout, current.slice('revisions/'.length), owner);
