@@ -51,7 +51,7 @@ module.exports = {
     },
     {
       name: 'no-deep-imports',
-      comment: "Another project is reached through its package entry (src/index.ts), never into its files.",
+      comment: 'Another project is reached through its package entry (src/index.ts), never into its files.',
       severity: 'error',
       from: { path: '^(apps|libs|tools)/([^/]+)/' },
       to: { path: '^(apps|libs|tools)/[^/]+/', pathNot: ['^$1/$2/', '^(apps|libs|tools)/[^/]+/src/index\\.ts$'] },

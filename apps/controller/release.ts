@@ -43,15 +43,35 @@ await build({
   logLevel: 'warning',
 });
 copyFileSync(`${workspace}dist/apps/host-helper/host-helper.cjs`, `${dir}/host-helper.cjs`);
-writeFileSync(`${dir}/bin/occ-ssh.js`, '#!/usr/bin/env node\nimport \'../cli.js\';\n');
+writeFileSync(`${dir}/bin/occ-ssh.js`, "#!/usr/bin/env node\nimport '../cli.js';\n");
 chmodSync(`${dir}/bin/occ-ssh.js`, 0o755);
 
 // Declarations: tsc emits them for the entry and the libraries it reaches; rollup-plugin-dts
 // bundles them into one file, resolving the workspace libraries to their emitted declarations.
 const declarations = mkdtempSync(`${tmpdir()}/occ-ssh-release-dts-`);
 try {
-  execFileSync(process.execPath, [`${workspace}node_modules/typescript/bin/tsc`, '-p', fileURLToPath(new URL('tsconfig.release.json', import.meta.url)), '--noEmit', 'false', '--declaration', '--emitDeclarationOnly', '--rootDir', workspace, '--outDir', declarations], { stdio: 'inherit' });
-  const libraries: Record<string, string> = { '@occ-ssh/protocol': `${declarations}/libs/protocol/src/index.d.ts`, '@occ-ssh/markers': `${declarations}/libs/markers/src/index.d.ts`, '@occ-ssh/ssh-client': `${declarations}/libs/ssh-client/src/index.d.ts` };
+  execFileSync(
+    process.execPath,
+    [
+      `${workspace}node_modules/typescript/bin/tsc`,
+      '-p',
+      fileURLToPath(new URL('tsconfig.release.json', import.meta.url)),
+      '--noEmit',
+      'false',
+      '--declaration',
+      '--emitDeclarationOnly',
+      '--rootDir',
+      workspace,
+      '--outDir',
+      declarations,
+    ],
+    { stdio: 'inherit' },
+  );
+  const libraries: Record<string, string> = {
+    '@occ-ssh/protocol': `${declarations}/libs/protocol/src/index.d.ts`,
+    '@occ-ssh/markers': `${declarations}/libs/markers/src/index.d.ts`,
+    '@occ-ssh/ssh-client': `${declarations}/libs/ssh-client/src/index.d.ts`,
+  };
   const bundle = await rollup({
     input: `${declarations}/apps/controller/src/index.d.ts`,
     plugins: [{ name: 'workspace-libraries', resolveId: (id: string) => libraries[id] ?? null }, dts()],

@@ -112,7 +112,10 @@ try {
   driver.validateHarnessAuth(revision.harness, revision.harnessAuth, revision.configuration, revision.secretBindings);
   const refused = await driver
     .prepareRevision({ ...revision, secretBindings: { MODEL_API_KEY: { source: { kind: 'secret', id: 'sec-1', namespaceId: namespace.id }, delivery: { type: 'env' } } } }, context)
-    .then(() => 'accepted', (error) => `${error.constructor.name}:${error.code}:${error.failure}`);
+    .then(
+      () => 'accepted',
+      (error) => `${error.constructor.name}:${error.code}:${error.failure}`,
+    );
   const prepared = await driver.prepareRevision(revision, context);
   await driver.activateRevision(revision, context);
   await checkpoint('activated', { ensured, refused, prepared, hookCalls: hookCalls.splice(0) });

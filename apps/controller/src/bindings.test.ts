@@ -7,9 +7,25 @@ import { FakeExecutor, NAMESPACE, agentFor, revisionFor } from '../test/fakes.js
 import { installationYaml, memoryLogger } from '../test/hosts.js';
 
 describe('bindAgent keeps its own copy (no host: what is checked is the envelope the driver builds)', () => {
-  test('changing the caller\'s Namespace, Agent or ServicePrincipal objects after bindAgent moves no ownership', async () => {
+  test("changing the caller's Namespace, Agent or ServicePrincipal objects after bindAgent moves no ownership", async () => {
     const executor = new FakeExecutor();
-    const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text: installationYaml({ stable: { address: '203.0.113.10', port: 22, identityFile: '/etc/openclaw/ssh/id_ed25519', knownHostsFile: '/etc/openclaw/ssh/known_hosts', nodePath: '/usr/bin/node', openclawPath: '/opt/openclaw/x.js', fixtureGatewayPath: '/opt/openclaw/x.js' } }) }), executor, logger: memoryLogger().logger });
+    const driver = new SshComputeDriver({
+      configuration: loadInstallationConfiguration({
+        text: installationYaml({
+          stable: {
+            address: '203.0.113.10',
+            port: 22,
+            identityFile: '/etc/openclaw/ssh/id_ed25519',
+            knownHostsFile: '/etc/openclaw/ssh/known_hosts',
+            nodePath: '/usr/bin/node',
+            openclawPath: '/opt/openclaw/x.js',
+            fixtureGatewayPath: '/opt/openclaw/x.js',
+          },
+        }),
+      }),
+      executor,
+      logger: memoryLogger().logger,
+    });
     const namespace = { ...NAMESPACE };
     const agent = { ...agentFor() };
     driver.bindAgent({ namespace, agent });

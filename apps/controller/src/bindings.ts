@@ -28,7 +28,11 @@ export class Bindings {
   private readonly agents = new Map<string, BoundAgent>();
 
   bind({ namespace, agent }: ComputeAgentBinding): void {
-    const checks = [namespaceIdentity.safeParse({ id: namespace?.id, name: namespace?.name }), agentIdentity.safeParse({ id: agent?.id }), servicePrincipalIdentity.safeParse({ id: agent?.servicePrincipalId })];
+    const checks = [
+      namespaceIdentity.safeParse({ id: namespace?.id, name: namespace?.name }),
+      agentIdentity.safeParse({ id: agent?.id }),
+      servicePrincipalIdentity.safeParse({ id: agent?.servicePrincipalId }),
+    ];
     if (checks.some((check) => !check.success)) throw new ComputeError('configuration', 'bindAgent received a malformed Namespace, Agent or ServicePrincipal identity');
     refuseExistingNamespace(namespace);
     if (agent.namespaceId !== namespace.id) throw new ComputeError('unbound', `Agent ${agent.id} does not belong to Namespace ${namespace.id}`);

@@ -15,7 +15,10 @@ describe('cancellation and the operation bound on a real host', () => {
   let operationSignal: AbortSignal | undefined;
   const calls: string[] = [];
   const { binding, layout, target } = gapAgent();
-  const { starts, agent, helperGone } = gatewayReadings(() => host, () => driver);
+  const { starts, agent, helperGone } = gatewayReadings(
+    () => host,
+    () => driver,
+  );
 
   before(async () => {
     ({ host, driver } = await startHookedDriver('ccancel', calls, { signal: () => operationSignal, failStart: () => false }));

@@ -34,7 +34,10 @@ describe('createDefaultDeps', () => {
     const ssh2 = createDefaultDeps({ ...CONFIGURATION, transport: 'ssh2', maxConcurrentOperationsPerHost: 2 }, { helper: FAKE_HELPER, logger: silent });
     assert.ok(ssh2.executor instanceof Ssh2PoolExecutor);
     const semaphore = ssh2.limiter.semaphoreFor('root@203.0.113.10:22');
-    assert.deepEqual([semaphore.acquire(), semaphore.acquire(), semaphore.acquire()].map((ticket) => ticket.immediate), [true, true, false]);
+    assert.deepEqual(
+      [semaphore.acquire(), semaphore.acquire(), semaphore.acquire()].map((ticket) => ticket.immediate),
+      [true, true, false],
+    );
     await Promise.all([deps.executor.close?.(), ssh2.executor.close?.()]);
   });
 });
@@ -52,8 +55,17 @@ describe('SshComputeDriver over its dependencies', () => {
     const driver = new SshComputeDriver({ configuration: CONFIGURATION, executor, helper, logger: silent, onHelperProgress: (p) => progress.push(p) });
     const result = await driver.ensureNamespace(NAMESPACE);
     assert.equal(result.namespaceReady, true);
-    assert.deepEqual(executor.calls.map((call) => call.helper), [bytes]);
-    assert.deepEqual(progress.map((p) => [p.host, p.operation, p.heartbeats]), [['stable', 'ensure-namespace', 1], ['stable', 'ensure-namespace', 2]]);
+    assert.deepEqual(
+      executor.calls.map((call) => call.helper),
+      [bytes],
+    );
+    assert.deepEqual(
+      progress.map((p) => [p.host, p.operation, p.heartbeats]),
+      [
+        ['stable', 'ensure-namespace', 1],
+        ['stable', 'ensure-namespace', 2],
+      ],
+    );
     await driver.close();
     assert.equal(executor.closed, 1);
   });

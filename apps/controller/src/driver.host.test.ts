@@ -13,174 +13,184 @@ import { ComputeError } from '@occ-ssh/protocol';
 import { TRANSPORTS } from './config/index.js';
 import { closedLoopbackPort, silentLoopbackListener } from '@occ-ssh/test-support';
 
-for (const transport of TRANSPORTS) describe(`SshComputeDriver on a real host over ${transport}`, () => {
-  let host: TestHost;
-  let driver: SshComputeDriver;
-  /** What OCC's getOperationAbortSignal would return for the operation in progress. */
-  let operationSignal: AbortSignal | undefined;
-  const log = memoryLogger();
-  const calls: string[] = [];
-  const iam: LifecycleDriver = {
-    id: 'iam-test',
-    capability: 'iam',
-    implementation: 'test/iam',
-    computeLifecycleHooks: {
-      async afterNamespacePrepared(ns) {
-        calls.push(`afterNamespacePrepared:${ns.name}`);
+for (const transport of TRANSPORTS)
+  describe(`SshComputeDriver on a real host over ${transport}`, () => {
+    let host: TestHost;
+    let driver: SshComputeDriver;
+    /** What OCC's getOperationAbortSignal would return for the operation in progress. */
+    let operationSignal: AbortSignal | undefined;
+    const log = memoryLogger();
+    const calls: string[] = [];
+    const iam: LifecycleDriver = {
+      id: 'iam-test',
+      capability: 'iam',
+      implementation: 'test/iam',
+      computeLifecycleHooks: {
+        async afterNamespacePrepared(ns) {
+          calls.push(`afterNamespacePrepared:${ns.name}`);
+        },
+        async beforeWorkloadStart(revision, launch) {
+          calls.push(`beforeWorkloadStart:${revision.revision}`);
+          launch.environment.OCC_IAM_PLACEHOLDER = 'opaque-iam-7f3a';
+        },
+        async beforeWorkloadStop(revision) {
+          calls.push(`beforeWorkloadStop:${revision.revision}`);
+        },
+        async beforeNamespaceDelete(ns) {
+          calls.push(`beforeNamespaceDelete:${ns.name}`);
+        },
       },
-      async beforeWorkloadStart(revision, launch) {
-        calls.push(`beforeWorkloadStart:${revision.revision}`);
-        launch.environment.OCC_IAM_PLACEHOLDER = 'opaque-iam-7f3a';
-      },
-      async beforeWorkloadStop(revision) {
-        calls.push(`beforeWorkloadStop:${revision.revision}`);
-      },
-      async beforeNamespaceDelete(ns) {
-        calls.push(`beforeNamespaceDelete:${ns.name}`);
-      },
-    },
-  };
-  const binding = agentBinding('flow', 'stable');
-  const rev1 = revisionOf(binding, 1);
-  const rev2 = revisionOf(binding, 2, { fixtureGateway: { readyAfterMs: 200 } });
-  const rev4 = revisionOf(binding, 4, { fixtureGateway: { readyAfterMs: 200 } });
-  let active: AgentRevision | null = null;
-  const inventory = async () => (await driver.inventory('stable')).namespaces.flatMap((ns) => ns.agents);
+    };
+    const binding = agentBinding('flow', 'stable');
+    const rev1 = revisionOf(binding, 1);
+    const rev2 = revisionOf(binding, 2, { fixtureGateway: { readyAfterMs: 200 } });
+    const rev4 = revisionOf(binding, 4, { fixtureGateway: { readyAfterMs: 200 } });
+    let active: AgentRevision | null = null;
+    const inventory = async () => (await driver.inventory('stable')).namespaces.flatMap((ns) => ns.agents);
 
-  before(async () => {
-    host = await startTestHost({ name: `cdrv-${transport.slice(0, 4)}` });
-    driver = new SshComputeDriver({ configuration: configFor({ stable: host }, { transport }), logger: log.logger, getOperationAbortSignal: () => operationSignal, readinessTimeoutMs: 20_000 });
-    driver.setLifecycleDrivers([iam]);
-  });
-  after(async () => {
-    await driver?.close();
-    await host?.down();
-  });
+    before(async () => {
+      host = await startTestHost({ name: `cdrv-${transport.slice(0, 4)}` });
+      driver = new SshComputeDriver({ configuration: configFor({ stable: host }, { transport }), logger: log.logger, getOperationAbortSignal: () => operationSignal, readinessTimeoutMs: 20_000 });
+      driver.setLifecycleDrivers([iam]);
+    });
+    after(async () => {
+      await driver?.close();
+      await host?.down();
+    });
 
-  test('preflight probes the host through the system ssh client', async () => {
-    await driver.preflight();
-  });
+    test('preflight probes the host through the system ssh client', async () => {
+      await driver.preflight();
+    });
 
-  test('an unbound revision fails closed before any host is touched', async () => {
-    const error = await rejection(driver.prepareRevision(rev1));
-    assert.equal(error.code, 'unbound');
-    assert.equal(error.failure, 'permanent');
-  });
+    test('an unbound revision fails closed before any host is touched', async () => {
+      const error = await rejection(driver.prepareRevision(rev1));
+      assert.equal(error.code, 'unbound');
+      assert.equal(error.failure, 'permanent');
+    });
 
-  test('ensureNamespace prepares the marker and then runs afterNamespacePrepared', async () => {
-    assert.deepEqual(await driver.ensureNamespace(binding.namespace), { namespaceId: binding.namespace.id, namespaceReady: true });
-    assert.deepEqual(calls.splice(0), ['afterNamespacePrepared:stable']);
-    assert.deepEqual(await driver.ensureNamespace({ id: 'ns-unmapped', name: 'nowhere' }), { namespaceId: 'ns-unmapped', namespaceReady: false, failure: 'permanent' });
-  });
+    test('ensureNamespace prepares the marker and then runs afterNamespacePrepared', async () => {
+      assert.deepEqual(await driver.ensureNamespace(binding.namespace), { namespaceId: binding.namespace.id, namespaceReady: true });
+      assert.deepEqual(calls.splice(0), ['afterNamespacePrepared:stable']);
+      assert.deepEqual(await driver.ensureNamespace({ id: 'ns-unmapped', name: 'nowhere' }), { namespaceId: 'ns-unmapped', namespaceReady: false, failure: 'permanent' });
+    });
 
-  test('lifecycle owners are fixed once the first operation began', () => {
-    assert.throws(() => driver.setLifecycleDrivers([]), /fixed once the first lifecycle operation/);
-  });
+    test('lifecycle owners are fixed once the first operation began', () => {
+      assert.throws(() => driver.setLifecycleDrivers([]), /fixed once the first lifecycle operation/);
+    });
 
-  test('the worker flow: bind, validate, prepare, commit, activate', async () => {
-    driver.bindAgent(binding);
-    driver.validateHarnessAuth(rev1.harness, rev1.harnessAuth, rev1.configuration);
-    assert.deepEqual(await driver.prepareRevision(rev1), { namespaceId: binding.namespace.id, agentId: binding.agent.id, revisionId: rev1.id, ready: true });
-    active = rev1; // OCC's compare-and-set of the active revision
-    await driver.activateRevision(rev1);
-    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:1']);
-    const [agent] = await inventory();
-    assert.equal(agent?.servedRevisionId, rev1.id);
-    assert.equal(agent?.ready, true);
-    const unit = await host.run(['cat', `/etc/systemd/system/${agent!.unit}`]);
-    assert.match(unit, /^Environment="OCC_IAM_PLACEHOLDER=opaque-iam-7f3a"$/m);
-    const endpoint = await driver.gatewayAddress(rev1);
-    assert.deepEqual(endpoint, { host: host.address, port: 18800, url: 'http://127.0.0.1:18800' });
-  });
+    test('the worker flow: bind, validate, prepare, commit, activate', async () => {
+      driver.bindAgent(binding);
+      driver.validateHarnessAuth(rev1.harness, rev1.harnessAuth, rev1.configuration);
+      assert.deepEqual(await driver.prepareRevision(rev1), { namespaceId: binding.namespace.id, agentId: binding.agent.id, revisionId: rev1.id, ready: true });
+      active = rev1; // OCC's compare-and-set of the active revision
+      await driver.activateRevision(rev1);
+      assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:1']);
+      const [agent] = await inventory();
+      assert.equal(agent?.servedRevisionId, rev1.id);
+      assert.equal(agent?.ready, true);
+      const unit = await host.run(['cat', `/etc/systemd/system/${agent!.unit}`]);
+      assert.match(unit, /^Environment="OCC_IAM_PLACEHOLDER=opaque-iam-7f3a"$/m);
+      const endpoint = await driver.gatewayAddress(rev1);
+      assert.deepEqual(endpoint, { host: host.address, port: 18800, url: 'http://127.0.0.1:18800' });
+    });
 
-  test('a failed OCC commit after preparation leaves the previous gateway serving', async () => {
-    assert.equal((await driver.prepareRevision(rev2)).ready, true);
-    const committed = active?.id === rev1.id ? false : true; // the compare-and-set lost: another writer moved on
-    assert.equal(committed, false);
-    const [agent] = await inventory();
-    assert.equal(agent?.currentRevisionId, rev1.id);
-    assert.equal(agent?.servedRevisionId, rev1.id);
-    assert.equal(agent?.ready, true);
-    assert.deepEqual(agent?.revisions.map((r) => r.number), [1, 2]);
-  });
+    test('a failed OCC commit after preparation leaves the previous gateway serving', async () => {
+      assert.equal((await driver.prepareRevision(rev2)).ready, true);
+      const committed = active?.id === rev1.id ? false : true; // the compare-and-set lost: another writer moved on
+      assert.equal(committed, false);
+      const [agent] = await inventory();
+      assert.equal(agent?.currentRevisionId, rev1.id);
+      assert.equal(agent?.servedRevisionId, rev1.id);
+      assert.equal(agent?.ready, true);
+      assert.deepEqual(
+        agent?.revisions.map((r) => r.number),
+        [1, 2],
+      );
+    });
 
-  test('cancellation mid-activation is retryable and a retry converges', async () => {
-    const slow = revisionOf(binding, 3, { fixtureGateway: { readyAfterMs: 15_000 } });
-    await driver.prepareRevision(slow);
-    const controller = new AbortController();
-    operationSignal = controller.signal;
-    setTimeout(() => controller.abort(), 2500);
-    const error = await driver.activateRevision(slow).catch((e: unknown) => e);
-    operationSignal = undefined;
-    assert.ok(error instanceof ComputeError);
-    assert.equal(error.code, 'cancelled');
-    assert.equal(error.failure, 'retryable');
-    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:3', 'beforeWorkloadStop:3'], 'started hooks are compensated');
-    const [agent] = await inventory();
-    assert.notEqual(agent?.servedRevisionId, slow.id, 'a cancelled activation is never recorded as served');
-    await driver.activateRevision(slow);
-    assert.equal((await inventory())[0]?.servedRevisionId, slow.id);
-    calls.splice(0);
-  });
+    test('cancellation mid-activation is retryable and a retry converges', async () => {
+      const slow = revisionOf(binding, 3, { fixtureGateway: { readyAfterMs: 15_000 } });
+      await driver.prepareRevision(slow);
+      const controller = new AbortController();
+      operationSignal = controller.signal;
+      setTimeout(() => controller.abort(), 2500);
+      const error = await driver.activateRevision(slow).catch((e: unknown) => e);
+      operationSignal = undefined;
+      assert.ok(error instanceof ComputeError);
+      assert.equal(error.code, 'cancelled');
+      assert.equal(error.failure, 'retryable');
+      assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:3', 'beforeWorkloadStop:3'], 'started hooks are compensated');
+      const [agent] = await inventory();
+      assert.notEqual(agent?.servedRevisionId, slow.id, 'a cancelled activation is never recorded as served');
+      await driver.activateRevision(slow);
+      assert.equal((await inventory())[0]?.servedRevisionId, slow.id);
+      calls.splice(0);
+    });
 
-  test('activation of the committed revision, then retirement of the previous ones', async () => {
-    // OCC commits a new revision, never the older rev2 that lost its commit: the host refuses to roll back.
-    active = rev4;
-    assert.equal((await driver.prepareRevision(rev4)).ready, true);
-    await driver.activateRevision(rev4);
-    for (const revision of [rev1, rev2, revisionOf(binding, 3)]) await driver.retireRevision(revision);
-    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:4', 'beforeWorkloadStop:1', 'beforeWorkloadStop:2', 'beforeWorkloadStop:3']);
-    const [agent] = await inventory();
-    assert.deepEqual(agent?.revisions.map((r) => r.number), [4]);
-    assert.equal(agent?.servedRevisionId, rev4.id);
-  });
+    test('activation of the committed revision, then retirement of the previous ones', async () => {
+      // OCC commits a new revision, never the older rev2 that lost its commit: the host refuses to roll back.
+      active = rev4;
+      assert.equal((await driver.prepareRevision(rev4)).ready, true);
+      await driver.activateRevision(rev4);
+      for (const revision of [rev1, rev2, revisionOf(binding, 3)]) await driver.retireRevision(revision);
+      assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:4', 'beforeWorkloadStop:1', 'beforeWorkloadStop:2', 'beforeWorkloadStop:3']);
+      const [agent] = await inventory();
+      assert.deepEqual(
+        agent?.revisions.map((r) => r.number),
+        [4],
+      );
+      assert.equal(agent?.servedRevisionId, rev4.id);
+    });
 
-  test('deactivateRevision only verifies ownership', async () => {
-    await driver.deactivateRevision(rev4);
-    assert.equal((await inventory())[0]?.unitState, 'active');
-  });
+    test('deactivateRevision only verifies ownership', async () => {
+      await driver.deactivateRevision(rev4);
+      assert.equal((await inventory())[0]?.unitState, 'active');
+    });
 
-  test('an ownership conflict on the host is permanent and names the path', async () => {
-    const [agent] = await inventory();
-    const unitFile = `/etc/systemd/system/${agent!.unit}`;
-    const original = await host.run(['cat', unitFile]);
-    await host.run(['sed', '-i', '2s/.*/# X-OCC-Namespace-Id=someone-else/', unitFile]);
-    const error = await rejection(driver.activateRevision(rev4));
-    assert.equal(error.code, 'ownership');
-    assert.equal(error.failure, 'permanent');
-    assert.equal(error.details.path, unitFile);
-    assert.equal(error.details.host, 'stable');
-    assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:4', 'beforeWorkloadStop:4'], 'a failed activation compensates its hooks');
-    await host.run(['tee', unitFile], { input: original });
-  });
+    test('an ownership conflict on the host is permanent and names the path', async () => {
+      const [agent] = await inventory();
+      const unitFile = `/etc/systemd/system/${agent!.unit}`;
+      const original = await host.run(['cat', unitFile]);
+      await host.run(['sed', '-i', '2s/.*/# X-OCC-Namespace-Id=someone-else/', unitFile]);
+      const error = await rejection(driver.activateRevision(rev4));
+      assert.equal(error.code, 'ownership');
+      assert.equal(error.failure, 'permanent');
+      assert.equal(error.details.path, unitFile);
+      assert.equal(error.details.host, 'stable');
+      assert.deepEqual(calls.splice(0), ['beforeWorkloadStart:4', 'beforeWorkloadStop:4'], 'a failed activation compensates its hooks');
+      await host.run(['tee', unitFile], { input: original });
+    });
 
-  test('stopRevision stops the gateway and keeps the snapshot', async () => {
-    await driver.stopRevision(rev4);
-    const [agent] = await inventory();
-    assert.equal(agent?.unitState, 'inactive');
-    assert.equal(agent?.currentRevisionId, null);
-    assert.deepEqual(agent?.revisions.map((r) => r.number), [4]);
-    assert.deepEqual(calls.splice(0), ['beforeWorkloadStop:4']);
-  });
+    test('stopRevision stops the gateway and keeps the snapshot', async () => {
+      await driver.stopRevision(rev4);
+      const [agent] = await inventory();
+      assert.equal(agent?.unitState, 'inactive');
+      assert.equal(agent?.currentRevisionId, null);
+      assert.deepEqual(
+        agent?.revisions.map((r) => r.number),
+        [4],
+      );
+      assert.deepEqual(calls.splice(0), ['beforeWorkloadStop:4']);
+    });
 
-  test('deleteNamespace removes everything and clears the bindings only after success', async () => {
-    const result = await driver.deleteNamespace(binding.namespace);
-    assert.deepEqual(result, { namespaceId: binding.namespace.id, namespaceDeleted: true });
-    assert.deepEqual(calls.splice(0), ['beforeNamespaceDelete:stable']);
-    assert.deepEqual((await driver.inventory('stable')).namespaces, []);
-    assert.equal((await rejection(driver.prepareRevision(rev2))).code, 'unbound');
-  });
+    test('deleteNamespace removes everything and clears the bindings only after success', async () => {
+      const result = await driver.deleteNamespace(binding.namespace);
+      assert.deepEqual(result, { namespaceId: binding.namespace.id, namespaceDeleted: true });
+      assert.deepEqual(calls.splice(0), ['beforeNamespaceDelete:stable']);
+      assert.deepEqual((await driver.inventory('stable')).namespaces, []);
+      assert.equal((await rejection(driver.prepareRevision(rev2))).code, 'unbound');
+    });
 
-  test('logs carry host, operation and resource fields and never the password, placeholders or documents', async () => {
-    const text = log.text();
-    assert.match(text, /"host":"stable"/);
-    assert.match(text, /"operation":"activate-revision"/);
-    assert.match(text, /"revision":"rev-agent-flow-2"/);
-    assert.doesNotMatch(text, /opaque-iam-7f3a/);
-    assert.doesNotMatch(text, /OPENCLAW_GATEWAY_PASSWORD=/);
-    assert.doesNotMatch(text, /fixtureGateway/);
+    test('logs carry host, operation and resource fields and never the password, placeholders or documents', async () => {
+      const text = log.text();
+      assert.match(text, /"host":"stable"/);
+      assert.match(text, /"operation":"activate-revision"/);
+      assert.match(text, /"revision":"rev-agent-flow-2"/);
+      assert.doesNotMatch(text, /opaque-iam-7f3a/);
+      assert.doesNotMatch(text, /OPENCLAW_GATEWAY_PASSWORD=/);
+      assert.doesNotMatch(text, /fixtureGateway/);
+    });
   });
-});
 
 describe('SshComputeDriver refusals that need no host', () => {
   test('preflight refuses an identity file readable by others, naming the key', async () => {
@@ -193,7 +203,6 @@ describe('SshComputeDriver refusals that need no host', () => {
     assert.equal(error.code, 'configuration');
     assert.equal(error.details.key, 'drivers.compute.configuration.ssh.identityFile');
   });
-
 });
 
 // Only addresses this run owns: a closed loopback port, a loopback listener that never speaks, and

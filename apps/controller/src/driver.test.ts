@@ -80,7 +80,7 @@ describe('SshComputeDriver: identity', () => {
 });
 
 describe('SshComputeDriver: the operation signal', () => {
-  it('passes the signal of OCC\'s operation in progress, asked per call, to every host operation', async () => {
+  it("passes the signal of OCC's operation in progress, asked per call, to every host operation", async () => {
     const events: string[] = [];
     const executor = new FakeExecutor(undefined, events);
     let current: AbortSignal | undefined;
@@ -94,7 +94,10 @@ describe('SshComputeDriver: the operation signal', () => {
     await driver.prepareRevision(revisionFor());
     current = undefined;
     await driver.stopRevision(revisionFor());
-    assert.deepEqual(executor.calls.map((call) => call.request.signal), [first.signal, second.signal, undefined]);
+    assert.deepEqual(
+      executor.calls.map((call) => call.request.signal),
+      [first.signal, second.signal, undefined],
+    );
   });
 });
 
@@ -132,7 +135,10 @@ describe('SshComputeDriver: bindings fail closed', () => {
       { namespace: { id: 'ns-2', name: 'stable' }, agent: agentFor({ namespaceId: 'ns-2' }) },
     ];
     for (const binding of moves) {
-      assert.throws(() => driver.bindAgent(binding), (error: unknown) => error instanceof ComputeError && error.code === 'ownership' && error.permanent && /already bound to another/.test(error.message));
+      assert.throws(
+        () => driver.bindAgent(binding),
+        (error: unknown) => error instanceof ComputeError && error.code === 'ownership' && error.permanent && /already bound to another/.test(error.message),
+      );
     }
     // Nothing moved: the original revision still runs under sp-1 in ns-1, and the moved ones stay refused.
     await driver.prepareRevision(revisionFor());
@@ -153,7 +159,10 @@ describe('SshComputeDriver: bindings fail closed', () => {
   it('refuses a Namespace that asks for existingNamespace adoption, permanently and without contacting a host', async () => {
     const { driver, executor, events } = setup({ bind: false });
     const adopting = { ...NAMESPACE, existingNamespace: 'tenant-a' };
-    assert.throws(() => driver.bindAgent({ namespace: adopting, agent: agentFor() }), (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.details.key === 'existingNamespace');
+    assert.throws(
+      () => driver.bindAgent({ namespace: adopting, agent: agentFor() }),
+      (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.details.key === 'existingNamespace',
+    );
     assert.deepEqual(await driver.ensureNamespace(adopting), { namespaceId: 'ns-1', namespaceReady: false, failure: 'permanent' });
     assert.deepEqual(await driver.deleteNamespace(adopting), { namespaceId: 'ns-1', namespaceDeleted: false, failure: 'permanent' });
     assert.equal(executor.calls.length, 0);
@@ -162,7 +171,7 @@ describe('SshComputeDriver: bindings fail closed', () => {
 });
 
 describe('SshComputeDriver: admission', () => {
-  it('validateHarnessAuth accepts only embedded runtime auth, in OCC\'s argument shapes', () => {
+  it("validateHarnessAuth accepts only embedded runtime auth, in OCC's argument shapes", () => {
     const { driver } = setup();
     assert.doesNotThrow(() => driver.validateHarnessAuth(HARNESS, { method: 'runtime' }, {}));
     assert.doesNotThrow(() => driver.validateHarnessAuth(HARNESS, { method: 'runtime' }, {}, {}));
@@ -175,7 +184,10 @@ describe('SshComputeDriver: admission', () => {
       // The document is admitted here too, so a bad one is refused before OCC commits.
       [HARNESS, { method: 'runtime' }, { gateway: { auth: { mode: 'token', token: 'sk-secret-123' } } }, undefined],
     ] as const) {
-      assert.throws(() => driver.validateHarnessAuth(harness, auth, configuration, secretBindings), (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.permanent);
+      assert.throws(
+        () => driver.validateHarnessAuth(harness, auth, configuration, secretBindings),
+        (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.permanent,
+      );
     }
   });
 
@@ -206,7 +218,7 @@ describe('SshComputeDriver: admission', () => {
     }
   });
 
-  it('refuses OCC\'s per-pass context when it carries Secret environment, a workspace setup or managed auth', async () => {
+  it("refuses OCC's per-pass context when it carries Secret environment, a workspace setup or managed auth", async () => {
     const contexts = [
       { harnessAuth: { method: 'runtime' }, secretEnvironment: [{ name: 'MODEL_API_KEY', secretId: 'sec-1', namespaceId: 'ns-1', agentId: 'agent-1', backendRef: {} }] },
       { harnessAuth: { method: 'runtime' }, secretEnvironment: [], workspaceSetup: { id: 'ws-1', namespaceId: 'ns-1', agentId: 'agent-1', completed: false } },
@@ -274,7 +286,9 @@ describe('SshComputeDriver: prepareRevision', () => {
 
   it('reports a superseded candidate as not ready', async () => {
     const { driver } = setup({
-      responder: (envelope) => ({ stdout: okLine(envelope, envelope.operation === 'prepare-revision' ? { ...SAMPLE_RESULTS['prepare-revision'], ready: false, reason: 'superseded', snapshot: 'skipped' } : undefined) }),
+      responder: (envelope) => ({
+        stdout: okLine(envelope, envelope.operation === 'prepare-revision' ? { ...SAMPLE_RESULTS['prepare-revision'], ready: false, reason: 'superseded', snapshot: 'skipped' } : undefined),
+      }),
     });
     assert.equal((await driver.prepareRevision(revisionFor())).ready, false);
   });
@@ -322,7 +336,11 @@ describe('SshComputeDriver: activateRevision', () => {
   });
 
   it('an activation failure compensates the started hooks in reverse and rethrows the classified helper error', async () => {
-    for (const [code, failure] of [['host-command', 'retryable'], ['not-ready', 'retryable'], ['ownership', 'permanent']] as const) {
+    for (const [code, failure] of [
+      ['host-command', 'retryable'],
+      ['not-ready', 'retryable'],
+      ['ownership', 'permanent'],
+    ] as const) {
       const { driver, events } = setup({ responder: failing('activate-revision', code, 'readiness never reached') });
       const error = await rejection(driver.activateRevision(revisionFor()));
       assert.equal(error.code, code);
@@ -370,7 +388,7 @@ describe('SshComputeDriver: stop, retire and deactivate', () => {
     assert.deepEqual(events, ['exec:verify-revision']);
   });
 
-  it('gatewayAddress (for the CLI) reports the loopback port on the configured host; OCC\'s getGatewayEndpoint is absent', async () => {
+  it("gatewayAddress (for the CLI) reports the loopback port on the configured host; OCC's getGatewayEndpoint is absent", async () => {
     const { driver } = setup();
     assert.deepEqual(await driver.gatewayAddress(revisionFor()), { host: '203.0.113.10', port: 18800, url: 'http://127.0.0.1:18800' });
     assert.equal('getGatewayEndpoint' in driver, false, 'workspace-file API endpoint resolution is unsupported');
@@ -444,10 +462,13 @@ describe('SshComputeDriver: lifecycle hook owners', () => {
   it('refuses setLifecycleDrivers after the first lifecycle operation', async () => {
     const { driver } = setup();
     await driver.ensureNamespace(NAMESPACE);
-    assert.throws(() => driver.setLifecycleDrivers([]), (error: unknown) => error instanceof ComputeError && error.code === 'configuration');
+    assert.throws(
+      () => driver.setLifecycleDrivers([]),
+      (error: unknown) => error instanceof ComputeError && error.code === 'configuration',
+    );
   });
 
-  it('takes OCC\'s Driver objects with hooks on computeLifecycleHooks, and refuses invalid hooks', () => {
+  it("takes OCC's Driver objects with hooks on computeLifecycleHooks, and refuses invalid hooks", () => {
     const { driver } = setup();
     assert.doesNotThrow(() => driver.setLifecycleDrivers([recordingOwner('configuration-other', [])]));
     const invalid = { id: 'iam-x', capability: 'iam', implementation: 'occ/x', computeLifecycleHooks: { beforeCommit: async () => undefined } };
@@ -476,7 +497,17 @@ describe('SshComputeDriver: what leaves the process', () => {
     assert.deepEqual(executor.operations, ['ensure-namespace', 'prepare-revision', 'activate-revision', 'verify-revision', 'stop-revision', 'retire-revision', 'delete-namespace']);
     for (const call of executor.calls) {
       const text = JSON.stringify(call.envelope);
-      for (const forbidden of [CONFIGURATION.ssh.identityFile, CONFIGURATION.ssh.knownHostsFile, 'id_ed25519', 'known_hosts', 'compute-ssh', 'configuration-postgres', 'occ.example.com', 'anythingOccOwns', '203.0.113.10']) {
+      for (const forbidden of [
+        CONFIGURATION.ssh.identityFile,
+        CONFIGURATION.ssh.knownHostsFile,
+        'id_ed25519',
+        'known_hosts',
+        'compute-ssh',
+        'configuration-postgres',
+        'occ.example.com',
+        'anythingOccOwns',
+        '203.0.113.10',
+      ]) {
         assert.ok(!text.includes(forbidden), `${call.envelope.operation} envelope contains ${forbidden}`);
       }
       assert.ok(!call.command.includes('/etc/openclaw/ssh'));

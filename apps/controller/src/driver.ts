@@ -15,17 +15,7 @@ import { TRACED_METHODS, inHelperSpan, traceMethods } from './telemetry.js';
 import { checkLocalSshFiles, missingOnHost } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
 import type { OperationOutcome } from './transport/run-operation.js';
-import type {
-  AgentRevision,
-  ComputeAgentBinding,
-  ComputeReadiness,
-  ComputeRevisionContext,
-  Driver,
-  GatewayAddress,
-  Namespace,
-  NamespaceDeleteResult,
-  NamespaceEnsureResult,
-} from './types.js';
+import type { AgentRevision, ComputeAgentBinding, ComputeReadiness, ComputeRevisionContext, Driver, GatewayAddress, Namespace, NamespaceDeleteResult, NamespaceEnsureResult } from './types.js';
 import { DRIVER_VERSION } from './version.js';
 
 export interface SshComputeDriverOptions {

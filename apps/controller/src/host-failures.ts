@@ -1,8 +1,7 @@
 // Several hosts failing at once, reported as one ComputeError that still names each host and cause.
 import { ComputeError } from '@occ-ssh/protocol';
 
-const describe = (host: string, error: ComputeError) =>
-  `${host}: ${error.code}${error.details.transportCause ? ` (${error.details.transportCause})` : ''}: ${error.message}`;
+const describe = (host: string, error: ComputeError) => `${host}: ${error.code}${error.details.transportCause ? ` (${error.details.transportCause})` : ''}: ${error.message}`;
 
 export class HostFailures extends ComputeError {
   /** Host name → its failure, in configuration order. */

@@ -36,7 +36,10 @@ describe('a host behind a bastion', () => {
 
   const driverFor = (transport: (typeof TRANSPORTS)[number], knownHostsFile: string, jump = true) =>
     new SshComputeDriver({
-      configuration: configFor({ stable: { ...hostInfo(target), address: targetAddress } }, { transport, knownHostsFile, ...(jump ? { jumpHost: { address: bastion.address, port: 22, user: 'root' } } : {}) }),
+      configuration: configFor(
+        { stable: { ...hostInfo(target), address: targetAddress } },
+        { transport, knownHostsFile, ...(jump ? { jumpHost: { address: bastion.address, port: 22, user: 'root' } } : {}) },
+      ),
       logger: memoryLogger().logger,
     });
 

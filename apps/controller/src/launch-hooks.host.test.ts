@@ -14,14 +14,17 @@ describe('beforeWorkloadStart hooks on a real host', () => {
   const calls: string[] = [];
   let failStart = false;
   const { binding, layout, rev1, target } = gapAgent();
-  const { mainPid, starts, agent } = gatewayReadings(() => host, () => driver);
+  const { mainPid, starts, agent } = gatewayReadings(
+    () => host,
+    () => driver,
+  );
 
   before(async () => {
     ({ host, driver } = await startHookedDriver('claunch', calls, { signal: () => undefined, failStart: () => failStart }));
   });
   after(() => stopHookedDriver(host, driver));
 
-  test('accepted opaque launch placeholders reach the running gateway\'s environment', async () => {
+  test("accepted opaque launch placeholders reach the running gateway's environment", async () => {
     assert.equal((await driver.ensureNamespace(binding.namespace)).namespaceReady, true);
     driver.bindAgent(binding);
     await driver.prepareRevision(rev1);

@@ -63,7 +63,10 @@ describe('the real OpenClaw gateway on a real host', () => {
 
   test('retiring revision 1, stopping, and redeploying revision 2', async () => {
     await driver.retireRevision(rev1);
-    assert.deepEqual((await agents())[0]?.revisions.map((r) => r.number), [2]);
+    assert.deepEqual(
+      (await agents())[0]?.revisions.map((r) => r.number),
+      [2],
+    );
     await driver.stopRevision(rev2);
     assert.equal((await agents())[0]?.unitState, 'inactive');
     await driver.activateRevision(rev2);

@@ -26,13 +26,13 @@ function refusal(run: () => void): ComputeError {
 }
 
 describe('configurationSchema', () => {
-  it('is zod\'s own JSON Schema export of the one configuration schema', () => {
+  it("is zod's own JSON Schema export of the one configuration schema", () => {
     assert.deepEqual(configurationSchema, z.toJSONSchema(sshComputeConfigurationSchema, { io: 'input', unrepresentable: 'any' }));
     assert.equal(configurationSchema.type, 'object');
     assert.equal(configurationSchema.additionalProperties, false);
     assert.deepEqual(configurationSchema.required, ['ssh', 'hosts', 'runtime', 'network']);
     const runtime = (configurationSchema.properties as Record<string, { required: string[]; properties: Record<string, { default?: unknown }> }>).runtime!;
-    assert.ok(!runtime.required.includes('systemdUnitDirectory'), 'optional, as OCC\'s bundled SSH driver treats it');
+    assert.ok(!runtime.required.includes('systemdUnitDirectory'), "optional, as OCC's bundled SSH driver treats it");
     assert.equal(runtime.properties.systemdUnitDirectory?.default, '/etc/systemd/system');
   });
 });
@@ -56,7 +56,7 @@ describe('validateConfiguration', () => {
     for (const value of [undefined, null, [], 'compute-ssh', 7]) refusal(() => validateConfiguration(value));
   });
 
-  it('accepts an Installation written for OCC\'s bundled SSH driver that omits the keys it treats as optional', () => {
+  it("accepts an Installation written for OCC's bundled SSH driver that omits the keys it treats as optional", () => {
     const configuration = parsedConfiguration(edit(edit(SEED_INSTALLATION, '        connectTimeoutSeconds: 10\n', ''), '        systemdUnitDirectory: /etc/systemd/system\n', ''));
     const driver = createDriver({ id: 'compute-ssh', implementation: '@occ-ssh/compute-driver@0.1.0', configuration });
     assert.equal(driver.id, 'compute-ssh');
@@ -67,7 +67,7 @@ describe('validateConfiguration', () => {
 });
 
 describe('createDriver', () => {
-  it('echoes OCC\'s id and implementation, is a compute driver, and has the five methods OCC\'s loader requires', () => {
+  it("echoes OCC's id and implementation, is a compute driver, and has the five methods OCC's loader requires", () => {
     const driver = createDriver({ id: 'ssh-fleet', implementation: '@occ-ssh/compute-driver@0.1.0', configuration: parsedConfiguration(), getOperationAbortSignal: () => undefined });
     assert.equal(driver.id, 'ssh-fleet');
     assert.equal(driver.implementation, '@occ-ssh/compute-driver@0.1.0');
@@ -78,7 +78,7 @@ describe('createDriver', () => {
     assert.equal('getGatewayEndpoint' in driver, false);
   });
 
-  it('refuses an invalid configuration with the validator\'s error, building nothing', () => {
+  it("refuses an invalid configuration with the validator's error, building nothing", () => {
     const error = refusal(() => createDriver({ id: 'compute-ssh', implementation: 'x@1', configuration: { ...parsedConfiguration(), transport: 'telnet' } }));
     assert.match(error.message, /^drivers\.compute\.configuration\.transport: /);
   });

@@ -40,7 +40,9 @@ describe('preflight on a real host', () => {
     assert.deepEqual([nonode.code, nonode.failure, nonode.details.host, nonode.details.key], ['host-requirement', 'permanent', 'nonode', 'drivers.compute.configuration.runtime.nodePath']);
     assert.match(nonode.message, /host "nonode"/);
     await probe('stable');
-    const noKnownHosts = await rejection(new SshComputeDriver({ configuration: configFor({ stable: host }, { knownHostsFile: '/nonexistent/known_hosts' }), logger: memoryLogger().logger }).preflight());
+    const noKnownHosts = await rejection(
+      new SshComputeDriver({ configuration: configFor({ stable: host }, { knownHostsFile: '/nonexistent/known_hosts' }), logger: memoryLogger().logger }).preflight(),
+    );
     assert.deepEqual([noKnownHosts.code, noKnownHosts.details.key], ['configuration', 'drivers.compute.configuration.ssh.knownHostsFile']);
   });
 

@@ -70,9 +70,22 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
 
   test('the tarball holds compiled ESM, bundled declarations, the helper and the bin, and no tests, sources or workspace packages', () => {
     const files = run('tar', ['tzf', tarball], CONTROLLER).trim().split('\n').sort();
-    const expected = [/^package\/README\.md$/, /^package\/bin\/occ-ssh\.js$/, /^package\/cli\.js$/, /^package\/host-helper\.cjs$/, /^package\/index\.d\.ts$/, /^package\/index\.js$/, /^package\/package\.json$/, /^package\/shared-[A-Z0-9]+\.js$/];
+    const expected = [
+      /^package\/README\.md$/,
+      /^package\/bin\/occ-ssh\.js$/,
+      /^package\/cli\.js$/,
+      /^package\/host-helper\.cjs$/,
+      /^package\/index\.d\.ts$/,
+      /^package\/index\.js$/,
+      /^package\/package\.json$/,
+      /^package\/shared-[A-Z0-9]+\.js$/,
+    ];
     assert.equal(files.length, expected.length, files.join(', '));
-    for (const file of files) assert.ok(expected.some((pattern) => pattern.test(file)), `unexpected file ${file}`);
+    for (const file of files)
+      assert.ok(
+        expected.some((pattern) => pattern.test(file)),
+        `unexpected file ${file}`,
+      );
     const manifest = JSON.parse(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/package.json`, 'utf8')) as Record<string, Record<string, string>>;
     const all = { ...manifest.dependencies, ...manifest.optionalDependencies };
     for (const [name, version] of Object.entries(all)) {
@@ -85,7 +98,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     for (const file of ['index.js', 'cli.js']) assert.doesNotMatch(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/${file}`, 'utf8'), /dist\/apps|\.\.\/\.\.\/\.\./);
   });
 
-  test('a strict NodeNext consumer assigns createDriver(...) to OCC\'s ComputeDriver; a drifted contract fails the check', () => {
+  test("a strict NodeNext consumer assigns createDriver(...) to OCC's ComputeDriver; a drifted contract fails the check", () => {
     assert.equal(typecheck(consumer), '');
     const contract = readFileSync(`${consumer}/occ-contract.ts`, 'utf8');
     try {
@@ -103,13 +116,28 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     assert.match(usage, /preflight/);
   });
 
-  for (const [label, transport] of [['this machine\'s Node', 'openssh-mux'], ['the test image\'s Node 24', 'ssh2']] as const) {
+  for (const [label, transport] of [
+    ["this machine's Node", 'openssh-mux'],
+    ["the test image's Node 24", 'ssh2'],
+  ] as const) {
     test(`OCC's loader rules, then preflight through deleteNamespace on a real host, on ${label} (${transport})`, async () => {
       const nodeBinary = transport === 'ssh2' ? node24 : process.execPath;
       const tag = transport === 'ssh2' ? 'n24' : 'local';
       const configuration = (parse(installationYaml({ stable: hostInfo(host) }, { transport })) as { drivers: { compute: { configuration: unknown } } }).drivers.compute.configuration;
       const namespace = { id: `ns-consumer-${tag}`, name: 'stable', status: 'ready', createdAt: '2026-01-01T00:00:00.000Z' };
-      const agent = { id: `agent-consumer-${tag}`, namespaceId: namespace.id, name: 'consumer', configurationId: 'cfg-1', servicePrincipalId: `sp-consumer-${tag}`, createdAt: '2026-01-01T00:00:00.000Z', desiredRuntimeState: 'running', status: 'active', backendId: null, harnessAuth: { method: 'runtime' }, executionMode: 'embedded' };
+      const agent = {
+        id: `agent-consumer-${tag}`,
+        namespaceId: namespace.id,
+        name: 'consumer',
+        configurationId: 'cfg-1',
+        servicePrincipalId: `sp-consumer-${tag}`,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        desiredRuntimeState: 'running',
+        status: 'active',
+        backendId: null,
+        harnessAuth: { method: 'runtime' },
+        executionMode: 'embedded',
+      };
       const input = `${consumer}/input-${tag}.json`;
       writeFileSync(input, JSON.stringify({ root: consumer, packageName: PACKAGE_NAME, driverId: 'ssh-fleet', configuration, namespace, agent }));
       const layout = agentLayout(ROOT, UNITS, namespace.id, agent.id);
@@ -132,7 +160,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
             break;
           case 'activated':
             assert.deepEqual(report.ensured, { namespaceId: namespace.id, namespaceReady: true });
-            assert.equal(report.refused, 'ComputeError:admission:permanent', 'a Secret binding in OCC\'s record shape is refused');
+            assert.equal(report.refused, 'ComputeError:admission:permanent', "a Secret binding in OCC's record shape is refused");
             assert.deepEqual(report.prepared, { namespaceId: namespace.id, agentId: agent.id, revisionId: `rev-${agent.id}-1`, ready: true });
             assert.deepEqual(report.hookCalls, ['start:1']);
             assert.equal(await unitState(), 'active', (await host.exec(['systemctl', 'status', '--no-pager', layout.unitName])).stdout);

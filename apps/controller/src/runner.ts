@@ -15,13 +15,7 @@ export class OperationRunner {
   ) {}
 
   /** One helper invocation on the Namespace's host, bounded per host and logged without secrets. */
-  async run<O extends OperationName>(
-    namespaceName: string,
-    operation: O,
-    args: OperationArgs<O>,
-    signal: AbortSignal | undefined,
-    fields: Record<string, string>,
-  ): Promise<OperationOutcome<O>> {
+  async run<O extends OperationName>(namespaceName: string, operation: O, args: OperationArgs<O>, signal: AbortSignal | undefined, fields: Record<string, string>): Promise<OperationOutcome<O>> {
     const resolved = hostFor(this.config, namespaceName);
     const host: HostTarget = { name: resolved.name, address: resolved.address, port: resolved.port, user: resolved.user };
     const { executor, helper, logger, observer, limiter } = this.deps;

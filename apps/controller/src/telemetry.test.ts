@@ -37,7 +37,11 @@ describe('telemetry through @opentelemetry/api', () => {
 
   async function metricPoints(name: string): Promise<DataPoint<unknown>[]> {
     await reader.forceFlush();
-    const all = exported.getMetrics().at(-1)?.scopeMetrics.flatMap((s) => s.metrics) ?? [];
+    const all =
+      exported
+        .getMetrics()
+        .at(-1)
+        ?.scopeMetrics.flatMap((s) => s.metrics) ?? [];
     return all.find((m) => m.descriptor.name === name)?.dataPoints ?? [];
   }
 
@@ -76,18 +80,33 @@ describe('telemetry through @opentelemetry/api', () => {
     for (const span of finished) assert.doesNotMatch(JSON.stringify(span.attributes), /password|opaque-|document/);
 
     const durations = await metricPoints('occ_ssh.operation.duration');
-    assert.deepEqual(durations.map((p) => [p.attributes['occ_ssh.operation'], p.attributes['occ_ssh.outcome'], (p.value as Histogram).count]).sort(), [['ensure-namespace', 'ok', 1], ['stop-revision', 'ownership', 1]]);
+    assert.deepEqual(durations.map((p) => [p.attributes['occ_ssh.operation'], p.attributes['occ_ssh.outcome'], (p.value as Histogram).count]).sort(), [
+      ['ensure-namespace', 'ok', 1],
+      ['stop-revision', 'ownership', 1],
+    ]);
     const failures = await metricPoints('occ_ssh.operation.failures');
-    assert.deepEqual(failures.map((p) => [p.attributes['occ_ssh.code'], p.value]), [['ownership', 1]]);
+    assert.deepEqual(
+      failures.map((p) => [p.attributes['occ_ssh.code'], p.value]),
+      [['ownership', 1]],
+    );
     const lock = await metricPoints('occ_ssh.lock.wait');
-    assert.deepEqual(lock.map((p) => (p.value as Histogram).count), [1]);
+    assert.deepEqual(
+      lock.map((p) => (p.value as Histogram).count),
+      [1],
+    );
     const inFlight = await metricPoints('occ_ssh.operations.in_flight');
-    assert.deepEqual(inFlight.map((p) => [p.attributes['occ_ssh.host'], p.value]), [['stable', 0]]);
+    assert.deepEqual(
+      inFlight.map((p) => [p.attributes['occ_ssh.host'], p.value]),
+      [['stable', 0]],
+    );
   });
 
   it('the driver spans each OCC call with its resources, and a namespace result that failed is an error', async () => {
     spans.reset();
-    const executor = new FakeExecutor((envelope) => ({ stdout: failureLine(envelope, 'ownership', 'foreign Namespace marker', '/var/lib/openclaw-enterprise/namespaces/x/namespace.json'), exitCode: 1 }));
+    const executor = new FakeExecutor((envelope) => ({
+      stdout: failureLine(envelope, 'ownership', 'foreign Namespace marker', '/var/lib/openclaw-enterprise/namespaces/x/namespace.json'),
+      exitCode: 1,
+    }));
     const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text: SEED_INSTALLATION }), executor, helper: FAKE_HELPER, logger: memoryLogger().logger });
     const result = await driver.ensureNamespace({ ...NAMESPACE, id: 'ns-9' });
     assert.equal(result.namespaceReady, false);

@@ -34,7 +34,18 @@ function instruments(): Instruments {
 const tracer = () => trace.getTracer(INSTRUMENTATION_NAME, DRIVER_VERSION);
 
 /** Resource IDs as span attributes, from whatever resources an input carries. */
-export function resourceAttributes(resources: { namespace?: { id?: string }; namespaceId?: string; agentId?: string; agent?: { id?: string }; id?: string; owner?: { namespace?: { id?: string }; agent?: { id?: string } }; revision?: { id?: string } }, revisionId?: string): Attributes {
+export function resourceAttributes(
+  resources: {
+    namespace?: { id?: string };
+    namespaceId?: string;
+    agentId?: string;
+    agent?: { id?: string };
+    id?: string;
+    owner?: { namespace?: { id?: string }; agent?: { id?: string } };
+    revision?: { id?: string };
+  },
+  revisionId?: string,
+): Attributes {
   const attributes: Attributes = {};
   const namespace = resources.namespaceId ?? resources.namespace?.id ?? resources.owner?.namespace?.id;
   const agent = resources.agentId ?? resources.agent?.id ?? resources.owner?.agent?.id;

@@ -57,7 +57,9 @@ export interface HarnessAuthSnapshot {
 }
 
 /** OCC Secret bindings: environment variable name to Secret reference. SSH Compute refuses any. */
-export type SecretBindings = Readonly<Record<string, { readonly source: { readonly kind: 'secret'; readonly id: string; readonly namespaceId: string }; readonly delivery?: { readonly type: 'env' } }>>;
+export type SecretBindings = Readonly<
+  Record<string, { readonly source: { readonly kind: 'secret'; readonly id: string; readonly namespaceId: string }; readonly delivery?: { readonly type: 'env' } }>
+>;
 
 /** The Compute driver identity a revision was admitted for. */
 export interface ComputeIdentity {

@@ -45,9 +45,9 @@ export const RUNTIME: RuntimeSettings = Object.freeze({
 
 /** A well-formed result for each lifecycle operation, as the helper would report it (others answer `{}`). */
 /** What each operation answers when a test does not say: the protocol table's own example. */
-export const SAMPLE_RESULTS: { readonly [O in OperationName]: OperationResult<O> } = Object.fromEntries(
-  OPERATION_NAMES.map((operation) => [operation, exampleResult(operation)]),
-) as { [O in OperationName]: OperationResult<O> };
+export const SAMPLE_RESULTS: { readonly [O in OperationName]: OperationResult<O> } = Object.fromEntries(OPERATION_NAMES.map((operation) => [operation, exampleResult(operation)])) as {
+  [O in OperationName]: OperationResult<O>;
+};
 
 /**
  * The envelope sealed in the helper input and named by `<nodePath> - <base64 header>`; throws if

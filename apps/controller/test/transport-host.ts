@@ -103,7 +103,10 @@ export function useTransportHost(name: string, directoryPrefix: string): Transpo
       directory: mkdtempSync(join(tmpdir(), directoryPrefix)),
       target: { name: 'stable', address: host.address, port: host.port, user: 'root' },
       settings: { identityFile: host.identityFile, knownHostsFile: host.knownHostsFile, connectTimeoutSeconds: 5 },
-      hostKeyLine: readFileSync(host.knownHostsFile, 'utf8').split('\n').find((line) => line.trim() !== '') ?? '',
+      hostKeyLine:
+        readFileSync(host.knownHostsFile, 'utf8')
+          .split('\n')
+          .find((line) => line.trim() !== '') ?? '',
     } satisfies TransportHost);
   });
   after(async () => {

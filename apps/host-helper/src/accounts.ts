@@ -40,9 +40,7 @@ function nologinShell(): string {
 }
 
 /** What prepare-revision reads of the Agent's account before any change. */
-export type AccountState =
-  | { state: 'active'; account: Account }
-  | { state: 'missing'; name: string; markerPath: string; creating: AccountMarker | null; userExists: boolean; groupExists: boolean };
+export type AccountState = { state: 'active'; account: Account } | { state: 'missing'; name: string; markerPath: string; creating: AccountMarker | null; userExists: boolean; groupExists: boolean };
 
 /**
  * The Agent's account as it stands, refusing what may not be created or adopted: an account or

@@ -12,7 +12,9 @@ import { helperArtifact, activateArgs, call, callRaw, fails, ok, owner, prepareA
 function bundleDigest(): string {
   const packed = /Buffer\.from\("([A-Za-z0-9+/=]+)","base64"\)/.exec(helperArtifact().toString('utf8'))?.[1];
   assert.ok(packed, 'the artifact carries its compressed bundle');
-  return createHash('sha256').update(brotliDecompressSync(Buffer.from(packed, 'base64'))).digest('hex');
+  return createHash('sha256')
+    .update(brotliDecompressSync(Buffer.from(packed, 'base64')))
+    .digest('hex');
 }
 
 describe('the host audit trail', () => {
@@ -33,9 +35,16 @@ describe('the host audit trail', () => {
     await host.run(['journalctl', '--flush']);
     const { recentAudit } = await ok(host, 'inventory', {});
     const lines = await journal();
-    assert.deepEqual(recentAudit.map((l) => l.replace(/^.*?occ-ssh-helper\[\d+\]: /, '')), lines, 'inventory shows the same lines to occ-ssh status');
+    assert.deepEqual(
+      recentAudit.map((l) => l.replace(/^.*?occ-ssh-helper\[\d+\]: /, '')),
+      lines,
+      'inventory shows the same lines to occ-ssh status',
+    );
     const digest = bundleDigest();
-    assert.deepEqual(lines.map((l) => /^operation=(\S+) outcome=(\S+) /.exec(l)?.slice(1).join(' ')), ['ensure-namespace ok', 'prepare-revision ok', 'activate-revision ok']);
+    assert.deepEqual(
+      lines.map((l) => /^operation=(\S+) outcome=(\S+) /.exec(l)?.slice(1).join(' ')),
+      ['ensure-namespace ok', 'prepare-revision ok', 'activate-revision ok'],
+    );
     const activation = lines[2]!;
     assert.match(activation, new RegExp(`request=t-\\d+-\\d+ namespace=${who.namespace.id} agent=${who.agent.id} revision=${prepared.revision.id} ms=\\d+ changes=[1-9]\\d* helper=${digest}$`));
     for (const line of lines) {

@@ -34,7 +34,10 @@ function auditLine(op: Envelope, outcome: string, ms: number, changes: number, d
     ['changes', changes],
     ['helper', digest],
   ];
-  return fields.filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`).join(' ');
+  return fields
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
 }
 
 /** Best effort: the effect has happened (or was refused) either way, and the result line says which. */

@@ -69,9 +69,21 @@ describe('bounded failure on a real host', () => {
   /** A fixture gateway outside any Agent unit, as `uid`, answering /readyz on `port`. */
   async function squat(uid: number, port: number): Promise<void> {
     await host.run([
-      'systemd-run', '--unit=occ-squatter', '--collect', `--uid=${uid}`, '-p', 'PrivateTmp=yes',
-      '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
-      host.nodePath, host.fixtureGatewayPath, 'gateway', '--port', String(port),
+      'systemd-run',
+      '--unit=occ-squatter',
+      '--collect',
+      `--uid=${uid}`,
+      '-p',
+      'PrivateTmp=yes',
+      '-E',
+      'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json',
+      '-E',
+      'OPENCLAW_STATE_DIR=/tmp/state',
+      host.nodePath,
+      host.fixtureGatewayPath,
+      'gateway',
+      '--port',
+      String(port),
     ]);
     for (let i = 0; i < 100 && (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code !== 0; i += 1) await sleep(100);
   }

@@ -12,7 +12,12 @@ const PASSWORD_REF = { source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY
 function proxyArgs(who: AgentOwner, number: number, withPassword: boolean): OperationArgs<'prepare-revision'> {
   const auth = { mode: 'trusted-proxy', trustedProxy: { userHeader: 'x-forwarded-user' }, ...(withPassword ? { password: PASSWORD_REF } : {}) };
   const text = `${JSON.stringify({ gateway: { auth, bind: 'loopback', mode: 'local' } }, null, 2)}\n`;
-  return { owner: who, revision: { id: `rev-${who.agent.id}-${number}`, number }, harness: 'openclaw/embedded', configuration: { document: text, hash: sha256Hex(text), auth: withPassword ? 'trusted-proxy-password' : 'trusted-proxy' } };
+  return {
+    owner: who,
+    revision: { id: `rev-${who.agent.id}-${number}`, number },
+    harness: 'openclaw/embedded',
+    configuration: { document: text, hash: sha256Hex(text), auth: withPassword ? 'trusted-proxy-password' : 'trusted-proxy' },
+  };
 }
 
 describe('credential files on a real host', () => {

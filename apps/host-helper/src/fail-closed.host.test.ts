@@ -89,7 +89,13 @@ describe('fail closed on a real host', () => {
       ['Namespace without marker', () => host.run(['mkdir', '-m', '711', stray.dir]), () => host.run(['rm', '-r', stray.dir]), [stray.marker], /Namespace directory has no marker/],
       ['Agent without marker', () => host.run(['mkdir', '-m', '711', strayAgent]), () => host.run(['rm', '-r', strayAgent]), [`${strayAgent}/agent.json`], /Agent directory has no marker/],
       ['Namespace directory replaced by a link', () => host.run(['ln', '-s', '/var/tmp', stray.dir]), () => host.run(['rm', stray.dir]), [stray.dir], /expected a directory, found a link/],
-      ['two Agents on one port', () => host.run(['sed', '-i', `s/"port": ${portB}/"port": ${portA}/`, layoutOf(b).marker]), () => host.run(['tee', layoutOf(b).marker], { input: original }), [layoutOf(a).marker, layoutOf(b).marker], new RegExp(`records port ${portA}, which .* records too`)],
+      [
+        'two Agents on one port',
+        () => host.run(['sed', '-i', `s/"port": ${portB}/"port": ${portA}/`, layoutOf(b).marker]),
+        () => host.run(['tee', layoutOf(b).marker], { input: original }),
+        [layoutOf(a).marker, layoutOf(b).marker],
+        new RegExp(`records port ${portA}, which .* records too`),
+      ],
     ];
     for (const [name, plant, undo, paths, message] of faults) {
       await plant();
@@ -117,9 +123,24 @@ describe('fail closed on a real host', () => {
     const original = { b: await host.run(['cat', layoutOf(b).marker]) };
     const faults: [string, () => Promise<unknown>, () => Promise<unknown>, string][] = [
       ['changed snapshot', () => shell(host, `printf ' ' >> ${configB.config}`), () => shell(host, `truncate -s -1 ${configB.config}`), configB.config],
-      ['revision directory renamed', () => host.run(['mv', configB.dir, `${layoutOf(b).revisions}/0123456789ab`]), () => host.run(['mv', `${layoutOf(b).revisions}/0123456789ab`, configB.dir]), `${layoutOf(b).revisions}/0123456789ab/revision.json`],
-      ['reused UID', () => host.run(['usermod', '-u', '4343', accountOf(b)]), () => host.run(['usermod', '-u', String(JSON.parse(original.b).uid), accountOf(b)]), `${ROOT}/accounts/${accountOf(b)}.json`],
-      ['account marker missing', () => host.run(['mv', `${ROOT}/accounts/${accountOf(b)}.json`, '/root/moved.json']), () => host.run(['mv', '/root/moved.json', `${ROOT}/accounts/${accountOf(b)}.json`]), `${ROOT}/accounts/${accountOf(b)}.json`],
+      [
+        'revision directory renamed',
+        () => host.run(['mv', configB.dir, `${layoutOf(b).revisions}/0123456789ab`]),
+        () => host.run(['mv', `${layoutOf(b).revisions}/0123456789ab`, configB.dir]),
+        `${layoutOf(b).revisions}/0123456789ab/revision.json`,
+      ],
+      [
+        'reused UID',
+        () => host.run(['usermod', '-u', '4343', accountOf(b)]),
+        () => host.run(['usermod', '-u', String(JSON.parse(original.b).uid), accountOf(b)]),
+        `${ROOT}/accounts/${accountOf(b)}.json`,
+      ],
+      [
+        'account marker missing',
+        () => host.run(['mv', `${ROOT}/accounts/${accountOf(b)}.json`, '/root/moved.json']),
+        () => host.run(['mv', '/root/moved.json', `${ROOT}/accounts/${accountOf(b)}.json`]),
+        `${ROOT}/accounts/${accountOf(b)}.json`,
+      ],
     ];
     for (const [name, plant, undo, path] of faults) {
       await plant();

@@ -4,7 +4,23 @@ import { after, before, describe, test } from 'node:test';
 import { revisionLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { accountOf, activateArgs, call, callRaw, envelopeFor, gatewayEnviron, gatewayStarts, layoutOf, mainPid, ok, owner, prepareArgs, shell, unitProperty, unvalidatedArgument } from '@occ-ssh/test-support';
+import {
+  accountOf,
+  activateArgs,
+  call,
+  callRaw,
+  envelopeFor,
+  gatewayEnviron,
+  gatewayStarts,
+  layoutOf,
+  mainPid,
+  ok,
+  owner,
+  prepareArgs,
+  shell,
+  unitProperty,
+  unvalidatedArgument,
+} from '@occ-ssh/test-support';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -31,7 +47,11 @@ describe('the gateway under its unit on a real host', () => {
     assert.match(status, new RegExp(`^Gid:\\s+${gid}\\s+${gid}\\s`, 'm'));
     assert.match(status, new RegExp(`^Groups:\\s*(${gid}\\s*)?$`, 'm'), 'no supplementary group beyond its own');
     assert.equal((await gatewayEnviron(host, g)).filter((entry) => entry.startsWith('OPENCLAW_LOG_LEVEL=')).length, 0);
-    assert.deepEqual(await unitProperty(host, g, 'EnvironmentFiles'), [`${layout.passwordFile} (ignore_errors=no)`, `${layout.operatorEnvFile} (ignore_errors=yes)`], 'no legacy credential or environment file');
+    assert.deepEqual(
+      await unitProperty(host, g, 'EnvironmentFiles'),
+      [`${layout.passwordFile} (ignore_errors=no)`, `${layout.operatorEnvFile} (ignore_errors=yes)`],
+      'no legacy credential or environment file',
+    );
     assert.match(await host.journal(layout.unitName), new RegExp(`fixture gateway listening on 127\\.0\\.0\\.1:${port}`));
   });
 
@@ -116,13 +136,20 @@ require('http').createServer((q, s) => { fs.appendFileSync(log, q.method + ' ' +
     await sleep(1000);
     await ok(host, 'activate-revision', activateArgs(k2));
     await poll;
-    const runs = (text: string) => text.trim().split('\n').filter((line, i, all) => i === 0 || line !== all[i - 1]);
+    const runs = (text: string) =>
+      text
+        .trim()
+        .split('\n')
+        .filter((line, i, all) => i === 0 || line !== all[i - 1]);
     const targets = [k1, k2].map((rev) => revisionLayout(layout.dir, rev.revision.id).currentTarget);
     assert.deepEqual(runs(await host.run(['cat', '/tmp/links'])), targets, 'never MISSING, one switch');
     const ready = runs(await host.run(['cat', '/tmp/ready']));
     assert.equal(ready[0], '200');
     assert.equal(ready.at(-1), '200');
-    assert.ok(ready.some((code) => code !== '200'), `service was interrupted during the restart: ${ready.join(',')}`);
+    assert.ok(
+      ready.some((code) => code !== '200'),
+      `service was interrupted during the restart: ${ready.join(',')}`,
+    );
     assert.notEqual(await mainPid(host, k), oldPid);
   });
 });

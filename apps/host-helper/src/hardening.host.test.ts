@@ -50,9 +50,7 @@ function expectedProperties(layout: AgentLayout): Record<string, string> {
 }
 
 /** Tries to create and remove a file in each directory given; one line per directory. Constant script, paths as arguments. */
-const WRITE_PROBE =
-  'for d do f="$d/.occ-write-probe"; if err=$( (: > "$f") 2>&1 ); then rm -f "$f"; echo "$d: writable"; ' +
-  'else echo "$d: refused: ${err##*: }"; fi; done';
+const WRITE_PROBE = 'for d do f="$d/.occ-write-probe"; if err=$( (: > "$f") 2>&1 ); then rm -f "$f"; echo "$d: writable"; ' + 'else echo "$d: refused: ${err##*: }"; fi; done';
 
 /**
  * Everything the account can write, except the API filesystems, the unit's private /tmp, /var/tmp and
@@ -85,7 +83,12 @@ describe('the hardened gateway unit on a real host', { timeout: 20 * 60_000 }, (
 
   async function properties(layout: AgentLayout, names: string[]): Promise<Record<string, string>> {
     const out = await host.run(['systemctl', 'show', layout.unitName, ...names.flatMap((name) => ['-p', name])]);
-    return Object.fromEntries(out.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+    return Object.fromEntries(
+      out
+        .trim()
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
   }
 
   /** Uid, capabilities, no_new_privs and seccomp of a process, from /proc/<pid>/status. */
@@ -172,7 +175,11 @@ describe('the hardened gateway unit on a real host', { timeout: 20 * 60_000 }, (
     test('the Agent account can write only its home and state inside the unit, though its permissions allow more outside it', async () => {
       const dirs = [layout.home, layout.state, OWN_ELSEWHERE, '/run/lock', '/dev/shm'];
       const outside = await host.run(['runuser', '-u', account, '--', 'sh', '-c', WRITE_PROBE, 'write-probe', ...dirs]);
-      assert.deepEqual(outside.trim().split('\n'), dirs.map((dir) => `${dir}: writable`), 'plain Unix permissions let the account write all of them');
+      assert.deepEqual(
+        outside.trim().split('\n'),
+        dirs.map((dir) => `${dir}: writable`),
+        'plain Unix permissions let the account write all of them',
+      );
       const inside = await inUnit(['sh', '-c', WRITE_PROBE, 'write-probe', ...dirs]);
       assert.deepEqual(inside.trim().split('\n'), [
         `${layout.home}: writable`,
@@ -185,12 +192,12 @@ describe('the hardened gateway unit on a real host', { timeout: 20 * 60_000 }, (
       assert.deepEqual(elsewhere.trim().split('\n').filter(Boolean), [], 'nothing else in the unit is writable by the account');
     });
 
-    test('/tmp is the unit\'s own; /proc shows neither root\'s processes nor system files; /home is hidden', async () => {
+    test("/tmp is the unit's own; /proc shows neither root's processes nor system files; /home is hidden", async () => {
       const visible = async (path: string) => (await inUnit(['sh', '-c', 'test -e "$1" && echo visible || echo hidden', 'visible', path])).trim();
       await inUnit(['sh', '-c', ': > /tmp/occ-private-probe']);
       assert.equal((await host.exec(['test', '-e', '/tmp/occ-private-probe'])).code, 1, 'the host /tmp does not see it');
       assert.equal(await visible('/proc/1'), 'hidden', 'PID 1 runs as root: ProtectProc=invisible');
-      assert.equal(await visible('/proc/self/status'), 'visible', 'the account\'s own processes stay visible');
+      assert.equal(await visible('/proc/self/status'), 'visible', "the account's own processes stay visible");
       assert.equal(await visible('/proc/meminfo'), 'hidden', 'ProcSubset=pid');
       assert.equal(await visible(HOME_PROBE), 'hidden', 'ProtectHome=yes');
       assert.equal((await host.exec(['runuser', '-u', account, '--', 'test', '-e', HOME_PROBE])).code, 0, 'outside the unit the account sees it');
@@ -205,7 +212,10 @@ describe('the hardened gateway unit on a real host', { timeout: 20 * 60_000 }, (
 
     test('probe accepts the real OpenClaw entry point', async () => {
       const result = await ok(host, 'probe', {}, real());
-      assert.deepEqual(result.checks.filter((check) => !check.ok), []);
+      assert.deepEqual(
+        result.checks.filter((check) => !check.ok),
+        [],
+      );
     });
 
     test('the real gateway reaches readiness under the hardened unit, at most 2.5 exposed', async () => {
@@ -232,7 +242,10 @@ describe('the hardened gateway unit on a real host', { timeout: 20 * 60_000 }, (
       const account = (await host.run(['stat', '-c', '%U', layout.state])).trim();
       // OpenClaw re-spawns itself to pick <cache>/openclaw/<version>/<install>: the child carries it.
       const environs = await host.run(['sh', '-c', 'for p in $(pgrep -u "$1"); do tr "\\0" "\\n" < /proc/$p/environ | grep "^NODE_COMPILE_CACHE="; done', 'sh', account]);
-      const versioned = environs.split('\n').map((line) => line.slice('NODE_COMPILE_CACHE='.length)).find((dir) => dir.startsWith(`${layout.compileCache}/openclaw/`));
+      const versioned = environs
+        .split('\n')
+        .map((line) => line.slice('NODE_COMPILE_CACHE='.length))
+        .find((dir) => dir.startsWith(`${layout.compileCache}/openclaw/`));
       assert.ok(versioned, `no gateway process uses a versioned cache under ${layout.compileCache}: ${environs}`);
       const files = async () => (await host.run(['find', layout.compileCache, '-type', 'f', '-printf', '%u %p %T@\n'])).trim().split('\n').filter(Boolean);
       const restart = async (round: string) => (await ok(host, 'activate-revision', activateArgs(rev, { OCC_ROUND: `opaque-${round}` }, 120_000), real())).readyMs;
@@ -240,7 +253,10 @@ describe('the hardened gateway unit on a real host', { timeout: 20 * 60_000 }, (
       const filling = await restart('fill');
       const filled = await files();
       assert.ok(filled.length > 50, `${filled.length} cache files after a start`);
-      assert.ok(filled.every((line) => line.startsWith(`${account} ${layout.compileCache}/`)), 'every cache file is the Agent\'s');
+      assert.ok(
+        filled.every((line) => line.startsWith(`${account} ${layout.compileCache}/`)),
+        "every cache file is the Agent's",
+      );
       // Only the launcher's own few modules, compiled before it re-spawns, land outside the versioned directory.
       const inVersioned = filled.filter((line) => line.startsWith(`${account} ${versioned}/`)).length;
       assert.ok(inVersioned > filled.length * 0.9, `${inVersioned} of ${filled.length} cache files in ${versioned}`);

@@ -67,7 +67,18 @@ describe('hostile host state on a real host', () => {
     const who = owner('foreign');
     await ok(host, 'ensure-namespace', { namespace: who.namespace });
     const name = accountName('openclaw', who.namespace.id, who.agent.id);
-    const marker = { kind: 'account', version: 1, driver: 'compute-ssh', namespaceId: who.namespace.id, agentId: 'agent-other', servicePrincipalId: who.servicePrincipal.id, account: name, state: 'active', uid: 4242, gid: 4242 };
+    const marker = {
+      kind: 'account',
+      version: 1,
+      driver: 'compute-ssh',
+      namespaceId: who.namespace.id,
+      agentId: 'agent-other',
+      servicePrincipalId: who.servicePrincipal.id,
+      account: name,
+      state: 'active',
+      uid: 4242,
+      gid: 4242,
+    };
     await host.run(['install', '-m', '600', '/dev/stdin', `${ROOT}/accounts/${name}.json`], { input: JSON.stringify(marker) });
     const error = await fails(host, 'prepare-revision', prepareArgs(who, 1));
     assert.equal(error.code, 'ownership');

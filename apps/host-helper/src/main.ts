@@ -1,18 +1,7 @@
 // Entry of the host helper: `node - <base64-argument>`, with this file on stdin behind the
 // prelude that carries the sealed operation (see @occ-ssh/protocol sealed.ts).
 import { canonicalHash } from '@occ-ssh/markers';
-import {
-  ComputeError,
-  PROTOCOL_VERSION,
-  SEALED_KEY,
-  decodeArgument,
-  formatLine,
-  openSealed,
-  toComputeError,
-  type Envelope,
-  type HelperTimings,
-  type ResultLine,
-} from '@occ-ssh/protocol';
+import { ComputeError, PROTOCOL_VERSION, SEALED_KEY, decodeArgument, formatLine, openSealed, toComputeError, type Envelope, type HelperTimings, type ResultLine } from '@occ-ssh/protocol';
 import { audit } from './audit.js';
 import { dispatch } from './dispatch.js';
 import { Session } from './session.js';
@@ -58,10 +47,7 @@ async function main(argument: string | undefined, sealed: unknown): Promise<numb
   if (op) await audit(op, line.ok ? 'ok' : line.error.code, Date.now() - session.startedAt, session.changes);
   session.stop();
   // Bounded: a closed session may never acknowledge the write.
-  await Promise.race([
-    new Promise<void>((resolve) => process.stdout.write(formatLine(line), () => resolve())),
-    new Promise<void>((resolve) => setTimeout(resolve, 1000)),
-  ]);
+  await Promise.race([new Promise<void>((resolve) => process.stdout.write(formatLine(line), () => resolve())), new Promise<void>((resolve) => setTimeout(resolve, 1000))]);
   return line.ok ? 0 : 1;
 }
 

@@ -62,7 +62,7 @@ export function readRevisionDir(layout: AgentLayout, name: string, owner: AgentO
 /** A revision the tree reader found must be this Agent's and stored under its own revision ID's directory. */
 export function verifyStoredRevision({ name, layout, marker }: RevisionEntry & { marker: RevisionMarker }, owner: AgentOwner): void {
   expectOwner(layout.marker, marker, agentOwnerFields(owner));
-  if (revHash(marker.revisionId) !== name) throw ownershipError(layout.marker, 'revision marker is stored under another revision\'s directory');
+  if (revHash(marker.revisionId) !== name) throw ownershipError(layout.marker, "revision marker is stored under another revision's directory");
 }
 
 /** Security: snapshot bytes must still hash to what the revision marker recorded. */

@@ -31,7 +31,10 @@ describe('ports and ownership markers on a real host', () => {
     const before = { tree: await treeOfB(), pid: await mainPid(host, b1) };
 
     const revisionMarker = revisionLayout(layoutOf(a2).dir, prepareArgs(a2, 1).revision.id).marker;
-    for (const [marker, field, value] of [[revisionMarker, 'agentId', a2.agent.id], [layoutOf(a2).marker, 'namespaceId', a2.namespace.id]] as const) {
+    for (const [marker, field, value] of [
+      [revisionMarker, 'agentId', a2.agent.id],
+      [layoutOf(a2).marker, 'namespaceId', a2.namespace.id],
+    ] as const) {
       const original = await host.run(['cat', marker]);
       await host.run(['sed', '-i', `s/"${field}": "${value}"/"${field}": "someone-else"/`, marker]);
       const refused = await fails(host, 'delete-namespace', { namespace: a1.namespace });
@@ -43,7 +46,7 @@ describe('ports and ownership markers on a real host', () => {
     assert.equal((await ok(host, 'delete-namespace', { namespace: a1.namespace })).agentsRemoved, 2);
     assert.deepEqual(await unitProperty(host, a1, 'LoadState'), ['not-found'], 'unit files removed and systemd reloaded');
     assert.equal(await treeOfB(), before.tree);
-    assert.equal(await mainPid(host, b1), before.pid, 'the other Namespace\'s gateway was not restarted');
+    assert.equal(await mainPid(host, b1), before.pid, "the other Namespace's gateway was not restarted");
     assert.equal(await unitState(host, b1), 'active');
     assert.equal((await host.exec(['getent', 'passwd', accountOf(b1)])).code, 0);
     const freed = [ports[0]!, ports[1]!].sort((x, y) => x - y);
@@ -59,7 +62,13 @@ describe('ports and ownership markers on a real host', () => {
     const owned = { driver: 'compute-ssh', namespaceId: b1.namespace.id, agentId: b1.agent.id, servicePrincipalId: b1.servicePrincipal.id };
     assert.deepEqual(JSON.parse(await host.run(['cat', `${ROOT}/accounts/${name}.json`])), { kind: 'account', version: 1, ...owned, account: name, state: 'active', uid, gid });
     assert.deepEqual(JSON.parse(await host.run(['cat', layoutOf(b1).marker])), { kind: 'agent', version: 1, ...owned, account: name, uid, gid, port: portB });
-    assert.deepEqual(JSON.parse(await host.run(['cat', namespaceLayout(ROOT, b1.namespace.id).marker])), { kind: 'namespace', version: 1, driver: 'compute-ssh', namespaceId: b1.namespace.id, namespaceName: 'ports-b' });
+    assert.deepEqual(JSON.parse(await host.run(['cat', namespaceLayout(ROOT, b1.namespace.id).marker])), {
+      kind: 'namespace',
+      version: 1,
+      driver: 'compute-ssh',
+      namespaceId: b1.namespace.id,
+      namespaceName: 'ports-b',
+    });
     const impostor = { ...b1, servicePrincipal: { id: 'sp-impostor' } };
     const error = await fails(host, 'prepare-revision', prepareArgs(impostor, 2));
     assert.equal(error.code, 'ownership');

@@ -21,14 +21,14 @@ function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
   for (const ns of namespaceEntries(ctx.runtime.root, hostTree)) {
     if (!ns.marker) throw ownershipError(ns.layout.marker, 'Namespace directory has no marker; cannot tell which ports it holds');
     if (namespaceLayout(ctx.runtime.root, ns.marker.namespaceId).dir !== ns.layout.dir) {
-      throw ownershipError(ns.layout.marker, 'Namespace marker is stored under another Namespace\'s directory');
+      throw ownershipError(ns.layout.marker, "Namespace marker is stored under another Namespace's directory");
     }
     for (const agent of agentEntries(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, ns.layout.agents, hostTree)) {
       if (agent.dir === ownAgentDir) continue;
       const { marker, markerPath: path } = agent;
       if (!marker) throw ownershipError(path, 'Agent directory has no marker; cannot tell which port it holds');
       if (agent.layout?.dir !== agent.dir || marker.namespaceId !== ns.marker.namespaceId) {
-        throw ownershipError(path, 'Agent marker is stored under another Agent\'s directory');
+        throw ownershipError(path, "Agent marker is stored under another Agent's directory");
       }
       const other = owners.get(marker.port);
       if (other !== undefined) throw ownershipError(path, `records port ${marker.port}, which ${other} records too`);

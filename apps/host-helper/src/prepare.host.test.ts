@@ -18,15 +18,24 @@ describe('prepare-revision on a real host', () => {
 
   test('probe reports every required tool, takes no lock and creates nothing', async () => {
     const result = await ok(host, 'probe', {});
-    assert.deepEqual(result.checks.filter((c) => !c.ok), []);
-    assert.deepEqual(result.checks.map((c) => c.name), ['systemctl', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'node-version', 'openclaw', 'sandbox-paths']);
+    assert.deepEqual(
+      result.checks.filter((c) => !c.ok),
+      [],
+    );
+    assert.deepEqual(
+      result.checks.map((c) => c.name),
+      ['systemctl', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'node-version', 'openclaw', 'sandbox-paths'],
+    );
     assert.match(result.nodeVersion, /^v24\./);
     assert.equal(await exists(host, ROOT), false);
   });
 
   test('probe names a missing OpenClaw entry', async () => {
     const result = await ok(host, 'probe', {}, { runtime: { openclawPath: '/opt/missing/openclaw.mjs', nodePath: host.nodePath } });
-    assert.deepEqual(result.checks.filter((c) => !c.ok).map((c) => c.name), ['openclaw']);
+    assert.deepEqual(
+      result.checks.filter((c) => !c.ok).map((c) => c.name),
+      ['openclaw'],
+    );
   });
 
   test('ensure-namespace creates a root-owned 0600 marker, then verifies it', async () => {
@@ -68,7 +77,19 @@ describe('prepare-revision on a real host', () => {
     const marker = JSON.parse(await host.run(['cat', rev.marker])) as Record<string, unknown>;
     assert.deepEqual(
       { ...marker },
-      { kind: 'revision', version: 1, driver: 'compute-ssh', namespaceId: a.namespace.id, agentId: a.agent.id, servicePrincipalId: a.servicePrincipal.id, revisionId: args.revision.id, revisionNumber: 1, configurationHash: args.configuration.hash, harness: 'openclaw/embedded', auth: 'password' },
+      {
+        kind: 'revision',
+        version: 1,
+        driver: 'compute-ssh',
+        namespaceId: a.namespace.id,
+        agentId: a.agent.id,
+        servicePrincipalId: a.servicePrincipal.id,
+        revisionId: args.revision.id,
+        revisionNumber: 1,
+        configurationHash: args.configuration.hash,
+        harness: 'openclaw/embedded',
+        auth: 'password',
+      },
     );
     assert.match(await host.run(['cat', layout.passwordFile]), /^OPENCLAW_GATEWAY_PASSWORD=[A-Za-z0-9_-]{43}\n$/);
   });
@@ -97,7 +118,7 @@ describe('prepare-revision on a real host', () => {
     assert.equal(again.port, 18801, 'an Agent keeps its port across revisions');
   });
 
-  test('a sibling Agent cannot read another Agent\'s state or snapshot; each reads its own snapshot', async () => {
+  test("a sibling Agent cannot read another Agent's state or snapshot; each reads its own snapshot", async () => {
     const la = layoutOf(a);
     const lb = layoutOf(b);
     const nameA = accountName('openclaw', a.namespace.id, a.agent.id);
@@ -157,7 +178,16 @@ describe('prepare-revision on a real host', () => {
     // What an attempt cut between its group and its user leaves: the marker in state creating, and the group.
     const cut = owner('ugcut');
     const name = accountName('openclaw', cut.namespace.id, cut.agent.id);
-    const marker = { kind: 'account', version: 1, driver: 'compute-ssh', namespaceId: cut.namespace.id, agentId: cut.agent.id, servicePrincipalId: cut.servicePrincipal.id, account: name, state: 'creating' };
+    const marker = {
+      kind: 'account',
+      version: 1,
+      driver: 'compute-ssh',
+      namespaceId: cut.namespace.id,
+      agentId: cut.agent.id,
+      servicePrincipalId: cut.servicePrincipal.id,
+      account: name,
+      state: 'creating',
+    };
     await host.run(['install', '-m', '600', '-o', 'root', '-g', 'root', '/dev/stdin', accountMarkerPath(ROOT, name)], { input: JSON.stringify(marker) });
     await host.run(['groupadd', '--system', name]);
     const leftGid = await gidOf(name);

@@ -11,7 +11,10 @@ describe('pollDelay', () => {
 
   it('then backs off, never beyond 250 ms', () => {
     const later = [3000, 3400, 4000, 5000, 8000, 60_000].map(pollDelay);
-    assert.deepEqual(later, [...later].sort((a, b) => a - b));
+    assert.deepEqual(
+      later,
+      [...later].sort((a, b) => a - b),
+    );
     assert.ok(later[1]! > 25);
     assert.equal(later.at(-1), 250);
     assert.ok(later.every((delay) => delay <= 250));
@@ -28,7 +31,10 @@ describe('unitVerdict', () => {
 
   it('gives up on a unit that keeps restarting, counting only restarts since activation restarted it', () => {
     assert.equal(unitVerdict(unit, run('activating', 7 + RESTARTS_BEFORE_GIVING_UP - 1), 7, 'exit status 3'), undefined);
-    assert.equal(unitVerdict(unit, run('activating', 7 + RESTARTS_BEFORE_GIVING_UP), 7, 'killed by SIGKILL'), `${unit} restarted ${RESTARTS_BEFORE_GIVING_UP} times without answering /readyz (last exit: killed by SIGKILL)`);
+    assert.equal(
+      unitVerdict(unit, run('activating', 7 + RESTARTS_BEFORE_GIVING_UP), 7, 'killed by SIGKILL'),
+      `${unit} restarted ${RESTARTS_BEFORE_GIVING_UP} times without answering /readyz (last exit: killed by SIGKILL)`,
+    );
   });
 
   it('keeps waiting for a running unit, and for one that restarted once (a slow start on a busy host)', () => {
@@ -42,7 +48,7 @@ describe('unitVerdict', () => {
 });
 
 describe('describeExit', () => {
-  it('names exits and signals from systemd\'s ExecMainCode/ExecMainStatus, and nothing while the process runs', () => {
+  it("names exits and signals from systemd's ExecMainCode/ExecMainStatus, and nothing while the process runs", () => {
     assert.equal(describeExit(1, 3), 'exit status 3');
     assert.equal(describeExit(2, 9), 'killed by SIGKILL');
     assert.equal(describeExit(3, 6), 'dumped core on SIGABRT');
@@ -60,12 +66,15 @@ describe('listenerVerdict', () => {
     assert.equal(listenerVerdict([], 18800, watch), 'none');
   });
 
-  it('names the squatter\'s UID, whichever address it holds', () => {
+  it("names the squatter's UID, whichever address it holds", () => {
     assert.equal(listenerVerdict([listener(1001)], 18800, watch), "127.0.0.1:18800 is held by UID 1001, not by the Agent's account (UID 998): another process squats the Agent's port");
     assert.match(listenerVerdict([listener(998), listener(1001, '[::]')], 18800, watch), /^\[::\]:18800 is held by UID 1001/);
   });
 
   it('refuses a listener of the Agent account that no process of the unit holds', () => {
-    assert.equal(listenerVerdict([listener(998), listener(998, '[::1]', 43)], 18800, watch, new Set([41])), "[::1]:18800 is held by the Agent's account (UID 998) but by no process of openclaw-enterprise-gateway-abc.service");
+    assert.equal(
+      listenerVerdict([listener(998), listener(998, '[::1]', 43)], 18800, watch, new Set([41])),
+      "[::1]:18800 is held by the Agent's account (UID 998) but by no process of openclaw-enterprise-gateway-abc.service",
+    );
   });
 });

@@ -10,7 +10,10 @@ describe('the helper session bounds (no host: 170 s cannot be waited for and the
     assert.equal(HELPER_DEADLINE_MS, 170_000);
     assert.ok(HELPER_DEADLINE_MS < 180_000);
     const session = new Session(new PassThrough(), 0);
-    assert.throws(() => session.checkpoint(), (error: unknown) => error instanceof ComputeError && error.code === 'timeout');
+    assert.throws(
+      () => session.checkpoint(),
+      (error: unknown) => error instanceof ComputeError && error.code === 'timeout',
+    );
   });
 
   test('a failed heartbeat write marks the session closed and refuses the next change', async () => {
@@ -18,6 +21,9 @@ describe('the helper session bounds (no host: 170 s cannot be waited for and the
     session.heartbeat();
     await new Promise((resolve) => setImmediate(resolve));
     assert.equal(session.isClosed, true);
-    assert.throws(() => session.checkpoint(), (error: unknown) => error instanceof ComputeError && error.code === 'cancelled');
+    assert.throws(
+      () => session.checkpoint(),
+      (error: unknown) => error instanceof ComputeError && error.code === 'cancelled',
+    );
   });
 });

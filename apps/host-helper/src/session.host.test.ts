@@ -28,11 +28,18 @@ describe('the helper session on a real host', () => {
     // Polled on the host: activation holds the lock only for its changes, not for the readiness wait.
     const look = `for p in $(pgrep -f '^flock --exclusive'); do pp=$(ps -o ppid= -p $p | tr -d ' '); i=$(readlink /proc/$p/fd/0); echo "$(tr '\\0' ' ' < /proc/$pp/cmdline)| $i"; done`;
     const holder = (await host.exec(['sh', '-c', `for n in $(seq 400); do h=$(${look}); [ -n "$h" ] && { echo "$h"; exit; }; sleep 0.01; done`])).stdout.trim();
-    assert.match(holder, new RegExp(`^${host.nodePath} - [A-Za-z0-9+/=]+ \\| (pipe|socket):\\[\\d+\\]$`), 'the flock holder is the helper\'s child, reading from it');
+    assert.match(holder, new RegExp(`^${host.nodePath} - [A-Za-z0-9+/=]+ \\| (pipe|socket):\\[\\d+\\]$`), "the flock holder is the helper's child, reading from it");
     const outcome = await pending;
     assert.ok(outcome.line?.ok);
-    const beats = outcome.stdout.split('\n').filter((line) => line.startsWith('{"type":"heartbeat"')).map((line) => (JSON.parse(line) as { seq: number }).seq);
-    assert.deepEqual(beats, beats.map((_, i) => i), 'consecutive sequence numbers');
+    const beats = outcome.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{"type":"heartbeat"'))
+      .map((line) => (JSON.parse(line) as { seq: number }).seq);
+    assert.deepEqual(
+      beats,
+      beats.map((_, i) => i),
+      'consecutive sequence numbers',
+    );
     // A line a second from the timer, and one more at every check before a change (the audit line counts those).
     let changes = Number.NaN;
     for (let i = 0; i < 20 && Number.isNaN(changes); i += 1) {

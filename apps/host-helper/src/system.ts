@@ -13,18 +13,13 @@ const MAX_OUTPUT = 1024 * 1024;
 /** Runs a command and returns its exit code; throws only when it could not be run at all. */
 export function runCommand(file: string, args: readonly string[], timeoutMs = 60_000): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      { timeout: timeoutMs, maxBuffer: MAX_OUTPUT, env: commandEnv(), encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') {
-          reject(new ComputeError('host-command', `${file} could not be run (${String(error.code ?? error.signal ?? 'error')})`));
-          return;
-        }
-        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-      },
-    );
+    execFile(file, args, { timeout: timeoutMs, maxBuffer: MAX_OUTPUT, env: commandEnv(), encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') {
+        reject(new ComputeError('host-command', `${file} could not be run (${String(error.code ?? error.signal ?? 'error')})`));
+        return;
+      }
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+    });
   });
 }
 

@@ -14,8 +14,7 @@ const AGENTS = 8;
 describe('readiness wait outside the host lock on a real host', () => {
   let host: TestHost;
   const slow = (who: AgentOwner, number: number, delay = 4000) => prepareArgs(who, number, { fixtureGateway: { readyAfterMs: delay } });
-  const servedRevision = async (layout: AgentLayout) =>
-    (await exists(host, layout.served)) ? (JSON.parse(await host.run(['cat', layout.served])) as { revisionId: string }).revisionId : null;
+  const servedRevision = async (layout: AgentLayout) => ((await exists(host, layout.served)) ? (JSON.parse(await host.run(['cat', layout.served])) as { revisionId: string }).revisionId : null);
 
   /** Starts an activation and resolves once its gateway was restarted, i.e. it waits without the lock. */
   async function activationInWait(prepared: OperationArgs<'prepare-revision'>): Promise<{ pending: Promise<CallOutcome> }> {

@@ -7,7 +7,10 @@ import { ACCOUNT_PREFIX_LENGTH, accountName } from './account.js';
 const NS = 'ns-01HZX3';
 const AGENT = 'agent-7f3a';
 const pairHash = (namespaceId: string, agentId: string): string =>
-  createHash('sha256').update(Buffer.from(`${namespaceId}:${agentId}`, 'utf8')).digest('hex').slice(0, 12);
+  createHash('sha256')
+    .update(Buffer.from(`${namespaceId}:${agentId}`, 'utf8'))
+    .digest('hex')
+    .slice(0, 12);
 
 describe('accountName', () => {
   it('short runtime.user is kept whole', () => {

@@ -8,10 +8,7 @@ const sha256 = (text: string): string => createHash('sha256').update(Buffer.from
 
 describe('canonicalJson', () => {
   it('sorts keys at every depth and writes no whitespace', () => {
-    assert.equal(
-      canonicalJson({ b: 1, a: { z: true, y: [{ d: 1, c: 2 }], x: null } }),
-      '{"a":{"x":null,"y":[{"c":2,"d":1}],"z":true},"b":1}',
-    );
+    assert.equal(canonicalJson({ b: 1, a: { z: true, y: [{ d: 1, c: 2 }], x: null } }), '{"a":{"x":null,"y":[{"c":2,"d":1}],"z":true},"b":1}');
   });
 
   it('keeps array order', () => {
@@ -49,10 +46,7 @@ describe('canonicalHash', () => {
   it('is SHA-256 hex of the canonical text', () => {
     const value = { user: 'openclaw', root: '/var/lib/openclaw-enterprise', gatewayPortRange: { start: 18800, end: 18899 } };
     assert.equal(canonicalHash(value), sha256(canonicalJson(value)));
-    assert.equal(
-      canonicalJson(value),
-      '{"gatewayPortRange":{"end":18899,"start":18800},"root":"/var/lib/openclaw-enterprise","user":"openclaw"}',
-    );
+    assert.equal(canonicalJson(value), '{"gatewayPortRange":{"end":18899,"start":18800},"root":"/var/lib/openclaw-enterprise","user":"openclaw"}');
     assert.match(canonicalHash(value), /^[0-9a-f]{64}$/);
   });
 

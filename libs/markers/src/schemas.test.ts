@@ -137,10 +137,7 @@ describe('marker schemas', () => {
 
 describe('markerText', () => {
   it('sorts keys, indents by two spaces and ends with one newline', () => {
-    assert.equal(
-      markerText(namespace),
-      '{\n  "driver": "compute-ssh",\n  "kind": "namespace",\n  "namespaceId": "ns-01HZX3",\n  "namespaceName": "team-a",\n  "version": 1\n}\n',
-    );
+    assert.equal(markerText(namespace), '{\n  "driver": "compute-ssh",\n  "kind": "namespace",\n  "namespaceId": "ns-01HZX3",\n  "namespaceName": "team-a",\n  "version": 1\n}\n');
   });
 
   it('is independent of the key order of its input', () => {

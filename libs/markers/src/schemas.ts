@@ -17,14 +17,16 @@ const agentOwnership = {
   account: z.string(),
 };
 
-export const accountMarker = z.strictObject({
-  kind: z.literal('account'),
-  ...agentOwnership,
-  /** `creating` is written before useradd so an interrupted creation is recognised as ours. */
-  state: z.enum(['creating', 'active']),
-  uid: z.optional(id),
-  gid: z.optional(id),
-}).check(z.refine((m) => m.state === 'creating' || (m.uid !== undefined && m.gid !== undefined), 'an active account marker records uid and gid'));
+export const accountMarker = z
+  .strictObject({
+    kind: z.literal('account'),
+    ...agentOwnership,
+    /** `creating` is written before useradd so an interrupted creation is recognised as ours. */
+    state: z.enum(['creating', 'active']),
+    uid: z.optional(id),
+    gid: z.optional(id),
+  })
+  .check(z.refine((m) => m.state === 'creating' || (m.uid !== undefined && m.gid !== undefined), 'an active account marker records uid and gid'));
 
 export const namespaceMarker = z.strictObject({
   kind: z.literal('namespace'),

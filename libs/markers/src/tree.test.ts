@@ -10,12 +10,31 @@ const AGENT = `${NS}/agents/fcfbd503951a`;
 const owner = { version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a', servicePrincipalId: 'sp-01', account: 'openclaw-d74736b6a770' };
 const account = { kind: 'account', ...owner, state: 'active', uid: 991, gid: 992 };
 const agent = { kind: 'agent', ...owner, uid: 991, gid: 992, port: 18800 };
-const revision = { kind: 'revision', version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a', servicePrincipalId: 'sp-01', revisionId: 'rev-0001', revisionNumber: 1, configurationHash: '0'.repeat(64), harness: 'openclaw/embedded', auth: 'password' };
+const revision = {
+  kind: 'revision',
+  version: 1,
+  driver: 'compute-ssh',
+  namespaceId: 'ns-01HZX3',
+  agentId: 'agent-7f3a',
+  servicePrincipalId: 'sp-01',
+  revisionId: 'rev-0001',
+  revisionNumber: 1,
+  configurationHash: '0'.repeat(64),
+  harness: 'openclaw/embedded',
+  auth: 'password',
+};
 
 /** Files by path; a directory is every prefix of a file's path. */
 function memoryReader(files: Record<string, unknown>): TreeReader {
   return {
-    list: (dir) => [...new Set(Object.keys(files).filter((path) => path.startsWith(`${dir}/`)).map((path) => path.slice(dir.length + 1).split('/')[0]!))].sort(),
+    list: (dir) =>
+      [
+        ...new Set(
+          Object.keys(files)
+            .filter((path) => path.startsWith(`${dir}/`))
+            .map((path) => path.slice(dir.length + 1).split('/')[0]!),
+        ),
+      ].sort(),
     marker: (path, schema) => (path in files ? schema.parse(files[path]) : null),
   };
 }
@@ -52,7 +71,7 @@ describe('the on-host tree reader', () => {
     assert.equal(found?.layout?.unitFile, `${UNIT_DIR}/openclaw-enterprise-gateway-fcfbd503951a.service`);
   });
 
-  it('tells a marker stored under another Agent\'s directory by its layout', () => {
+  it("tells a marker stored under another Agent's directory by its layout", () => {
     const moved = memoryReader({ [`${NS}/agents/0123456789ab/agent.json`]: agent });
     const [entry] = agentEntries(ROOT, UNIT_DIR, `${NS}/agents`, moved);
     assert.notEqual(entry?.layout?.dir, entry?.dir);
@@ -60,14 +79,17 @@ describe('the on-host tree reader', () => {
 
   it('lists stored revisions by directory, with or without a marker', () => {
     const found = revisionEntries({ dir: AGENT, revisions: `${AGENT}/revisions` }, reader);
-    assert.deepEqual(found.map((entry) => [entry.name, entry.layout.marker, entry.marker?.revisionId ?? null]), [
-      ['ad30d4665b02', `${AGENT}/revisions/ad30d4665b02/revision.json`, 'rev-0001'],
-      ['d87b8f76768c', `${AGENT}/revisions/d87b8f76768c/revision.json`, null],
-    ]);
+    assert.deepEqual(
+      found.map((entry) => [entry.name, entry.layout.marker, entry.marker?.revisionId ?? null]),
+      [
+        ['ad30d4665b02', `${AGENT}/revisions/ad30d4665b02/revision.json`, 'rev-0001'],
+        ['d87b8f76768c', `${AGENT}/revisions/d87b8f76768c/revision.json`, null],
+      ],
+    );
     assert.equal(found[0]?.layout.currentTarget, 'revisions/ad30d4665b02');
   });
 
-  it('lets the reader\'s refusal through: a malformed marker is not skipped', () => {
+  it("lets the reader's refusal through: a malformed marker is not skipped", () => {
     const bad = memoryReader({ [`${ROOT}/accounts/x.json`]: { kind: 'account' } });
     assert.throws(() => accountEntries(ROOT, bad));
   });

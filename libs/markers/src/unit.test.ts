@@ -142,7 +142,10 @@ describe('renderUnit goldens', () => {
 
   it('lets the gateway bind only its own port, whatever the port', () => {
     const text = renderUnit(input({ port: 18842 }));
-    assert.deepEqual(text.split('\n').filter((line) => line.startsWith('SocketBind')), ['SocketBindAllow=tcp:18842', 'SocketBindDeny=any']);
+    assert.deepEqual(
+      text.split('\n').filter((line) => line.startsWith('SocketBind')),
+      ['SocketBindAllow=tcp:18842', 'SocketBindDeny=any'],
+    );
   });
 
   it('neither golden sets OPENCLAW_LOG_LEVEL nor a login shell, and both load the optional operator env file', () => {
@@ -163,7 +166,17 @@ describe('renderUnit goldens', () => {
   it('sandboxes only inside [Service], keeps the seed directives, and leaves out what breaks the gateway', () => {
     for (const text of [PASSWORD_UNIT, TRUSTED_PROXY_UNIT]) {
       const service = text.slice(text.indexOf('[Service]\n'), text.indexOf('[Install]\n'));
-      for (const line of ['NoNewPrivileges=true', 'PrivateTmp=true', 'Restart=always', 'RestartSec=2', 'KillSignal=SIGTERM', 'TimeoutStopSec=30', 'ProtectSystem=strict', 'CapabilityBoundingSet=', 'SystemCallFilter=@system-service']) {
+      for (const line of [
+        'NoNewPrivileges=true',
+        'PrivateTmp=true',
+        'Restart=always',
+        'RestartSec=2',
+        'KillSignal=SIGTERM',
+        'TimeoutStopSec=30',
+        'ProtectSystem=strict',
+        'CapabilityBoundingSet=',
+        'SystemCallFilter=@system-service',
+      ]) {
         assert.match(service, new RegExp(`^${line}$`, 'm'), line);
       }
       assert.doesNotMatch(text, /^(MemoryDenyWriteExecute|RestrictSUIDSGID|PrivateNetwork|IPAddressDeny|IPAddressAllow|AmbientCapabilities=.+|CapabilityBoundingSet=.+)/m);
@@ -171,7 +184,7 @@ describe('renderUnit goldens', () => {
     }
   });
 
-  it('ReadWritePaths names exactly the rendered Agent\'s own home and state', () => {
+  it("ReadWritePaths names exactly the rendered Agent's own home and state", () => {
     const other = agentLayout(ROOT, UNIT_DIR, NS, 'agent-other');
     const text = renderUnit(input({ agentId: 'agent-other', layout: other }));
     assert.match(text, new RegExp(`^ReadWritePaths=${other.home} ${other.state}$`, 'm'));
@@ -318,9 +331,7 @@ describe('hasOwnershipHeader', () => {
   it('header is exactly three lines naming the Driver, Namespace and Agent', () => {
     assert.equal(
       unitOwnershipHeader(NS, AGENT),
-      '# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.\n' +
-        '# X-OCC-Namespace-Id=ns-01HZX3\n' +
-        '# X-OCC-Agent-Id=agent-7f3a',
+      '# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.\n' + '# X-OCC-Namespace-Id=ns-01HZX3\n' + '# X-OCC-Agent-Id=agent-7f3a',
     );
   });
 });

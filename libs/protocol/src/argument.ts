@@ -21,11 +21,7 @@ export function encodeArgument(value: Envelope): string {
   }
   const encoded = Buffer.from(JSON.stringify(checked.data), 'utf8').toString('base64');
   if (encoded.length > MAX_ARGUMENT_BYTES) {
-    throw new ComputeError(
-      'configuration',
-      `the ${value.operation} operation encodes to ${encoded.length} bytes, above the ${MAX_ARGUMENT_BYTES}-byte argument limit`,
-      { operation: value.operation },
-    );
+    throw new ComputeError('configuration', `the ${value.operation} operation encodes to ${encoded.length} bytes, above the ${MAX_ARGUMENT_BYTES}-byte argument limit`, { operation: value.operation });
   }
   return encoded;
 }

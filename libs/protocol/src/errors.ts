@@ -90,9 +90,7 @@ export class ComputeError extends Error {
 /** Anything thrown that is not a ComputeError becomes a retryable `internal` one, never permanent. */
 export function toComputeError(error: unknown, details: ErrorDetails = {}): ComputeError {
   if (error instanceof ComputeError) {
-    return Object.keys(details).length === 0
-      ? error
-      : new ComputeError(error.code, error.message, { ...details, ...error.details }, { cause: error.cause });
+    return Object.keys(details).length === 0 ? error : new ComputeError(error.code, error.message, { ...details, ...error.details }, { cause: error.cause });
   }
   return new ComputeError('internal', 'unexpected internal failure', details, { cause: error });
 }

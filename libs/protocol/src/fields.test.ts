@@ -1,18 +1,7 @@
 // Field rules: host paths, IDs, Namespace names, runtime.user and ports.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  gatewayPort,
-  ID_PATTERN,
-  MAX_PATH_LENGTH,
-  NAMESPACE_NAME_PATTERN,
-  namespaceName,
-  portRange,
-  resourceId,
-  runtimeUser,
-  safePath,
-  safePathProblem,
-} from './fields.js';
+import { gatewayPort, ID_PATTERN, MAX_PATH_LENGTH, NAMESPACE_NAME_PATTERN, namespaceName, portRange, resourceId, runtimeUser, safePath, safePathProblem } from './fields.js';
 
 describe('safePathProblem', () => {
   it('accepts plain absolute paths', () => {

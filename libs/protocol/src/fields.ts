@@ -6,15 +6,11 @@ import * as z from 'zod/mini';
  * shell or a path unhashed, but a newline or NUL could still forge a header line.
  */
 export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$/;
-export const resourceId = z
-  .string()
-  .check(z.regex(ID_PATTERN, 'expected 1-128 characters of letters, digits and . _ : @ - starting with a letter or digit'));
+export const resourceId = z.string().check(z.regex(ID_PATTERN, 'expected 1-128 characters of letters, digits and . _ : @ - starting with a letter or digit'));
 
 /** Namespace names select hosts by exact match; the same shape as a DNS label. */
 export const NAMESPACE_NAME_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-export const namespaceName = z
-  .string()
-  .check(z.regex(NAMESPACE_NAME_PATTERN, 'expected a lower-case DNS label (a-z, 0-9, -; at most 63 characters)'));
+export const namespaceName = z.string().check(z.regex(NAMESPACE_NAME_PATTERN, 'expected a lower-case DNS label (a-z, 0-9, -; at most 63 characters)'));
 
 /**
  * Security: host paths are interpolated into systemd directives and one remote command line,
@@ -68,18 +64,14 @@ export const gatewayHostPath = z.string().check(
 
 /** Account-name prefix: the rules of shadow's useradd for system names, lower case. */
 const RUNTIME_USER_PATTERN = /^[a-z_][a-z0-9_-]{0,31}$/;
-export const runtimeUser = z
-  .string()
-  .check(
-    z.regex(RUNTIME_USER_PATTERN, 'expected a lower-case account name prefix starting with a letter or _'),
-    z.refine((value) => value !== 'root', 'must not be root'),
-  );
+export const runtimeUser = z.string().check(
+  z.regex(RUNTIME_USER_PATTERN, 'expected a lower-case account name prefix starting with a letter or _'),
+  z.refine((value) => value !== 'root', 'must not be root'),
+);
 
 export const gatewayPort = z.int('expected an integer').check(z.minimum(1024, 'expected at least 1024'), z.maximum(65535, 'expected at most 65535'));
 
-export const portRange = z
-  .strictObject({ start: gatewayPort, end: gatewayPort })
-  .check(z.refine((range) => range.start <= range.end, 'start must not be greater than end'));
+export const portRange = z.strictObject({ start: gatewayPort, end: gatewayPort }).check(z.refine((range) => range.start <= range.end, 'start must not be greater than end'));
 
 /** Lines written in SHA-256 hex, as used for configuration hashes. */
 export const sha256Hex = z.string().check(z.regex(/^[0-9a-f]{64}$/, 'expected a SHA-256 hex digest'));

@@ -2,7 +2,10 @@
 import type * as z from 'zod/mini';
 
 export function issuePath(path: readonly PropertyKey[]): string {
-  return path.map((part) => (typeof part === 'number' ? `[${part}]` : String(part))).join('.').replace(/\.\[/g, '[');
+  return path
+    .map((part) => (typeof part === 'number' ? `[${part}]` : String(part)))
+    .join('.')
+    .replace(/\.\[/g, '[');
 }
 
 export function formatIssues(error: z.core.$ZodError, prefix = ''): string {

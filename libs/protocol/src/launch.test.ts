@@ -1,26 +1,14 @@
 // Launch-environment placeholders from hooks: bounded, allowlisted names, opaque values.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  DRIVER_ENVIRONMENT,
-  isReservedLaunchName,
-  LAUNCH_ENV_VALUE_PATTERN,
-  launchEnvironment,
-  launchEnvironmentProblems,
-  MAX_LAUNCH_ENV_BYTES,
-  MAX_LAUNCH_ENV_ENTRIES,
-} from './launch.js';
+import { DRIVER_ENVIRONMENT, isReservedLaunchName, LAUNCH_ENV_VALUE_PATTERN, launchEnvironment, launchEnvironmentProblems, MAX_LAUNCH_ENV_BYTES, MAX_LAUNCH_ENV_ENTRIES } from './launch.js';
 
-const entries = (count: number, value = 'opaque-x'): Record<string, string> =>
-  Object.fromEntries(Array.from({ length: count }, (_, i) => [`OCC_REF_${i}`, value]));
+const entries = (count: number, value = 'opaque-x'): Record<string, string> => Object.fromEntries(Array.from({ length: count }, (_, i) => [`OCC_REF_${i}`, value]));
 
 describe('launchEnvironmentProblems', () => {
   it('accepts an empty environment and opaque placeholders', () => {
     assert.deepEqual(launchEnvironmentProblems({}), []);
-    assert.deepEqual(
-      launchEnvironmentProblems({ OCC_IAM_TOKEN_REF: 'opaque-iam/ref:42', OCC_CONFIG_BINDING: 'opaque-cfg.binding=abc', _X: 'opaque-a~b+c' }),
-      [],
-    );
+    assert.deepEqual(launchEnvironmentProblems({ OCC_IAM_TOKEN_REF: 'opaque-iam/ref:42', OCC_CONFIG_BINDING: 'opaque-cfg.binding=abc', _X: 'opaque-a~b+c' }), []);
     assert.equal(launchEnvironment.safeParse({ OCC_REF: 'opaque-1' }).success, true);
   });
 
@@ -41,11 +29,45 @@ describe('launchEnvironmentProblems', () => {
 
   it('refuses every name the driver, OpenClaw, the loader or systemd owns', () => {
     const reserved = [
-      'OPENCLAW_LOG_LEVEL', 'OPENCLAW_HOME', 'OPENCLAW_ANYTHING', 'NODE_OPTIONS', 'NODE_COMPILE_CACHE', 'NODE_PATH', 'NODE_EXTRA_CA_CERTS', 'LD_PRELOAD', 'LD_LIBRARY_PATH',
-      'DYLD_INSERT_LIBRARIES', 'PATH', 'TMPDIR', 'XDG_CONFIG_HOME', 'XDG_RUNTIME_DIR', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'BASH_ENV', 'ENV',
-      'SYSTEMD_EXEC_PID', 'LISTEN_FDS', 'LISTEN_PID', 'NOTIFY_SOCKET', 'INVOCATION_ID', 'WATCHDOG_USEC', 'MAINPID', 'MANAGERPID',
-      'JOURNAL_STREAM', 'CREDENTIALS_DIRECTORY', 'RUNTIME_DIRECTORY', 'STATE_DIRECTORY', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL',
-      'MEMORY_PRESSURE_WATCH', 'TRIGGER_UNIT', 'MONITOR_SERVICE_RESULT', 'EXIT_STATUS', 'SERVICE_RESULT',
+      'OPENCLAW_LOG_LEVEL',
+      'OPENCLAW_HOME',
+      'OPENCLAW_ANYTHING',
+      'NODE_OPTIONS',
+      'NODE_COMPILE_CACHE',
+      'NODE_PATH',
+      'NODE_EXTRA_CA_CERTS',
+      'LD_PRELOAD',
+      'LD_LIBRARY_PATH',
+      'DYLD_INSERT_LIBRARIES',
+      'PATH',
+      'TMPDIR',
+      'XDG_CONFIG_HOME',
+      'XDG_RUNTIME_DIR',
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'BASH_ENV',
+      'ENV',
+      'SYSTEMD_EXEC_PID',
+      'LISTEN_FDS',
+      'LISTEN_PID',
+      'NOTIFY_SOCKET',
+      'INVOCATION_ID',
+      'WATCHDOG_USEC',
+      'MAINPID',
+      'MANAGERPID',
+      'JOURNAL_STREAM',
+      'CREDENTIALS_DIRECTORY',
+      'RUNTIME_DIRECTORY',
+      'STATE_DIRECTORY',
+      'USER',
+      'LOGNAME',
+      'SHELL',
+      'LANG',
+      'LC_ALL',
+      'MEMORY_PRESSURE_WATCH',
+      'TRIGGER_UNIT',
+      'MONITOR_SERVICE_RESULT',
+      'EXIT_STATUS',
+      'SERVICE_RESULT',
     ];
     for (const name of reserved) {
       assert.equal(isReservedLaunchName(name), true, name);

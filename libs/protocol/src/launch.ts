@@ -2,13 +2,7 @@
 import * as z from 'zod/mini';
 
 /** Variables the driver itself sets in the unit; a hook may not shadow them. */
-export const DRIVER_ENVIRONMENT = [
-  'HOME',
-  'OPENCLAW_STATE_DIR',
-  'OPENCLAW_CONFIG_PATH',
-  'OPENCLAW_GATEWAY_PORT',
-  'OPENCLAW_GATEWAY_PASSWORD',
-] as const;
+export const DRIVER_ENVIRONMENT = ['HOME', 'OPENCLAW_STATE_DIR', 'OPENCLAW_CONFIG_PATH', 'OPENCLAW_GATEWAY_PORT', 'OPENCLAW_GATEWAY_PASSWORD'] as const;
 
 /**
  * Security: names the driver, OpenClaw, the loader or systemd owns are never accepted from a hook.
@@ -19,10 +13,35 @@ export const DRIVER_ENVIRONMENT = [
  */
 const RESERVED_PREFIXES = /^(?:OPENCLAW_|NODE_|LD_|DYLD_|XDG_|OTEL_|SYSTEMD_|LISTEN_|WATCHDOG_|MONITOR_|TRIGGER_|MEMORY_PRESSURE_|LC_)/;
 const RESERVED_NAMES = new Set([
-  'PATH', 'HOME', 'TMPDIR', 'BASH_ENV', 'ENV',
-  'LANG', 'LANGUAGE', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'INVOCATION_ID', 'NOTIFY_SOCKET', 'MAINPID', 'MANAGERPID',
-  'JOURNAL_STREAM', 'RUNTIME_DIRECTORY', 'STATE_DIRECTORY', 'CACHE_DIRECTORY', 'LOGS_DIRECTORY', 'CONFIGURATION_DIRECTORY',
-  'CREDENTIALS_DIRECTORY', 'SERVICE_RESULT', 'EXIT_CODE', 'EXIT_STATUS', 'PIDFILE', 'REMOTE_ADDR', 'REMOTE_PORT', 'FDSTORE',
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'BASH_ENV',
+  'ENV',
+  'LANG',
+  'LANGUAGE',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'INVOCATION_ID',
+  'NOTIFY_SOCKET',
+  'MAINPID',
+  'MANAGERPID',
+  'JOURNAL_STREAM',
+  'RUNTIME_DIRECTORY',
+  'STATE_DIRECTORY',
+  'CACHE_DIRECTORY',
+  'LOGS_DIRECTORY',
+  'CONFIGURATION_DIRECTORY',
+  'CREDENTIALS_DIRECTORY',
+  'SERVICE_RESULT',
+  'EXIT_CODE',
+  'EXIT_STATUS',
+  'PIDFILE',
+  'REMOTE_ADDR',
+  'REMOTE_PORT',
+  'FDSTORE',
 ]);
 
 /** True for a name a hook may never set (the driver's own names included). */

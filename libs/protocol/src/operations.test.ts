@@ -29,7 +29,7 @@ describe('operation table', () => {
     ]);
   });
 
-  it('only probe, verify-revision and inventory are read-only; the mutating set is the rest, in the order of an Agent\'s life', () => {
+  it("only probe, verify-revision and inventory are read-only; the mutating set is the rest, in the order of an Agent's life", () => {
     const readOnly = OPERATION_NAMES.filter((name) => !OPERATIONS[name].mutates).sort();
     assert.deepEqual(readOnly, ['inventory', 'probe', 'verify-revision']);
     assert.deepEqual(MUTATING_OPERATIONS, ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-namespace']);

@@ -13,11 +13,6 @@ export const runtimeSettings = z
     user: runtimeUser,
     gatewayPortRange: portRange,
   })
-  .check(
-    z.refine(
-      (s) => !within(s.systemdUnitDirectory, s.root) && !within(s.root, s.systemdUnitDirectory),
-      'root and systemdUnitDirectory must be separate directories, neither inside the other',
-    ),
-  );
+  .check(z.refine((s) => !within(s.systemdUnitDirectory, s.root) && !within(s.root, s.systemdUnitDirectory), 'root and systemdUnitDirectory must be separate directories, neither inside the other'));
 
 export type RuntimeSettings = z.infer<typeof runtimeSettings>;

@@ -36,7 +36,10 @@ describe('collect', () => {
   });
 
   it('stops a child whose stdout passes the bound', async () => {
-    const result = await collect(NODE, script('const b = Buffer.alloc(65536, 121); const w = () => { while (process.stdout.write(b)); process.stdout.once("drain", w); }; w();'), { timeoutMs: 10_000, maxStdoutBytes: 100_000 });
+    const result = await collect(NODE, script('const b = Buffer.alloc(65536, 121); const w = () => { while (process.stdout.write(b)); process.stdout.once("drain", w); }; w();'), {
+      timeoutMs: 10_000,
+      maxStdoutBytes: 100_000,
+    });
     assert.equal(result.stdoutTruncated, true);
     assert.ok(Buffer.byteLength(result.stdout) <= 100_000);
     assert.equal(result.signal, 'SIGTERM');

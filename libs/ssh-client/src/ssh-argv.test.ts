@@ -10,26 +10,45 @@ const COMMAND = '/usr/bin/node - eyJhIjoxfQ==';
 describe('sshArgv', () => {
   it('is exactly the strict argv for a known host and settings', () => {
     assert.deepEqual(sshArgv(SETTINGS, HOST, COMMAND), [
-      '-F', 'none',
+      '-F',
+      'none',
       '-T',
-      '-o', 'BatchMode=yes',
-      '-o', 'StrictHostKeyChecking=yes',
-      '-o', 'IdentitiesOnly=yes',
-      '-o', 'IdentityFile=/etc/openclaw/ssh/id_ed25519',
-      '-o', 'UserKnownHostsFile=/etc/openclaw/ssh/known_hosts',
-      '-o', 'GlobalKnownHostsFile=/dev/null',
-      '-o', 'UpdateHostKeys=no',
-      '-o', 'ConnectTimeout=10',
-      '-o', 'LogLevel=ERROR',
-      '-o', 'ForwardAgent=no',
-      '-o', 'ForwardX11=no',
-      '-o', 'ClearAllForwardings=yes',
-      '-o', 'PasswordAuthentication=no',
-      '-o', 'KbdInteractiveAuthentication=no',
-      '-o', 'ServerAliveInterval=15',
-      '-o', 'ServerAliveCountMax=3',
-      '-p', '22',
-      '-l', 'root',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'IdentityFile=/etc/openclaw/ssh/id_ed25519',
+      '-o',
+      'UserKnownHostsFile=/etc/openclaw/ssh/known_hosts',
+      '-o',
+      'GlobalKnownHostsFile=/dev/null',
+      '-o',
+      'UpdateHostKeys=no',
+      '-o',
+      'ConnectTimeout=10',
+      '-o',
+      'LogLevel=ERROR',
+      '-o',
+      'ForwardAgent=no',
+      '-o',
+      'ForwardX11=no',
+      '-o',
+      'ClearAllForwardings=yes',
+      '-o',
+      'PasswordAuthentication=no',
+      '-o',
+      'KbdInteractiveAuthentication=no',
+      '-o',
+      'ServerAliveInterval=15',
+      '-o',
+      'ServerAliveCountMax=3',
+      '-p',
+      '22',
+      '-l',
+      'root',
       '--',
       '203.0.113.10',
       '/usr/bin/node - eyJhIjoxfQ==',
@@ -67,10 +86,13 @@ describe('sshArgv', () => {
     const fast = sshArgv({ ...SETTINGS, serverAliveIntervalSeconds: 5 }, HOST, COMMAND);
     const usual = sshArgv(SETTINGS, HOST, COMMAND);
     assert.ok(usual.includes('ServerAliveInterval=15'));
-    assert.deepEqual(fast, usual.map((arg) => (arg === 'ServerAliveInterval=15' ? 'ServerAliveInterval=5' : arg)));
+    assert.deepEqual(
+      fast,
+      usual.map((arg) => (arg === 'ServerAliveInterval=15' ? 'ServerAliveInterval=5' : arg)),
+    );
   });
 
-  it('names a jump host\'s config file with -F and -J instead of -F none', () => {
+  it("names a jump host's config file with -F and -J instead of -F none", () => {
     const argv = sshArgv(SETTINGS, HOST, COMMAND, [], { path: '/tmp/occ-ssh-jump-x/ssh_config' });
     assert.deepEqual(argv.slice(0, 5), ['-F', '/tmp/occ-ssh-jump-x/ssh_config', '-J', JUMP_ALIAS, '-T']);
   });

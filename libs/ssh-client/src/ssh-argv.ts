@@ -66,7 +66,9 @@ export function sshOptions(settings: SshClientSettings): string[] {
  */
 export function jumpHostConfig(settings: SshClientSettings & { jumpHost: JumpHostSettings }): string {
   const { address, port, user } = settings.jumpHost;
-  const options = sshOptions(settings).filter((_, i) => i % 2 === 1).map((option) => `  ${option.replace('=', ' ')}`);
+  const options = sshOptions(settings)
+    .filter((_, i) => i % 2 === 1)
+    .map((option) => `  ${option.replace('=', ' ')}`);
   return [`Host ${JUMP_ALIAS}`, `  HostName ${address}`, `  Port ${port}`, `  User ${user}`, ...options, ''].join('\n');
 }
 

@@ -172,7 +172,10 @@ export async function measureActivation(ctx: BenchContext, host: BenchHost): Pro
       });
     }
     const script = 'for i in 1 2 3 4 5; do s=$(date +%s%N); systemctl daemon-reload; e=$(date +%s%N); echo $(( (e - s) / 1000 )); done';
-    const reload = (await master.sh(script)).trim().split('\n').map((us) => Number(us) / 1000);
+    const reload = (await master.sh(script))
+      .trim()
+      .split('\n')
+      .map((us) => Number(us) / 1000);
     return { readyAfterMs: ctx.plan.readyAfterMs, hostDaemonReloadMs: summarize(reload), transports: results };
   } finally {
     master.stop();

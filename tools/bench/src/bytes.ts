@@ -24,7 +24,7 @@ interface SentBytes {
 }
 
 interface WireBytes {
-  transport: Transport | 'bare-ssh-new' ;
+  transport: Transport | 'bare-ssh-new';
   operation: string;
   /** Median bytes from the controller to the host (IP packets on the veth). */
   toHostBytes: number;
@@ -77,7 +77,13 @@ export async function measureBytes(ctx: BenchContext, host: BenchHost): Promise<
   }
   const perOperation = new Map<string, SentBytes>();
   for (const call of recorder.calls) {
-    perOperation.set(call.operation, { operation: call.operation, artifactBytes: call.helperBytes, operationBytes: call.operationBytes, argumentBytes: call.argumentBytes, totalBytes: call.stdinBytes + call.commandBytes });
+    perOperation.set(call.operation, {
+      operation: call.operation,
+      artifactBytes: call.helperBytes,
+      operationBytes: call.operationBytes,
+      argumentBytes: call.argumentBytes,
+      totalBytes: call.stdinBytes + call.commandBytes,
+    });
   }
 
   // What goes over the wire, per transport, for the same three operations as the latency figures.

@@ -88,7 +88,7 @@ async function main(): Promise<number> {
     try {
       partial[scenario] = await action();
     } catch (error) {
-      const message = error instanceof Error ? error.stack ?? error.message : String(error);
+      const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
       progress(`${scenario} failed: ${message}`);
       partial.errors.push({ scenario, message });
     }

@@ -38,9 +38,11 @@ export async function measureConcurrency(_ctx: BenchContext, host: TestHost): Pr
     const single = await timed(() => driver.activateRevision(revision(0)));
     const failures: string[] = [];
     const concurrent = await Promise.all(
-      bindings.slice(1).map((_, k) =>
-        timed(() => driver.activateRevision(revision(k + 1)).catch((error: unknown) => void failures.push(`${bindings[k + 1]!.agent.id}: ${(error as { code?: string }).code ?? String(error)}`))),
-      ),
+      bindings
+        .slice(1)
+        .map((_, k) =>
+          timed(() => driver.activateRevision(revision(k + 1)).catch((error: unknown) => void failures.push(`${bindings[k + 1]!.agent.id}: ${(error as { code?: string }).code ?? String(error)}`))),
+        ),
     );
     const events = bindings.slice(1).map((binding) => observed.events.filter((event) => event.operation === 'activate-revision' && event.agent === binding.agent.id).at(-1));
     return {

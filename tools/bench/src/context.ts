@@ -20,8 +20,34 @@ export interface Plan {
 
 export function planFor(quick: boolean): Plan {
   return quick
-    ? { quick, latencyRounds: 8, warmupRounds: 1, activationSamples: 6, ansibleRuns: 2, driverCyclesPerRun: 2, scaleAgents: 30, fleetHosts: 8, fleetReps: 2, startupSamples: 8, readyAfterMs: 200, restartRounds: 2 }
-    : { quick, latencyRounds: 20, warmupRounds: 2, activationSamples: 15, ansibleRuns: 5, driverCyclesPerRun: 3, scaleAgents: 100, fleetHosts: 8, fleetReps: 5, startupSamples: 20, readyAfterMs: 200, restartRounds: 7 };
+    ? {
+        quick,
+        latencyRounds: 8,
+        warmupRounds: 1,
+        activationSamples: 6,
+        ansibleRuns: 2,
+        driverCyclesPerRun: 2,
+        scaleAgents: 30,
+        fleetHosts: 8,
+        fleetReps: 2,
+        startupSamples: 8,
+        readyAfterMs: 200,
+        restartRounds: 2,
+      }
+    : {
+        quick,
+        latencyRounds: 20,
+        warmupRounds: 2,
+        activationSamples: 15,
+        ansibleRuns: 5,
+        driverCyclesPerRun: 3,
+        scaleAgents: 100,
+        fleetHosts: 8,
+        fleetReps: 5,
+        startupSamples: 20,
+        readyAfterMs: 200,
+        restartRounds: 7,
+      };
 }
 
 export interface BenchContext {

@@ -111,7 +111,7 @@ export async function measureResources(ctx: BenchContext, hosts: readonly BenchH
           selfCpuPerOperationMs: round(self / operations),
           sshCpuPerOperationMs: round((total - self) / operations),
           extraRssMiB: round(extra),
-          extraRssPerInFlightMiB: round((full.length ? extra / inFlight : median(perCall) / MiB), 2),
+          extraRssPerInFlightMiB: round(full.length ? extra / inFlight : median(perCall) / MiB, 2),
           peakExtraRssMiB: round(Math.max(...rss) / MiB),
           extraHeapMiB: round(median(heap) / MiB),
         });

@@ -57,7 +57,15 @@ export async function measureRestart(ctx: BenchContext, host: TestHost): Promise
       await host.run(['systemctl', 'stop', layout.unitName]);
       result.warmMs.push(await activate());
       // Its own activation: the watcher's curl every 50 ms costs the host CPU the timed ones must not share.
-      const watcher = (await host.run(['sh', '-c', `(timeout 120 sh -c 'while :; do echo "$(date +%s%3N) $(curl -s -o /dev/null -m 1 -w %{http_code} http://127.0.0.1:$1/readyz)"; sleep 0.05; done' sh "$1" > /tmp/cutover.log 2>/dev/null &) ; echo started`, 'sh', String(port)])).trim();
+      const watcher = (
+        await host.run([
+          'sh',
+          '-c',
+          `(timeout 120 sh -c 'while :; do echo "$(date +%s%3N) $(curl -s -o /dev/null -m 1 -w %{http_code} http://127.0.0.1:$1/readyz)"; sleep 0.05; done' sh "$1" > /tmp/cutover.log 2>/dev/null &) ; echo started`,
+          'sh',
+          String(port),
+        ])
+      ).trim();
       if (watcher !== 'started') throw new Error('restart: the cutover watcher did not start');
       await new Promise((resolve) => setTimeout(resolve, 500));
       await activate();
@@ -78,7 +86,9 @@ export async function measureRestart(ctx: BenchContext, host: TestHost): Promise
       result.sandboxOffWarmMs.push(await startToReady(host, port, ['systemctl', 'start', layout.unitName]));
       await host.run(['systemctl', 'stop', layout.unitName]);
       await setSandbox(host, layout.unitName, true);
-      progress(`restart round ${round + 1}/${rounds}: unit warm ${result.unitWarmMs.at(-1)} ms, unit without sandbox ${result.sandboxOffWarmMs.at(-1)} ms, plain process warm ${result.plainWarmMs.at(-1)} ms`);
+      progress(
+        `restart round ${round + 1}/${rounds}: unit warm ${result.unitWarmMs.at(-1)} ms, unit without sandbox ${result.sandboxOffWarmMs.at(-1)} ms, plain process warm ${result.plainWarmMs.at(-1)} ms`,
+      );
     }
     await host.run(['systemctl', 'start', layout.unitName]);
     return result;
@@ -118,7 +128,11 @@ async function startToReady(host: TestHost, port: number, start: string[]): Prom
 
 /** From `<ms> <code>` lines: the first 200 after an interruption minus the last 200 before it. */
 function cutoverGap(log: string): number {
-  const samples = log.trim().split('\n').map((line) => line.split(' ')).map(([at, code]) => ({ at: Number(at), ok: code === '200' }));
+  const samples = log
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' '))
+    .map(([at, code]) => ({ at: Number(at), ok: code === '200' }));
   const down = samples.findIndex((sample, i) => i > 0 && !sample.ok && samples[i - 1]!.ok);
   if (down < 0) return 0;
   const back = samples.findIndex((sample, i) => i > down && sample.ok);

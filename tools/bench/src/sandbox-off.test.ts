@@ -8,7 +8,10 @@ describe('the sandbox-off drop-in', () => {
     const text = sandboxOffDropIn();
     const lines = text.trimEnd().split('\n');
     assert.equal(lines[0], '[Service]');
-    assert.deepEqual(lines.slice(1).map((line) => line.slice(0, line.indexOf('='))), sandboxDirectives());
+    assert.deepEqual(
+      lines.slice(1).map((line) => line.slice(0, line.indexOf('='))),
+      sandboxDirectives(),
+    );
     for (const name of ['ProtectSystem', 'PrivateTmp', 'NoNewPrivileges', 'SystemCallFilter', 'SocketBindDeny']) assert.ok(sandboxDirectives().includes(name), name);
     assert.ok(lines.includes('ProtectSystem=no') && lines.includes('SystemCallFilter=') && lines.includes('ProtectProc=default'));
   });

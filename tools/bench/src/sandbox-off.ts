@@ -43,7 +43,14 @@ const OFF: Record<string, string> = {
 /** The directive names of a unit's [Service] section, each once, in order. */
 export function serviceDirectives(unit: string): string[] {
   const section = unit.split('\n[Service]\n')[1]?.split('\n[')[0] ?? '';
-  return [...new Set(section.split('\n').filter((line) => /^[A-Za-z]+=/.test(line)).map((line) => line.slice(0, line.indexOf('='))))];
+  return [
+    ...new Set(
+      section
+        .split('\n')
+        .filter((line) => /^[A-Za-z]+=/.test(line))
+        .map((line) => line.slice(0, line.indexOf('='))),
+    ),
+  ];
 }
 
 /** A gateway unit as libs/markers renders it today. */

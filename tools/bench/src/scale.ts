@@ -36,7 +36,10 @@ const NAMESPACE = 'scale';
 const TRANSPORT: Transport = 'openssh-mux';
 
 function availableMiB(): number {
-  const line = readFileSync('/proc/meminfo', 'utf8').split('\n').find((l) => l.startsWith('MemAvailable:')) ?? '';
+  const line =
+    readFileSync('/proc/meminfo', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('MemAvailable:')) ?? '';
   return Math.round(Number(line.replace(/[^0-9]/g, '')) / 1024);
 }
 

@@ -64,7 +64,10 @@ export async function measureStartup(ctx: BenchContext, host: BenchHost): Promis
   try {
     await master.sh(`mkdir -p ${DIR}`);
     // Each input is what the driver sends: the sealed operation's prelude, then the code.
-    for (const [name, sealed] of [['probe', probe], ['verify', verify]] as const) {
+    for (const [name, sealed] of [
+      ['probe', probe],
+      ['verify', verify],
+    ] as const) {
       await master.sh(`cat > ${DIR}/loader-${name}.cjs`, helperInput(artifact, sealed));
       await master.sh(`cat > ${DIR}/bundle-${name}.cjs`, helperInput(innerBundle(artifact), sealed));
     }

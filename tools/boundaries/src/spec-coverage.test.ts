@@ -45,6 +45,9 @@ describe('docs/spec-coverage.md', () => {
   it('cites only existing test files and test names they declare', () => {
     const read: ReadFile = (path) => (existsSync(join(WORKSPACE, path)) ? readFileSync(join(WORKSPACE, path), 'utf8') : undefined);
     const problems = checkSpecCoverage(readFileSync(join(WORKSPACE, 'docs', 'spec-coverage.md'), 'utf8'), read);
-    assert.deepEqual(problems.map((p) => `line ${p.line}: ${p.file} › ${p.cited}`), []);
+    assert.deepEqual(
+      problems.map((p) => `line ${p.line}: ${p.file} › ${p.cited}`),
+      [],
+    );
   });
 });

@@ -20,9 +20,13 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 const unescape = (text: string) => text.replace(/\\(.)/g, '$1');
 
 function pattern([, single, double, template]: RegExpMatchArray): RegExp {
-  const body = template === undefined
-    ? escapeRegExp(unescape(single ?? double ?? ''))
-    : template.split(/\$\{[^}]*\}/).map((part) => escapeRegExp(unescape(part))).join('[^;()›]+?');
+  const body =
+    template === undefined
+      ? escapeRegExp(unescape(single ?? double ?? ''))
+      : template
+          .split(/\$\{[^}]*\}/)
+          .map((part) => escapeRegExp(unescape(part)))
+          .join('[^;()›]+?');
   return new RegExp(body + AFTER_NAME, 'y');
 }
 
@@ -60,7 +64,11 @@ function pastParenthesis(text: string, at: number): number {
 }
 
 /** The cited text from `at` up to where a name would end at the latest, for the report. */
-const citedFrom = (text: string, at: number) => text.slice(at).split(/;| \(| ›/)[0]!.trim();
+const citedFrom = (text: string, at: number) =>
+  text
+    .slice(at)
+    .split(/;| \(| ›/)[0]!
+    .trim();
 
 const LISTED = /^, `([^`]+)`/;
 

@@ -34,7 +34,10 @@ describe('checkWorkspaceVersions', () => {
 
   it('reports a different version on the line of its version key', () => {
     const violations = checkWorkspaceVersions(root, [manifest('libs/a/package.json', { name: '@occ-ssh/a', version: '0.2.0' })]);
-    assert.deepEqual(violations.map((v) => `${v.file}:${v.line}:${v.rule}`), ['libs/a/package.json:3:workspace-version']);
+    assert.deepEqual(
+      violations.map((v) => `${v.file}:${v.line}:${v.rule}`),
+      ['libs/a/package.json:3:workspace-version'],
+    );
   });
 
   it('reports a missing version and an internal dependency on another version', () => {

@@ -124,11 +124,24 @@ export function fixedConfigCases(): ConfigCase[] {
     add(`missing ${path}`, setValue(base, under, key, null), path);
   }
   // Accounts, addresses and transport.
-  for (const [what, value] of [['root', 'root'], ['upper-case', 'OpenClaw'], ['digit first', '1oc'], ['too long', 'a'.repeat(33)], ['space', '"oc user"']] as const) {
+  for (const [what, value] of [
+    ['root', 'root'],
+    ['upper-case', 'OpenClaw'],
+    ['digit first', '1oc'],
+    ['too long', 'a'.repeat(33)],
+    ['space', '"oc user"'],
+  ] as const) {
     add(`runtime.user ${what}`, setValue(base, '      runtime:', 'user', value), `${CONFIG_KEY}.runtime.user`);
   }
   add('host user admin', setValue(base, '        stable:', 'user', 'admin'), `${CONFIG_KEY}.hosts.stable.user`);
-  for (const [what, value] of [['space', '"203.0.113.10 -p 2222"'], ['leading dash', '-oProxyCommand=sh'], ['user part', 'admin@203.0.113.10'], ['empty', '""'], ['a number', '10'], ['too long', `${'a'.repeat(64)}.example`]] as const) {
+  for (const [what, value] of [
+    ['space', '"203.0.113.10 -p 2222"'],
+    ['leading dash', '-oProxyCommand=sh'],
+    ['user part', 'admin@203.0.113.10'],
+    ['empty', '""'],
+    ['a number', '10'],
+    ['too long', `${'a'.repeat(64)}.example`],
+  ] as const) {
     add(`address ${what}`, setValue(base, '        stable:', 'address', value), `${CONFIG_KEY}.hosts.stable.address`);
   }
   add('transport unknown', addLine(base, '    configuration:', '      transport: telnet'), `${CONFIG_KEY}.transport`);

@@ -88,13 +88,34 @@ function placing(environment: Record<string, unknown>, id = 'iam-chaos'): Lifecy
 function driverCases(): DriverCase[] {
   const cases: DriverCase[] = [];
   const prepare = (name: string, change: (env: DriverEnv) => Partial<AgentRevision>) => cases.push({ name, run: (env) => env.driver.prepareRevision(revisionWith(env, change(env))) });
-  for (const [what, id] of [['slash', 'rev/1'], ['newline', 'rev\n1'], ['NUL', 'rev\u00001'], ['non-ASCII', 'rév-1'], ['129 characters', 'r'.repeat(129)], ['empty', ''], ['leading dash', '-rev'], ['path traversal', '../../etc/passwd'], ['header injection', 'rev-1\nX-OCC-Agent-Id=other'], ['emoji', 'rev-\u{1F600}']] as const) {
+  for (const [what, id] of [
+    ['slash', 'rev/1'],
+    ['newline', 'rev\n1'],
+    ['NUL', 'rev\u00001'],
+    ['non-ASCII', 'rév-1'],
+    ['129 characters', 'r'.repeat(129)],
+    ['empty', ''],
+    ['leading dash', '-rev'],
+    ['path traversal', '../../etc/passwd'],
+    ['header injection', 'rev-1\nX-OCC-Agent-Id=other'],
+    ['emoji', 'rev-\u{1F600}'],
+  ] as const) {
     prepare(`revision id with ${what}`, () => ({ id }));
   }
   for (const number of [0, -1, 1.5, 2 ** 53, Number.NaN]) prepare(`revision number ${number}`, () => ({ revision: number }));
-  const harnesses = [['dedicated Codex', { id: 'codex', version: '1.0.0', mode: 'dedicated' }], ['empty', ''], ['near miss', { id: 'OpenClaw', version: '1.0.0', mode: 'embedded' }], ['dedicated OpenClaw', { id: 'openclaw', version: '1.0.0', mode: 'dedicated' }]] as const;
+  const harnesses = [
+    ['dedicated Codex', { id: 'codex', version: '1.0.0', mode: 'dedicated' }],
+    ['empty', ''],
+    ['near miss', { id: 'OpenClaw', version: '1.0.0', mode: 'embedded' }],
+    ['dedicated OpenClaw', { id: 'openclaw', version: '1.0.0', mode: 'dedicated' }],
+  ] as const;
   for (const [what, harness] of harnesses) prepare(`harness ${what}`, () => ({ harness: harness as unknown as AgentRevision['harness'] }));
-  for (const [what, auth] of [['managed', { method: 'managed' }], ['runtime with a key', { method: 'runtime', apiKey: 'sk-not-a-real-key' }], ['OCC Secret', { method: 'secret', secretRef: 'model-key' }], ['ChatGPT account', { method: 'chatgpt' }]] as const) {
+  for (const [what, auth] of [
+    ['managed', { method: 'managed' }],
+    ['runtime with a key', { method: 'runtime', apiKey: 'sk-not-a-real-key' }],
+    ['OCC Secret', { method: 'secret', secretRef: 'model-key' }],
+    ['ChatGPT account', { method: 'chatgpt' }],
+  ] as const) {
     prepare(`harnessAuth ${what}`, () => ({ harnessAuth: auth as AgentRevision['harnessAuth'] }));
   }
   prepare('OCC Secret bindings', () => ({ secretBindings: { MODEL_KEY: { source: { kind: 'secret', id: 'sec-1', namespaceId: 'ns-badin' } } } }));
@@ -119,9 +140,15 @@ function driverCases(): DriverCase[] {
   configuration('too large when rendered (many short strings)', { gateway: {}, tokens: Array.from({ length: 12_000 }, () => '""') });
   // Bindings and Namespaces.
   cases.push({ name: 'bindAgent with a slash in the Agent ID', run: async (env) => env.driver.bindAgent({ ...env.binding, agent: { ...env.binding.agent, id: 'agent/1' } }) });
-  cases.push({ name: 'bindAgent with a newline in the Namespace ID', run: async (env) => env.driver.bindAgent({ namespace: { id: 'ns\nx', name: NAMESPACE }, agent: { ...env.binding.agent, namespaceId: 'ns\nx' } }) });
+  cases.push({
+    name: 'bindAgent with a newline in the Namespace ID',
+    run: async (env) => env.driver.bindAgent({ namespace: { id: 'ns\nx', name: NAMESPACE }, agent: { ...env.binding.agent, namespaceId: 'ns\nx' } }),
+  });
   cases.push({ name: 'bindAgent with NUL in the ServicePrincipal ID', run: async (env) => env.driver.bindAgent({ ...env.binding, agent: { ...env.binding.agent, servicePrincipalId: 'sp\u0000' } }) });
-  cases.push({ name: 'bindAgent with an invalid Namespace name', run: async (env) => env.driver.bindAgent({ namespace: { id: env.binding.namespace.id, name: 'Bad_Name' }, agent: env.binding.agent }) });
+  cases.push({
+    name: 'bindAgent with an invalid Namespace name',
+    run: async (env) => env.driver.bindAgent({ namespace: { id: env.binding.namespace.id, name: 'Bad_Name' }, agent: env.binding.agent }),
+  });
   cases.push({ name: 'bindAgent with an Agent of another Namespace', run: async (env) => env.driver.bindAgent({ ...env.binding, agent: { ...env.binding.agent, namespaceId: 'ns-other' } }) });
   cases.push({ name: 'an unbound revision', run: (env) => env.driver.prepareRevision(revisionWith(env, { agentId: 'agent-never-bound' })) });
   cases.push({ name: 'an unmapped Namespace name', run: (env) => env.driver.ensureNamespace({ id: 'ns-unmapped', name: 'nowhere' }) });
@@ -145,10 +172,37 @@ function driverCases(): DriverCase[] {
         return driver.activateRevision(env.good);
       },
     });
-  for (const bad of ['lower_case', '1ABC', 'A-B', 'A B', '', 'A'.repeat(129), 'PATH', 'LD_PRELOAD', 'NODE_OPTIONS', 'SYSTEMD_EXEC_PID', 'HOME', 'OPENCLAW_GATEWAY_PASSWORD', 'OPENCLAW_STATE_DIR', 'NOTIFY_SOCKET']) {
+  for (const bad of [
+    'lower_case',
+    '1ABC',
+    'A-B',
+    'A B',
+    '',
+    'A'.repeat(129),
+    'PATH',
+    'LD_PRELOAD',
+    'NODE_OPTIONS',
+    'SYSTEMD_EXEC_PID',
+    'HOME',
+    'OPENCLAW_GATEWAY_PASSWORD',
+    'OPENCLAW_STATE_DIR',
+    'NOTIFY_SOCKET',
+  ]) {
     launch(`name ${JSON.stringify(bad.slice(0, 20))}`, { [bad]: 'opaque-value-1' });
   }
-  for (const bad of ['sk-live-plaintext-secret', 'opaque-', 'opaque-with space', 'opaque-$(id)', 'opaque-a\nb', 'opaque-%n', `opaque-${'a'.repeat(501)}`, 'Opaque-x', 42, null, { nested: 'opaque-x' }]) {
+  for (const bad of [
+    'sk-live-plaintext-secret',
+    'opaque-',
+    'opaque-with space',
+    'opaque-$(id)',
+    'opaque-a\nb',
+    'opaque-%n',
+    `opaque-${'a'.repeat(501)}`,
+    'Opaque-x',
+    42,
+    null,
+    { nested: 'opaque-x' },
+  ]) {
     launch(`value ${JSON.stringify(bad)?.slice(0, 24) ?? 'undefined'}`, { OCC_PLACEHOLDER: bad });
   }
   launch('with 65 variables (OCC allows 64)', Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`OCC_VAR_${i}`, `opaque-${i}`])));
@@ -199,17 +253,29 @@ function argumentCases(link: HostLink, rng: Rng, randomCount: number): ArgumentC
   raw('base64 of broken JSON', '{"operation":');
   raw('base64 of NUL', '\u0000');
   for (const value of [null, [], 1, 'probe', {}]) raw(`JSON ${JSON.stringify(value)}`, value);
-  for (const protocolVersion of [0, PROTOCOL_VERSION - 1, PROTOCOL_VERSION + 1, String(PROTOCOL_VERSION), null]) raw(`protocol version ${JSON.stringify(protocolVersion)}`, { ...good, protocolVersion });
+  for (const protocolVersion of [0, PROTOCOL_VERSION - 1, PROTOCOL_VERSION + 1, String(PROTOCOL_VERSION), null])
+    raw(`protocol version ${JSON.stringify(protocolVersion)}`, { ...good, protocolVersion });
   raw('unknown operation exec', { ...good, operation: 'exec' });
   raw('unknown operation format-disk', { ...good, operation: 'format-disk' });
   raw('an extra top-level key', { ...good, shell: 'id' });
   raw('an extra argument key', { ...good, args: { ...good.args, force: true } });
-  for (const [what, id] of [['slash', 'ns/../../etc'], ['newline', 'ns\nX-OCC'], ['NUL', 'ns\u0000x'], ['non-ASCII', 'ns-ü'], ['129 characters', 'n'.repeat(129)]] as const) {
+  for (const [what, id] of [
+    ['slash', 'ns/../../etc'],
+    ['newline', 'ns\nX-OCC'],
+    ['NUL', 'ns\u0000x'],
+    ['non-ASCII', 'ns-ü'],
+    ['129 characters', 'n'.repeat(129)],
+  ] as const) {
     raw(`Namespace ID with ${what}`, { ...good, args: { namespace: { id, name: NAMESPACE } } });
   }
   raw('Namespace name upper-case', { ...good, args: { namespace: { id: 'ns-x', name: 'BadIn' } } });
   raw('requestId with a space', { ...good, requestId: 'a b' });
-  for (const [what, root] of [['space', '/var/lib/x y'], ['dot-dot', '/var/lib/../etc'], ['relative', 'var/lib/x'], ['dollar', '/var/lib/$x']] as const) {
+  for (const [what, root] of [
+    ['space', '/var/lib/x y'],
+    ['dot-dot', '/var/lib/../etc'],
+    ['relative', 'var/lib/x'],
+    ['dollar', '/var/lib/$x'],
+  ] as const) {
     const runtime = { ...good.runtime, root };
     raw(`runtime root with ${what}`, { ...good, runtime, configurationHash: sha256Hex(JSON.stringify(runtime)) });
   }
@@ -217,11 +283,25 @@ function argumentCases(link: HostLink, rng: Rng, randomCount: number): ArgumentC
   raw('runtime user root', { ...good, runtime: { ...good.runtime, user: 'root' } });
   raw('configuration hash of other settings', { ...good, configurationHash: '0'.repeat(64) });
   raw('configuration hash matching other settings', { ...good, configurationHash: canonicalHash({ ...good.runtime, user: 'other' }) });
-  raw('prepare whose document does not match its hash', { ...prepared, args: { ...prepared.args, configuration: { ...prepared.args.configuration, document: `${prepared.args.configuration.document} ` } } });
+  raw('prepare whose document does not match its hash', {
+    ...prepared,
+    args: { ...prepared.args, configuration: { ...prepared.args.configuration, document: `${prepared.args.configuration.document} ` } },
+  });
   raw('prepare with another harness', { ...prepared, args: { ...prepared.args, harness: 'codex/dedicated' } });
   raw('prepare with revision number 0', { ...prepared, args: { ...prepared.args, revision: { ...prepared.args.revision, number: 0 } } });
-  const activate = envelopeFor(link, 'activate-revision', { owner, revision: prepared.args.revision, configurationHash: prepared.args.configuration.hash, launchEnvironment: {}, readinessTimeoutMs: 5000 }) as Extract<Envelope, { operation: 'activate-revision' }>;
-  for (const [what, launchEnvironment] of [['LD_PRELOAD', { LD_PRELOAD: 'opaque-x' }], ['a plaintext value', { OCC_X: 'plaintext' }], ['a newline value', { OCC_X: 'opaque-a\nb' }], ['the password variable', { OPENCLAW_GATEWAY_PASSWORD: 'opaque-x' }]] as const) {
+  const activate = envelopeFor(link, 'activate-revision', {
+    owner,
+    revision: prepared.args.revision,
+    configurationHash: prepared.args.configuration.hash,
+    launchEnvironment: {},
+    readinessTimeoutMs: 5000,
+  }) as Extract<Envelope, { operation: 'activate-revision' }>;
+  for (const [what, launchEnvironment] of [
+    ['LD_PRELOAD', { LD_PRELOAD: 'opaque-x' }],
+    ['a plaintext value', { OCC_X: 'plaintext' }],
+    ['a newline value', { OCC_X: 'opaque-a\nb' }],
+    ['the password variable', { OPENCLAW_GATEWAY_PASSWORD: 'opaque-x' }],
+  ] as const) {
     raw(`activate with launch environment ${what}`, { ...activate, args: { ...activate.args, launchEnvironment } });
   }
   for (const readinessTimeoutMs of [0, 999, 120_001]) raw(`activate with readiness timeout ${readinessTimeoutMs}`, { ...activate, args: { ...activate.args, readinessTimeoutMs } });
@@ -294,7 +374,14 @@ export async function runBadInput(link: HostLink, rng: Rng, plan: BadInputPlan, 
     driver.bindAgent(binding);
     await driver.prepareRevision(good);
     const env: DriverEnv = { driver, binding, good, withHooks: make };
-    await inBatches(link, plan.batchSize, driverCases(), async (item) => ({ group: 'driver', name: item.name, ...(await refusal(() => item.run(env))) }), results, () => (batch += 1));
+    await inBatches(
+      link,
+      plan.batchSize,
+      driverCases(),
+      async (item) => ({ group: 'driver', name: item.name, ...(await refusal(() => item.run(env))) }),
+      results,
+      () => (batch += 1),
+    );
     progress(`bad input: ${results.filter((r) => r.group === 'driver').length} driver cases`);
 
     // 3. Corrupted arguments straight to the helper, one batch per round trip.

@@ -68,8 +68,7 @@ async function campaign(options: Options): Promise<Results> {
   const tag = `cx${process.pid % 10_000}`;
   let scanSecrets: ((corpora: Corpus[]) => Sighting[]) | undefined;
   const racePlan = { allocations: sizes.allocations, controllers: sizes.controllers, roundsPerBatch: sizes.roundsPerBatch, prepareDeleteRounds: sizes.prepareDeleteRounds };
-  const failedTrial = (record: TrialRecord) =>
-    record.violations.length + record.problems.length > 0 ? ` FAILED: ${[...record.violations.map((v) => v.message), ...record.problems].join('; ')}` : '';
+  const failedTrial = (record: TrialRecord) => (record.violations.length + record.problems.length > 0 ? ` FAILED: ${[...record.violations.map((v) => v.message), ...record.problems].join('; ')}` : '');
 
   // Each section, run on the host of its lane.
   const killRecords: TrialRecord[][] = [];
@@ -93,7 +92,10 @@ async function campaign(options: Options): Promise<Results> {
     const step = sizes.crashPointStep;
     const onRecord = (record: CrashRecord) => {
       const bad = failedTrial(record);
-      if (bad || !record.exact) progress(`${section}: ${record.operation} (${record.lane}) ${record.injection} at ${record.point.program} ${record.point.what}: hit ${record.hit ? `${record.hit.program} ${record.hit.what}` : 'nothing'}${bad}`);
+      if (bad || !record.exact)
+        progress(
+          `${section}: ${record.operation} (${record.lane}) ${record.injection} at ${record.point.program} ${record.point.what}: hit ${record.hit ? `${record.hit.program} ${record.hit.what}` : 'nothing'}${bad}`,
+        );
     };
     const plan = { step, lanes: section === 'crash-points' ? (['helper', 'children'] as const) : (['helper'] as const), operations: CRASH_OPERATIONS };
     const { counts, records } = await crashLane(link, plan, { crash: section === 'crash-points', errors: section === 'injected-errors' }, progress, onRecord);
@@ -155,8 +157,17 @@ async function campaign(options: Options): Promise<Results> {
   // Lanes run in parallel, one test host each; sections of a lane run one after the other.
   const plan: { host: string; variant?: Variant; run: [Section, (link: HostLink) => Promise<void>][] }[] = [
     ...Array.from({ length: sizes.killLanes }, (_, lane) => ({ host: `k${lane}`, variant: 'strace' as const, run: [['kill', killSection(lane)]] as [Section, (link: HostLink) => Promise<void>][] })),
-    { host: 'f', run: [['faults', sections.faults], ['secrets', sections.secrets], ...(sizes.prepareDeleteLane === 'faults' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])] },
-    { host: 'h', run: [['hostile', sections.hostile], ['bad-input', sections['bad-input']]] },
+    {
+      host: 'f',
+      run: [['faults', sections.faults], ['secrets', sections.secrets], ...(sizes.prepareDeleteLane === 'faults' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])],
+    },
+    {
+      host: 'h',
+      run: [
+        ['hostile', sections.hostile],
+        ['bad-input', sections['bad-input']],
+      ],
+    },
     { host: 'r', run: [['races', sections.races], ...(sizes.prepareDeleteLane === 'races' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])] },
     // strace runs only on hosts of the strace variant; the helper itself is the shipped artifact.
     { host: 'c', variant: 'strace', run: [['crash-points', crashSection('crash-points')]] },

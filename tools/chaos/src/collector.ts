@@ -36,10 +36,7 @@ export interface CollectOptions {
 /** `helper`: an encoded operation (sealed here as the controller seals it) or an exact wire form. */
 export type Step = { collect: CollectOptions } | { helper: string | SealedOperation } | { sh: string };
 
-export type StepResult =
-  | { listing: Listing }
-  | { code: number | null; stdout: string; ms: number; line: ResultLine | undefined }
-  | { code: number | null; stdout: string; stderr: string };
+export type StepResult = { listing: Listing } | { code: number | null; stdout: string; ms: number; line: ResultLine | undefined } | { code: number | null; stdout: string; stderr: string };
 
 function runnerCommand(link: HostLink): string {
   return remoteCommand([link.nodePath, '--input-type=commonjs', '-e', stepRunner()]);
@@ -51,7 +48,14 @@ export async function runSteps(link: HostLink, steps: readonly Step[]): Promise<
     'collect' in step ? { collect: { wait: true, waitSessions: true, waitMs: 200_000, ...step.collect } } : 'helper' in step ? { helper: wireFor(step.helper) } : step,
   );
   const needsHelper = steps.some((step) => 'helper' in step);
-  const payload = JSON.stringify({ root: ROOT, unitDir: UNIT_DIR, user: RUNTIME_USER, nodePath: link.nodePath, artifact: needsHelper ? helperArtifact().toString('base64') : null, steps: withDefaults });
+  const payload = JSON.stringify({
+    root: ROOT,
+    unitDir: UNIT_DIR,
+    user: RUNTIME_USER,
+    nodePath: link.nodePath,
+    artifact: needsHelper ? helperArtifact().toString('base64') : null,
+    steps: withDefaults,
+  });
   const result = await link.muxCommand(runnerCommand(link), { input: payload, timeoutMs: 600_000 });
   if (result.code !== 0) throw new Error(`step runner failed on ${link.host.name} (exit ${String(result.code)}): ${result.stderr.slice(0, 800)}`);
   const outputs = JSON.parse(result.stdout) as StepResult[];

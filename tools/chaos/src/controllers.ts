@@ -13,7 +13,10 @@ export function installationYaml(host: TestHost, namespaceNames: readonly string
 /** The driver's own logger (same redaction) at debug level, writing into memory. */
 export function memoryLogger(): { logger: Logger; text: () => string } {
   const lines: string[] = [];
-  const logger = createLogger({ level: 'debug' }, lineSink((line) => lines.push(line)));
+  const logger = createLogger(
+    { level: 'debug' },
+    lineSink((line) => lines.push(line)),
+  );
   return { logger, text: () => lines.map((line) => `${line}\n`).join('') };
 }
 

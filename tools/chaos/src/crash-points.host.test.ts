@@ -18,7 +18,13 @@ describe('crash points on a real host', () => {
     helperArtifact();
     host = await startTestHost({ variant: 'strace' });
     link = new HostLink(host);
-    lane = await crashLane(link, { step: 1, lanes: ['helper'], operations: ['ensure-namespace'] }, { crash: true, errors: false }, () => undefined, () => undefined);
+    lane = await crashLane(
+      link,
+      { step: 1, lanes: ['helper'], operations: ['ensure-namespace'] },
+      { crash: true, errors: false },
+      () => undefined,
+      () => undefined,
+    );
   });
 
   after(async () => {
@@ -39,7 +45,7 @@ describe('crash points on a real host', () => {
     assert.ok(points.indexOf(`rename ${TEMP_DIR}`) > points.indexOf(`rename ${MARKER}`), 'the Namespace appears only with its marker');
   });
 
-  it('a SIGKILL at the marker\'s rename leaves only temps, no Namespace, and the retry converges', () => {
+  it("a SIGKILL at the marker's rename leaves only temps, no Namespace, and the retry converges", () => {
     const atRename = lane.records.find((record) => record.exact && record.point.what === `rename ${MARKER}`);
     assert.ok(atRename, 'the injection hit the rename');
     assert.equal(atRename.completedFirst, false, 'the helper was killed before its result line');
@@ -63,7 +69,10 @@ describe('crash points on a real host', () => {
     const steady = lane.counts[0]!.points.filter((point) => !['write', 'openat'].includes(point.syscall));
     const hit = new Set(lane.records.filter((record) => record.exact).map((record) => `${record.point.syscall}#${record.point.when}`));
     const missed = steady.filter((point) => !hit.has(`${point.syscall}#${point.when}`));
-    assert.deepEqual(missed.map((point) => point.what), []);
+    assert.deepEqual(
+      missed.map((point) => point.what),
+      [],
+    );
     assert.ok(steady.length >= 10, `${steady.length} steady points`);
   });
 });

@@ -118,7 +118,8 @@ function scrubStep(cleanup: MutatingArgs): Step {
   const agentId = namespace.id.replace(/^ns-/, 'agent-');
   const account = accountName(RUNTIME_USER, namespace.id, agentId);
   const unit = unitName(agentId);
-  const script = 'systemctl disable --now "$3" 2>/dev/null; rm -f "$4/$3"; systemctl daemon-reload; userdel "$5" 2>/dev/null; groupdel "$5" 2>/dev/null; rm -rf "$1/namespaces/$2" "$1/accounts/$5.json"; true';
+  const script =
+    'systemctl disable --now "$3" 2>/dev/null; rm -f "$4/$3"; systemctl daemon-reload; userdel "$5" 2>/dev/null; groupdel "$5" 2>/dev/null; rm -rf "$1/namespaces/$2" "$1/accounts/$5.json"; true';
   return { sh: remoteCommand(['sh', '-c', script, 'scrub', ROOT, nsHash(namespace.id), unit, UNIT_DIR, account]) };
 }
 
@@ -151,7 +152,13 @@ function sample<T>(points: readonly T[], step: number): T[] {
  * Runs the crash-point lanes (and, with `errors`, the injected-error lane) over the plan's
  * operations on one host of the strace variant.
  */
-export async function crashLane(link: HostLink, plan: CrashPlan, options: { errors: boolean; crash: boolean }, progress: (line: string) => void, onRecord: (record: CrashRecord) => void): Promise<CrashLaneResult> {
+export async function crashLane(
+  link: HostLink,
+  plan: CrashPlan,
+  options: { errors: boolean; crash: boolean },
+  progress: (line: string) => void,
+  onRecord: (record: CrashRecord) => void,
+): Promise<CrashLaneResult> {
   const counts: OperationCount[] = [];
   const records: CrashRecord[] = [];
   let pending: MutatingArgs | undefined;
@@ -163,7 +170,8 @@ export async function crashLane(link: HostLink, plan: CrashPlan, options: { erro
     await setUp(link, pending, s.setup);
     pending = s.cleanup;
     const { outcome, log } = await traced(link, s.op, lane);
-    if (!outcome.line?.ok) throw new Error(`crash points: counting ${operation} failed: ${outcome.line && !outcome.line.ok ? outcome.line.error.message : `no result line (ssh exit ${String(outcome.code)})`}`);
+    if (!outcome.line?.ok)
+      throw new Error(`crash points: counting ${operation} failed: ${outcome.line && !outcome.line.ok ? outcome.line.error.message : `no result line (ssh exit ${String(outcome.code)})`}`);
     const children: Record<string, number> = {};
     for (const program of log.programs.values()) children[program] ??= 0;
     const points = pointsOf(log, lane, ROOT);
@@ -200,12 +208,21 @@ export async function crashLane(link: HostLink, plan: CrashPlan, options: { erro
         },
       });
       const exact = hit !== undefined && hit.mutating && hit.program === point.program && hit.ordinal === point.ordinal;
-      const crash: CrashRecord = { ...record, lane: injection.kind === 'kill' ? lane : 'errors', point, ...(hit ? { hit } : {}), exact, attempt, injection: injection.kind === 'kill' ? 'SIGKILL' : injection.errno };
+      const crash: CrashRecord = {
+        ...record,
+        lane: injection.kind === 'kill' ? lane : 'errors',
+        point,
+        ...(hit ? { hit } : {}),
+        exact,
+        attempt,
+        injection: injection.kind === 'kill' ? 'SIGKILL' : injection.errno,
+      };
       if (injection.kind === 'error') {
         if (hit && !hit.mutating) crash.offTarget = true;
         const line = (first as CallOutcome | undefined)?.line;
         crash.firstCode = !line ? 'no-line' : line.ok ? 'none' : line.error.code;
-        if (exact && (!line || line.ok)) crash.problems.push(!line ? 'the operation printed no result line after the injected error' : 'the operation succeeded although a write, fsync or rename failed');
+        if (exact && (!line || line.ok))
+          crash.problems.push(!line ? 'the operation printed no result line after the injected error' : 'the operation succeeded although a write, fsync or rename failed');
       }
       records.push(crash);
       onRecord(crash);

@@ -10,7 +10,14 @@ import { fakeListing, healthyHost, type FakeAgent } from './fake-host.js';
 const owner: AgentOwner = { namespace: { id: 'ns-a', name: 'stable' }, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-agent-1' } };
 const target = (id: string, number: number) => ({ owner, revision: { id, number } });
 const doc = (n: number) => `{"a":${n}}\n`;
-const agent = (change: Partial<FakeAgent> = {}): FakeAgent => ({ namespaceId: 'ns-a', agentId: 'agent-1', uid: 999, port: 18800, revisions: [{ id: 'rev-1', number: 1, document: doc(1) }], ...change });
+const agent = (change: Partial<FakeAgent> = {}): FakeAgent => ({
+  namespaceId: 'ns-a',
+  agentId: 'agent-1',
+  uid: 999,
+  port: 18800,
+  revisions: [{ id: 'rev-1', number: 1, document: doc(1) }],
+  ...change,
+});
 const prepare = (id: string, number: number): MutatingArgs => ({
   operation: 'prepare-revision',
   args: { owner, revision: { id, number }, harness: 'openclaw/embedded', configuration: { document: doc(number), hash: sha256Hex(doc(number)), auth: 'password' } },
@@ -38,7 +45,17 @@ describe('convergenceProblems', () => {
     const ok = fakeListing([serving()]);
     ok.entries.push(...fakeListing([agent({ revisions: [{ id: 'rev-2', number: 2, document: doc(2) }] })]).entries.filter((e) => e.path.includes('/revisions/')));
     assert.deepEqual(convergenceProblems(prepare('rev-2', 2), before, ok), []);
-    const cutOver = fakeListing([agent({ revisions: [{ id: 'rev-1', number: 1, document: doc(1) }, { id: 'rev-2', number: 2, document: doc(2) }], current: 'rev-2', served: true, unit: { activeState: 'active', unitFileState: 'enabled' } })]);
+    const cutOver = fakeListing([
+      agent({
+        revisions: [
+          { id: 'rev-1', number: 1, document: doc(1) },
+          { id: 'rev-2', number: 2, document: doc(2) },
+        ],
+        current: 'rev-2',
+        served: true,
+        unit: { activeState: 'active', unitFileState: 'enabled' },
+      }),
+    ]);
     const problems = convergenceProblems(prepare('rev-2', 2), before, cutOver);
     assert.ok(problems.includes('prepare changed current') && problems.includes('prepare changed served.json'), problems.join('; '));
   });
@@ -57,18 +74,40 @@ describe('convergenceProblems', () => {
     const stopped = fakeListing([agent({ unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);
     assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([serving()]), stopped), []);
     const still = fakeListing([serving()]);
-    assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([serving()]), still), ['current is still present', 'served.json is still present', 'unit is still active/enabled']);
+    assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([serving()]), still), [
+      'current is still present',
+      'served.json is still present',
+      'unit is still active/enabled',
+    ]);
     const gone = fakeListing([agent({ revisions: [], unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);
     assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([serving()]), gone), ['stop removed the snapshot']);
   });
 
   it('stop-revision of a revision that is not current changes nothing', () => {
-    const twoRevisions = agent({ revisions: [{ id: 'rev-1', number: 1, document: doc(1) }, { id: 'rev-2', number: 2, document: doc(2) }], current: 'rev-2', served: true, unit: { activeState: 'active', unitFileState: 'enabled' } });
+    const twoRevisions = agent({
+      revisions: [
+        { id: 'rev-1', number: 1, document: doc(1) },
+        { id: 'rev-2', number: 2, document: doc(2) },
+      ],
+      current: 'rev-2',
+      served: true,
+      unit: { activeState: 'active', unitFileState: 'enabled' },
+    });
     assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([twoRevisions]), fakeListing([twoRevisions])), []);
   });
 
   it('retire-revision: only that snapshot goes; when current, the gateway stops first', () => {
-    const before = fakeListing([agent({ revisions: [{ id: 'rev-1', number: 1, document: doc(1) }, { id: 'rev-2', number: 2, document: doc(2) }], current: 'rev-1', served: true, unit: { activeState: 'active', unitFileState: 'enabled' } })]);
+    const before = fakeListing([
+      agent({
+        revisions: [
+          { id: 'rev-1', number: 1, document: doc(1) },
+          { id: 'rev-2', number: 2, document: doc(2) },
+        ],
+        current: 'rev-1',
+        served: true,
+        unit: { activeState: 'active', unitFileState: 'enabled' },
+      }),
+    ]);
     const after = fakeListing([agent({ revisions: [{ id: 'rev-2', number: 2, document: doc(2) }], unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);
     assert.deepEqual(convergenceProblems({ operation: 'retire-revision', args: target('rev-1', 1) }, before, after), []);
     const tooMuch = fakeListing([agent({ revisions: [], unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);
@@ -83,8 +122,14 @@ describe('convergenceProblems', () => {
     half.entries.push({ path: `namespaces/.deleting-${nsHash('ns-a')}`, type: 'dir', uid: 0, gid: 0, mode: 0o711, size: 0 });
     half.users.push(healthyHost().users[0]!);
     const problems = convergenceProblems(op, healthyHost(), half);
-    assert.ok(problems.some((p) => p.startsWith('an unfinished removal')), problems.join('; '));
-    assert.ok(problems.some((p) => p.endsWith('still exists')), problems.join('; '));
+    assert.ok(
+      problems.some((p) => p.startsWith('an unfinished removal')),
+      problems.join('; '),
+    );
+    assert.ok(
+      problems.some((p) => p.endsWith('still exists')),
+      problems.join('; '),
+    );
   });
 
   it('portOf reads the Agent marker', () => {

@@ -98,7 +98,8 @@ export function convergenceProblems(op: MutatingArgs, before: Listing, after: Li
       } else if (currentRevision(previous) !== currentRevision(agent)) problems.push('the current pointer of another revision changed');
       if (op.operation === 'retire-revision') {
         if (agent.revisions.has(target)) problems.push('the retired revision directory is still present');
-        for (const name of previous.revisions.keys()) if (name !== target && previous.revisions.get(name)?.marker && !agent.revisions.get(name)?.marker) problems.push(`another revision ${name} was removed`);
+        for (const name of previous.revisions.keys())
+          if (name !== target && previous.revisions.get(name)?.marker && !agent.revisions.get(name)?.marker) problems.push(`another revision ${name} was removed`);
       } else if (previous.revisions.get(target)?.marker && !agent.revisions.get(target)?.marker) problems.push('stop removed the snapshot');
       if (agent.home?.type !== 'dir' || agent.state?.type !== 'dir') problems.push('home/ or state/ was removed');
       break;

@@ -39,7 +39,11 @@ export function fakeListing(agents: FakeAgent[]): Listing {
     const ns = `namespaces/${nsHash(agent.namespaceId)}`;
     if (!namespaces.has(ns)) {
       namespaces.add(ns);
-      entries.push(dir(ns), dir(`${ns}/agents`), file(`${ns}/namespace.json`, { text: markerText({ kind: 'namespace', version: 1, driver: 'compute-ssh', namespaceId: agent.namespaceId, namespaceName: 'stable' }) }));
+      entries.push(
+        dir(ns),
+        dir(`${ns}/agents`),
+        file(`${ns}/namespace.json`, { text: markerText({ kind: 'namespace', version: 1, driver: 'compute-ssh', namespaceId: agent.namespaceId, namespaceName: 'stable' }) }),
+      );
     }
     const account = accountName('openclaw', agent.namespaceId, agent.agentId);
     const owner = { driver: 'compute-ssh' as const, namespaceId: agent.namespaceId, agentId: agent.agentId, servicePrincipalId: `sp-${agent.agentId}` };
@@ -61,7 +65,16 @@ export function fakeListing(agents: FakeAgent[]): Listing {
         dir(r),
         file(`${r}/openclaw.json`, { gid: agent.uid, mode: 0o640, sha256: sha256Hex(revision.document) }),
         file(`${r}/revision.json`, {
-          text: markerText({ kind: 'revision', version: 1, ...owner, revisionId: revision.id, revisionNumber: revision.number, configurationHash: sha256Hex(revision.document), harness: 'openclaw/embedded', auth: 'password' }),
+          text: markerText({
+            kind: 'revision',
+            version: 1,
+            ...owner,
+            revisionId: revision.id,
+            revisionNumber: revision.number,
+            configurationHash: sha256Hex(revision.document),
+            harness: 'openclaw/embedded',
+            auth: 'password',
+          }),
         }),
       );
     }
@@ -71,7 +84,18 @@ export function fakeListing(agents: FakeAgent[]): Listing {
       if (agent.served) {
         entries.push(
           file(`${a}/served.json`, {
-            text: markerText({ kind: 'served', version: 1, driver: 'compute-ssh', namespaceId: agent.namespaceId, agentId: agent.agentId, revisionId: current.id, revisionNumber: current.number, configurationHash: sha256Hex(current.document), port: agent.port, servedAt: '2024-06-01T00:00:00.000Z' }),
+            text: markerText({
+              kind: 'served',
+              version: 1,
+              driver: 'compute-ssh',
+              namespaceId: agent.namespaceId,
+              agentId: agent.agentId,
+              revisionId: current.id,
+              revisionNumber: current.number,
+              configurationHash: sha256Hex(current.document),
+              port: agent.port,
+              servedAt: '2024-06-01T00:00:00.000Z',
+            }),
           }),
         );
         listing.ready[String(agent.port)] = true;

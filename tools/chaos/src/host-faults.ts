@@ -81,10 +81,11 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
         interrupted = () => withFault(send, atMs, () => link.exec(['systemctl', 'restart', 'ssh']));
         break;
       case 'reboot':
-        interrupted = () => withFault(send, atMs, async () => {
-          await link.host.reboot();
-          await link.closeMaster();
-        });
+        interrupted = () =>
+          withFault(send, atMs, async () => {
+            await link.host.reboot();
+            await link.closeMaster();
+          });
         afterFault = (listing) => {
           const state = listing.units.find((entry) => entry.name === unit);
           return state?.unitFileState === 'enabled' ? [] : [`after the reboot the unit is ${state?.unitFileState ?? 'missing'}, not enabled`];
@@ -207,16 +208,20 @@ async function raceInWait(link: HostLink, kind: Exclude<WaitFault, 'wait-sigkill
   const { owner, revision } = args;
   const { pending, atMs } = await inWait(link, args);
   const later =
-    kind === 'wait-stop' ? call(link, 'stop-revision', { owner, revision })
-    : kind === 'wait-retire' ? call(link, 'retire-revision', { owner, revision })
-    : kind === 'wait-delete' ? call(link, 'delete-namespace', { namespace: owner.namespace })
-    : call(link, 'activate-revision', activateArgs(newer));
+    kind === 'wait-stop'
+      ? call(link, 'stop-revision', { owner, revision })
+      : kind === 'wait-retire'
+        ? call(link, 'retire-revision', { owner, revision })
+        : kind === 'wait-delete'
+          ? call(link, 'delete-namespace', { namespace: owner.namespace })
+          : call(link, 'activate-revision', activateArgs(newer));
   const [first, second] = await Promise.all([pending, later]);
   const listing = listingOf((await runSteps(link, [{ collect: {} }]))[0]);
   const verdict = checkInvariants(listing, SETTINGS);
   const problems: string[] = [];
   if (!second.line?.ok) problems.push(`the later ${kind.slice(5)} failed: ${second.line && !second.line.ok ? second.line.error.code : 'no result line'}`);
-  if (first.line?.ok !== false || first.line.error.code !== 'conflict') problems.push(`the waiting activation answered ${first.line ? (first.line.ok ? 'ok' : first.line.error.code) : 'nothing'}, not conflict`);
+  if (first.line?.ok !== false || first.line.error.code !== 'conflict')
+    problems.push(`the waiting activation answered ${first.line ? (first.line.ok ? 'ok' : first.line.error.code) : 'nothing'}, not conflict`);
   problems.push(...servedNames(listing, revision.id), ...verdict.pending.map((item) => `pending: ${item}`));
   if (kind === 'wait-newer' && !listing.entries.some((entry) => entry.path.endsWith('/served.json') && entry.text?.includes(`"revisionId": "${newer.revision.id}"`))) {
     problems.push('served.json does not name the newer revision');

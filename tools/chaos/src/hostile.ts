@@ -80,7 +80,10 @@ async function staged(ctx: Ctx, activate = false): Promise<void> {
     ['prepare-revision', ctx.p1],
     ...(activate ? [['activate-revision', activateArgs(ctx.p1)] as [OperationName, unknown]] : []),
   ];
-  const steps = await runSteps(ctx.link, ops.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(ctx.link, operation, args as never)) })));
+  const steps = await runSteps(
+    ctx.link,
+    ops.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(ctx.link, operation, args as never)) })),
+  );
   for (const [index, [operation]] of ops.entries()) {
     const line = helperOf(steps[index]).line;
     if (!line?.ok) throw new Error(`${operation}: ${line && !line.ok ? `${line.error.code}: ${line.error.message}` : 'no result line'}`);
@@ -90,7 +93,19 @@ async function staged(ctx: Ctx, activate = false): Promise<void> {
 const foreign = (ctx: Ctx) => ownerOf(`${ctx.owner.agent.id.slice('agent-'.length)}-x`, `${ctx.owner.agent.id.slice('agent-'.length)}-x`, ctx.owner.namespace.name);
 
 function agentMarkerOf(ctx: Ctx, changes: Record<string, unknown>): string {
-  return markerText({ kind: 'agent', version: 1, driver: 'compute-ssh', namespaceId: ctx.owner.namespace.id, agentId: ctx.owner.agent.id, servicePrincipalId: ctx.owner.servicePrincipal.id, account: ctx.account, uid: 4001, gid: 4001, port: 18899, ...changes } as never);
+  return markerText({
+    kind: 'agent',
+    version: 1,
+    driver: 'compute-ssh',
+    namespaceId: ctx.owner.namespace.id,
+    agentId: ctx.owner.agent.id,
+    servicePrincipalId: ctx.owner.servicePrincipal.id,
+    account: ctx.account,
+    uid: 4001,
+    gid: 4001,
+    port: 18899,
+    ...changes,
+  } as never);
 }
 
 const CASES: HostileCase[] = [
@@ -195,7 +210,21 @@ const CASES: HostileCase[] = [
     name: 'account marker of another Agent under this account name',
     setup: async (ctx) => {
       await ok(ctx.link, 'ensure-namespace', { namespace: ctx.owner.namespace }, { send: ctx.link.mux });
-      await ctx.plant(`${ROOT}/accounts/${ctx.account}.json`, markerText({ kind: 'account', version: 1, driver: 'compute-ssh', namespaceId: ctx.owner.namespace.id, agentId: foreign(ctx).agent.id, servicePrincipalId: ctx.owner.servicePrincipal.id, account: ctx.account, state: 'active', uid: 4242, gid: 4242 }));
+      await ctx.plant(
+        `${ROOT}/accounts/${ctx.account}.json`,
+        markerText({
+          kind: 'account',
+          version: 1,
+          driver: 'compute-ssh',
+          namespaceId: ctx.owner.namespace.id,
+          agentId: foreign(ctx).agent.id,
+          servicePrincipalId: ctx.owner.servicePrincipal.id,
+          account: ctx.account,
+          state: 'active',
+          uid: 4242,
+          gid: 4242,
+        }),
+      );
     },
     attempts: [prepare1],
   },
@@ -246,7 +275,7 @@ const CASES: HostileCase[] = [
     watch: [['/root', 'full']],
   },
   {
-    name: 'a unit file with another Agent\'s ownership header',
+    name: "a unit file with another Agent's ownership header",
     setup: async (ctx) => {
       await staged(ctx);
       const other = foreign(ctx);
@@ -267,7 +296,21 @@ const CASES: HostileCase[] = [
     name: 'served.json of another Agent',
     setup: async (ctx) => {
       await staged(ctx);
-      await ctx.plant(ctx.layout.served, markerText({ kind: 'served', version: 1, driver: 'compute-ssh', namespaceId: ctx.owner.namespace.id, agentId: foreign(ctx).agent.id, revisionId: ctx.p1.revision.id, revisionNumber: 1, configurationHash: ctx.p1.configuration.hash, port: 18899, servedAt: new Date().toISOString() }));
+      await ctx.plant(
+        ctx.layout.served,
+        markerText({
+          kind: 'served',
+          version: 1,
+          driver: 'compute-ssh',
+          namespaceId: ctx.owner.namespace.id,
+          agentId: foreign(ctx).agent.id,
+          revisionId: ctx.p1.revision.id,
+          revisionNumber: 1,
+          configurationHash: ctx.p1.configuration.hash,
+          port: 18899,
+          servedAt: new Date().toISOString(),
+        }),
+      );
     },
     attempts: [prepare2, activate1, deleteNs],
   },
@@ -324,8 +367,14 @@ const CASES: HostileCase[] = [
     core: true,
     setup: async (ctx) => {
       await staged(ctx);
-      const ops: [OperationName, unknown][] = [['prepare-revision', ctx.p2], ['activate-revision', activateArgs(ctx.p2)]];
-      const steps = await runSteps(ctx.link, ops.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(ctx.link, operation, args as never)) })));
+      const ops: [OperationName, unknown][] = [
+        ['prepare-revision', ctx.p2],
+        ['activate-revision', activateArgs(ctx.p2)],
+      ];
+      const steps = await runSteps(
+        ctx.link,
+        ops.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(ctx.link, operation, args as never)) })),
+      );
       if (!steps.every((step) => helperOf(step).line?.ok)) throw new Error('could not activate the newer revision');
     },
     attempts: [activate1],
@@ -353,9 +402,21 @@ const CASES: HostileCase[] = [
       await ctx.plant('/etc/occ-chaos-squatter.json', '{}', '644');
       // The fixture gateway under the sibling's account answers /readyz 200 on the Agent's port.
       await ctx.link.run([
-        'systemd-run', `--unit=${SQUATTER_UNIT}`, '--collect', `--uid=${uid}`, '-p', 'PrivateTmp=yes',
-        '-E', 'OPENCLAW_CONFIG_PATH=/etc/occ-chaos-squatter.json', '-E', 'OPENCLAW_STATE_DIR=/tmp/state',
-        ctx.link.host.nodePath, ctx.link.host.fixtureGatewayPath, 'gateway', '--port', String(port),
+        'systemd-run',
+        `--unit=${SQUATTER_UNIT}`,
+        '--collect',
+        `--uid=${uid}`,
+        '-p',
+        'PrivateTmp=yes',
+        '-E',
+        'OPENCLAW_CONFIG_PATH=/etc/occ-chaos-squatter.json',
+        '-E',
+        'OPENCLAW_STATE_DIR=/tmp/state',
+        ctx.link.host.nodePath,
+        ctx.link.host.fixtureGatewayPath,
+        'gateway',
+        '--port',
+        String(port),
       ]);
       await ctx.link.run(['sh', '-c', 'for i in $(seq 100); do curl -sf -o /dev/null "$1" && exit 0; sleep 0.1; done; exit 1', 'wait', `http://127.0.0.1:${port}/readyz`]);
     },
@@ -376,18 +437,28 @@ const CASES: HostileCase[] = [
     setup: async (ctx) => {
       await staged(ctx, true);
       const as = (command: string) => `runuser -u ${ctx.account} -- ${command}`;
-      await ctx.link.run(['sh', '-c', [
-        'echo sentinel > /etc/chaos-sentinel',
-        as(`ln -s /etc ${ctx.layout.state}/etc-link`),
-        as(`ln -s /root ${ctx.layout.state}/root-link`),
-        as(`ln -s /etc/shadow ${ctx.layout.home}/shadow-link`),
-        as(`ln -s /etc ${ctx.layout.home}/.config`),
-        as(`mkdir -p ${ctx.layout.state}/deep/er`),
-        as(`ln -s /root ${ctx.layout.state}/deep/er/root-link`),
-      ].join(' && ')]);
+      await ctx.link.run([
+        'sh',
+        '-c',
+        [
+          'echo sentinel > /etc/chaos-sentinel',
+          as(`ln -s /etc ${ctx.layout.state}/etc-link`),
+          as(`ln -s /root ${ctx.layout.state}/root-link`),
+          as(`ln -s /etc/shadow ${ctx.layout.home}/shadow-link`),
+          as(`ln -s /etc ${ctx.layout.home}/.config`),
+          as(`mkdir -p ${ctx.layout.state}/deep/er`),
+          as(`ln -s /root ${ctx.layout.state}/deep/er/root-link`),
+        ].join(' && '),
+      ]);
     },
     attempts: [prepare2, ['activate-revision', (ctx) => activateArgs(ctx.p2)], ['retire-revision', (ctx) => ({ owner: ctx.owner, revision: ctx.p1.revision })], deleteNs],
-    watch: [['/root', 'full'], ['/etc/chaos-sentinel', 'full'], ['/etc', 'meta'], ['/etc/shadow', 'meta'], ['/etc/passwd', 'meta']],
+    watch: [
+      ['/root', 'full'],
+      ['/etc/chaos-sentinel', 'full'],
+      ['/etc', 'meta'],
+      ['/etc/shadow', 'meta'],
+      ['/etc/passwd', 'meta'],
+    ],
   },
 ];
 
@@ -411,14 +482,20 @@ async function scrub(ctx: Ctx): Promise<void> {
   const sibling = foreign(ctx);
   const siblingLayout = agentLayout(ROOT, UNIT_DIR, sibling.namespace.id, sibling.agent.id);
   const siblingAccount = accountName(RUNTIME_USER, sibling.namespace.id, sibling.agent.id);
-  await ctx.link.exec(['sh', '-c', [
-    `systemctl stop ${SQUATTER_UNIT} >/dev/null 2>&1`,
-    ...[ctx.layout, siblingLayout].map((layout) => `if [ -e ${layout.unitFile} ]; then systemctl disable --now ${layout.unitName} >/dev/null 2>&1; rm -f ${layout.unitFile}; systemctl daemon-reload; fi`),
-    // The newcomer's account exists only if a port-scan case was not refused.
-    ...[ctx.account, siblingAccount, newcomerAccount].flatMap((account) => [`userdel ${account} >/dev/null 2>&1`, `groupdel ${account} >/dev/null 2>&1`, `rm -f ${ROOT}/accounts/${account}.json`]),
-    `rm -rf ${nsDir} ${ROOT}/namespaces/${nsHash(sibling.namespace.id)} /var/tmp/elsewhere /etc/chaos-sentinel /etc/occ-chaos-squatter.json`,
-    'true',
-  ].join('; ')]);
+  await ctx.link.exec([
+    'sh',
+    '-c',
+    [
+      `systemctl stop ${SQUATTER_UNIT} >/dev/null 2>&1`,
+      ...[ctx.layout, siblingLayout].map(
+        (layout) => `if [ -e ${layout.unitFile} ]; then systemctl disable --now ${layout.unitName} >/dev/null 2>&1; rm -f ${layout.unitFile}; systemctl daemon-reload; fi`,
+      ),
+      // The newcomer's account exists only if a port-scan case was not refused.
+      ...[ctx.account, siblingAccount, newcomerAccount].flatMap((account) => [`userdel ${account} >/dev/null 2>&1`, `groupdel ${account} >/dev/null 2>&1`, `rm -f ${ROOT}/accounts/${account}.json`]),
+      `rm -rf ${nsDir} ${ROOT}/namespaces/${nsHash(sibling.namespace.id)} /var/tmp/elsewhere /etc/chaos-sentinel /etc/occ-chaos-squatter.json`,
+      'true',
+    ].join('; '),
+  ]);
 }
 
 export interface HostileSelection {
@@ -484,7 +561,12 @@ export async function runHostile(link: HostLink, progress: (line: string) => voi
       if (now !== watched) {
         result.targetsUnchanged = false;
         const was = new Set(watched.split('\n'));
-        result.problems.push(`changed: ${now.split('\n').filter((line) => !was.has(line)).join(' | ')}`);
+        result.problems.push(
+          `changed: ${now
+            .split('\n')
+            .filter((line) => !was.has(line))
+            .join(' | ')}`,
+        );
       }
       if (item.after) {
         const extra = await item.after(ctx);

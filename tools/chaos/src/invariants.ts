@@ -101,7 +101,10 @@ export function checkInvariants(listing: Listing, settings: InvariantSettings): 
     }
     if (accountName(settings.user, marker.namespaceId, marker.agentId) !== marker.account) add('marker-owner', `${dir}/agent.json`, 'account name does not derive from the Namespace and Agent');
 
-    for (const [name, entry] of [['home', agent.home], ['state', agent.state]] as const) {
+    for (const [name, entry] of [
+      ['home', agent.home],
+      ['state', agent.state],
+    ] as const) {
       if (!entry) continue;
       if (entry.type !== 'dir' || entry.uid !== marker.uid || entry.gid !== marker.gid || entry.mode !== 0o700) {
         add('private-dir', `${dir}/${name}`, `expected a ${marker.uid}:${marker.gid} 0700 directory, found a ${entry.type} ${entry.uid}:${entry.gid} ${entry.mode.toString(8)}`);
@@ -127,7 +130,8 @@ export function checkInvariants(listing: Listing, settings: InvariantSettings): 
       if (!config || config.type !== 'file') add('snapshot', `${rdir}/openclaw.json`, 'revision marker exists but the snapshot is missing');
       else {
         if (config.sha256 !== rm.configurationHash) add('snapshot', `${rdir}/openclaw.json`, 'snapshot bytes do not hash to the recorded configurationHash');
-        if (config.uid !== 0 || config.gid !== marker.gid || config.mode !== 0o640) add('snapshot', `${rdir}/openclaw.json`, `snapshot is ${config.uid}:${config.gid} ${config.mode.toString(8)}, not root:${marker.gid} 0640`);
+        if (config.uid !== 0 || config.gid !== marker.gid || config.mode !== 0o640)
+          add('snapshot', `${rdir}/openclaw.json`, `snapshot is ${config.uid}:${config.gid} ${config.mode.toString(8)}, not root:${marker.gid} 0640`);
       }
     }
 
@@ -136,7 +140,8 @@ export function checkInvariants(listing: Listing, settings: InvariantSettings): 
     if (agent.current) {
       const target = currentRevision(agent);
       const revision = target === null ? undefined : agent.revisions.get(target);
-      if (agent.current.type !== 'link' || target === null) add('current', `${dir}/current`, `current is not a link of the form revisions/<revHash> (${agent.current.type} ${agent.current.target ?? ''})`);
+      if (agent.current.type !== 'link' || target === null)
+        add('current', `${dir}/current`, `current is not a link of the form revisions/<revHash> (${agent.current.type} ${agent.current.target ?? ''})`);
       else if (!revision?.marker?.marker) add('current', `${dir}/current`, `current points at ${agent.current.target}, which has no revision marker`);
       else {
         currentId = revision.marker.marker.revisionId;
@@ -164,7 +169,11 @@ export function checkInvariants(listing: Listing, settings: InvariantSettings): 
 
 function checkAccounts(model: HostModel, listing: Listing, settings: InvariantSettings, add: (rule: Rule, path: string, message: string) => void, pending: string[]): void {
   const root = listing.root;
-  const liveAccounts = new Set(allAgents(model).map((agent) => agent.marker?.marker?.account).filter((name): name is string => !!name));
+  const liveAccounts = new Set(
+    allAgents(model)
+      .map((agent) => agent.marker?.marker?.account)
+      .filter((name): name is string => !!name),
+  );
   for (const [name, parsed] of model.accounts) {
     const path = `${root}/accounts/${name}.json`;
     const { entry } = parsed;
@@ -175,7 +184,7 @@ function checkAccounts(model: HostModel, listing: Listing, settings: InvariantSe
     }
     const marker = parsed.marker;
     if (marker.account !== name) add('marker-owner', path, `account marker names ${marker.account}, not its file name`);
-    if (accountName(settings.user, marker.namespaceId, marker.agentId) !== name) add('marker-owner', path, 'account name does not derive from the marker\'s Namespace and Agent');
+    if (accountName(settings.user, marker.namespaceId, marker.agentId) !== name) add('marker-owner', path, "account name does not derive from the marker's Namespace and Agent");
     const user = listing.users.find((entry) => entry.name === name);
     if (marker.state === 'creating') pending.push(`${path}: account still being created`);
     else if (!user) pending.push(`${path}: account marker whose user is already removed (deletion not finished)`);
@@ -195,9 +204,17 @@ function checkAccounts(model: HostModel, listing: Listing, settings: InvariantSe
 }
 
 function checkUnits(model: HostModel, listing: Listing, add: (rule: Rule, path: string, message: string) => void): void {
-  const agents = new Map(allAgents(model).filter((agent) => agent.marker?.marker).map((agent) => [agent.dirName, agent.marker!.marker!]));
+  const agents = new Map(
+    allAgents(model)
+      .filter((agent) => agent.marker?.marker)
+      .map((agent) => [agent.dirName, agent.marker!.marker!]),
+  );
   // An Agent whose marker exists but does not parse is already reported; its unit is not blamed twice.
-  const damaged = new Set(allAgents(model).filter((agent) => agent.marker && !agent.marker.marker).map((agent) => agent.dirName));
+  const damaged = new Set(
+    allAgents(model)
+      .filter((agent) => agent.marker && !agent.marker.marker)
+      .map((agent) => agent.dirName),
+  );
   for (const unit of model.units.values()) {
     const path = `${listing.unitDir}/${unit.name}`;
     const hash = unit.name.slice(UNIT_PREFIX.length, -'.service'.length);

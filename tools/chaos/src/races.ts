@@ -99,7 +99,11 @@ function controllersFor(link: HostLink, count: number) {
 
 function deleter(result: RaceResult) {
   return (driver: SshComputeDriver, namespace: { id: string; name: string }) =>
-    retrying(result, () => driver.deleteNamespace(namespace), (value) => (value.namespaceDeleted || value.failure === 'permanent' ? undefined : `delete ${value.failure ?? '?'}`));
+    retrying(
+      result,
+      () => driver.deleteNamespace(namespace),
+      (value) => (value.namespaceDeleted || value.failure === 'permanent' ? undefined : `delete ${value.failure ?? '?'}`),
+    );
 }
 
 /** Part 1: concurrent controllers prepare different Agents; ports and accounts must all differ. */
@@ -113,7 +117,11 @@ export async function runAllocations(link: HostLink, rng: Rng, plan: RacePlan, r
       await Promise.all(
         drivers.map(async (driver, c) => {
           const namespace = { id: `ns-race-b${batch}-c${c}`, name: names[c]! };
-          const ready = await retrying(result, () => driver.ensureNamespace(namespace), (value) => (value.namespaceReady || value.failure === 'permanent' ? undefined : 'ensure retryable'));
+          const ready = await retrying(
+            result,
+            () => driver.ensureNamespace(namespace),
+            (value) => (value.namespaceReady || value.failure === 'permanent' ? undefined : 'ensure retryable'),
+          );
           if (!ready.namespaceReady) throw new Error(`ensureNamespace ${namespace.id} failed`);
           for (let round = 0; round < rounds; round += 1) {
             const bound = binding(namespace.id, namespace.name, `race-b${batch}-c${c}-r${round}`);
@@ -133,7 +141,9 @@ export async function runAllocations(link: HostLink, rng: Rng, plan: RacePlan, r
       const listing = await collect(link, SETTLED);
       const verdict = checkInvariants(listing, SETTINGS);
       const model = buildModel(listing);
-      const agents = allAgents(model).map((agent) => agent.marker?.marker).filter((marker) => marker !== null && marker !== undefined);
+      const agents = allAgents(model)
+        .map((agent) => agent.marker?.marker)
+        .filter((marker) => marker !== null && marker !== undefined);
       const ports = agents.map((marker) => marker.port);
       const accounts = agents.map((marker) => marker.account);
       result.duplicatePorts += ports.length - new Set(ports).size;
@@ -149,7 +159,8 @@ export async function runAllocations(link: HostLink, rng: Rng, plan: RacePlan, r
       const cleanVerdict = checkInvariants(afterDelete, SETTINGS);
       result.violations.push(...cleanVerdict.violations);
       const leftover = buildModel(afterDelete);
-      const deletedClean = deleted.every((entry) => entry.namespaceDeleted) && leftover.namespaces.size === 0 && leftover.accounts.size === 0 && afterDelete.users.length === 0 && cleanVerdict.pending.length === 0;
+      const deletedClean =
+        deleted.every((entry) => entry.namespaceDeleted) && leftover.namespaces.size === 0 && leftover.accounts.size === 0 && afterDelete.users.length === 0 && cleanVerdict.pending.length === 0;
       if (!deletedClean) result.failures.push(`batch ${batch}: deletion left ${leftover.namespaces.size} Namespaces, ${leftover.accounts.size} account markers, ${afterDelete.users.length} users`);
       result.batches.push({ agents: agents.length, ports: new Set(ports).size, violations: verdict.violations.length + cleanVerdict.violations.length, deletedClean });
       progress(`races: batch ${batch}: ${agents.length} Agents, ${new Set(ports).size} distinct ports, ${result.allocations}/${plan.allocations} allocations`);
@@ -167,7 +178,11 @@ export async function runPrepareVsDelete(link: HostLink, rng: Rng, plan: RacePla
   try {
     for (let round = 0; round < plan.prepareDeleteRounds; round += 1) {
       const namespace = { id: `ns-pvd-${round}`, name: names[0]! };
-      await retrying(result, () => preparer.ensureNamespace(namespace), (value) => (value.namespaceReady ? undefined : 'ensure retryable'));
+      await retrying(
+        result,
+        () => preparer.ensureNamespace(namespace),
+        (value) => (value.namespaceReady ? undefined : 'ensure retryable'),
+      );
       // Sometimes the Namespace already holds another Agent, so deletion has real work to race with.
       if (rng.chance(0.5)) {
         const other = binding(namespace.id, namespace.name, `pvd-${round}-other`);
@@ -178,7 +193,12 @@ export async function runPrepareVsDelete(link: HostLink, rng: Rng, plan: RacePla
       preparer.bindAgent(bound);
       const [prepareDelay, deleteDelay] = [rng.int(0, 1500), rng.int(0, 1500)];
       const [prepared, deleted] = await Promise.all([
-        sleep(prepareDelay).then(() => preparer.prepareRevision(revision(bound)).then(() => 'ok', (error: unknown) => `failed (${(error as { code?: string }).code ?? 'error'})`)),
+        sleep(prepareDelay).then(() =>
+          preparer.prepareRevision(revision(bound)).then(
+            () => 'ok',
+            (error: unknown) => `failed (${(error as { code?: string }).code ?? 'error'})`,
+          ),
+        ),
         sleep(deleteDelay).then(() => remover.deleteNamespace(namespace)),
       ]);
       const listing = await collect(link, SETTLED);
@@ -200,7 +220,8 @@ export async function runPrepareVsDelete(link: HostLink, rng: Rng, plan: RacePla
       result.prepareVsDelete[outcome] += 1;
       const key = `prepare ${prepared}, delete ${deleted.namespaceDeleted ? 'ok' : `failed (${deleted.failure ?? '?'})`} -> ${outcome}`;
       result.prepareVsDelete.outcomes[key] = (result.prepareVsDelete.outcomes[key] ?? 0) + 1;
-      if (outcome === 'inconsistent') result.failures.push(`prepare vs delete round ${round} (prepare at +${prepareDelay} ms, delete at +${deleteDelay} ms): ${key}; pending ${verdict.pending.join('; ')}`);
+      if (outcome === 'inconsistent')
+        result.failures.push(`prepare vs delete round ${round} (prepare at +${prepareDelay} ms, delete at +${deleteDelay} ms): ${key}; pending ${verdict.pending.join('; ')}`);
       // Leave the host clean for the next round.
       await deleting(remover, namespace);
     }

@@ -21,8 +21,14 @@ describe('Rng', () => {
   });
 
   it('seed 0 and the largest seed work', () => {
-    assert.equal(take(new Rng(0), 50).some((v) => v !== 0), true);
-    assert.equal(take(new Rng(0xffffffff), 50).some((v) => v !== 0), true);
+    assert.equal(
+      take(new Rng(0), 50).some((v) => v !== 0),
+      true,
+    );
+    assert.equal(
+      take(new Rng(0xffffffff), 50).some((v) => v !== 0),
+      true,
+    );
   });
 
   it('refuses seeds that are not 32-bit unsigned integers', () => {
@@ -48,7 +54,10 @@ describe('Rng', () => {
       assert.ok(Number.isInteger(v) && v >= -2 && v <= 2);
       seen.add(v);
     }
-    assert.deepEqual([...seen].sort((a, b) => a - b), [-2, -1, 0, 1, 2]);
+    assert.deepEqual(
+      [...seen].sort((a, b) => a - b),
+      [-2, -1, 0, 1, 2],
+    );
     assert.throws(() => rng.int(3, 2), RangeError);
   });
 
@@ -63,7 +72,10 @@ describe('Rng', () => {
   it('shuffle() is a permutation and reproducible', () => {
     const items = Array.from({ length: 30 }, (_, i) => i);
     const a = new Rng(5).shuffle(items);
-    assert.deepEqual([...a].sort((x, y) => x - y), items);
+    assert.deepEqual(
+      [...a].sort((x, y) => x - y),
+      items,
+    );
     assert.deepEqual(a, new Rng(5).shuffle(items));
     assert.notDeepEqual(a, items);
   });

@@ -133,16 +133,28 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     const never = revision(2, { neverReady: true });
     await driver.prepareRevision(never);
     impatient.bindAgent(binding);
-    await sampleArgv(link, () => impatient.activateRevision(never).then(() => problems.push('a never-ready activation succeeded'), (error: unknown) => errors.push(describe(error))), argv);
-    await driver
-      .prepareRevision({ ...revision(3, {}), configuration: { gateway: { auth: { mode: 'password', password: docSentinel } } } })
-      .then(() => problems.push('a plaintext password was admitted'), (error: unknown) => errors.push(describe(error)));
+    await sampleArgv(
+      link,
+      () =>
+        impatient.activateRevision(never).then(
+          () => problems.push('a never-ready activation succeeded'),
+          (error: unknown) => errors.push(describe(error)),
+        ),
+      argv,
+    );
+    await driver.prepareRevision({ ...revision(3, {}), configuration: { gateway: { auth: { mode: 'password', password: docSentinel } } } }).then(
+      () => problems.push('a plaintext password was admitted'),
+      (error: unknown) => errors.push(describe(error)),
+    );
     // Recovery goes forward with a new revision: activation refuses the older `good` once `never` is current.
     const recovery = revision(4, { readyAfterMs: 1500 });
     await driver.prepareRevision(recovery);
     const failing = controller(link.host, [namespace.name], { logger: log.logger, hooks: [iam, failingHook] });
     failing.bindAgent(binding);
-    await failing.activateRevision(recovery).then(() => problems.push('a failing hook did not stop the launch'), (error: unknown) => errors.push(describe(error)));
+    await failing.activateRevision(recovery).then(
+      () => problems.push('a failing hook did not stop the launch'),
+      (error: unknown) => errors.push(describe(error)),
+    );
     await failing.close();
     await driver.activateRevision(recovery);
 
@@ -154,7 +166,10 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
       const revisionFile = (number: number, fixture: Record<string, unknown>) => {
         const path = `${work}/revision-${number}.json`;
         const { id, configuration } = revision(number, fixture);
-        writeFileSync(path, JSON.stringify({ namespace, agent: { id: 'agent-secrets-cli', servicePrincipal: { id: 'sp-secrets-cli' } }, revision: { id: id.replace('secrets', 'secrets-cli'), number, configuration } }));
+        writeFileSync(
+          path,
+          JSON.stringify({ namespace, agent: { id: 'agent-secrets-cli', servicePrincipal: { id: 'sp-secrets-cli' } }, revision: { id: id.replace('secrets', 'secrets-cli'), number, configuration } }),
+        );
         return path;
       };
       const common = ['--config', config, '--ledger', `${work}/ledger.json`, '--json', '--verbose'];
@@ -196,7 +211,8 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   // The search must have had something to find: helpers were caught on both argvs while they ran,
   // and the document with its sentinel did reach the host (through stdin).
   const helperInvocationsSampled = { host: helperInvocations(argv.host.join('\n')), local: helperInvocations(argv.local.join('\n')) };
-  if (helperInvocationsSampled.host === 0 || helperInvocationsSampled.local === 0) problems.push(`helper invocations sampled on argv: ${helperInvocationsSampled.host} on the host, ${helperInvocationsSampled.local} locally`);
+  if (helperInvocationsSampled.host === 0 || helperInvocationsSampled.local === 0)
+    problems.push(`helper invocations sampled on argv: ${helperInvocationsSampled.host} on the host, ${helperInvocationsSampled.local} locally`);
   if (!delivered) problems.push('the document sentinel never reached the host');
   progress(`secrets: ${sightings.length} sightings; ${helperInvocationsSampled.host} helper invocations sampled on the host argv, ${helperInvocationsSampled.local} locally`);
   return {

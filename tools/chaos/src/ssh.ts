@@ -18,13 +18,27 @@ export class HostLink implements RemoteHost {
 
   constructor(readonly host: TestHost) {}
 
-  get address(): string { return this.host.address; }
-  get port(): number { return this.host.port; }
-  get user(): string { return this.host.user; }
-  get identityFile(): string { return this.host.identityFile; }
-  get knownHostsFile(): string { return this.host.knownHostsFile; }
-  get nodePath(): string { return this.host.nodePath; }
-  get fixtureGatewayPath(): string { return this.host.fixtureGatewayPath; }
+  get address(): string {
+    return this.host.address;
+  }
+  get port(): number {
+    return this.host.port;
+  }
+  get user(): string {
+    return this.host.user;
+  }
+  get identityFile(): string {
+    return this.host.identityFile;
+  }
+  get knownHostsFile(): string {
+    return this.host.knownHostsFile;
+  }
+  get nodePath(): string {
+    return this.host.nodePath;
+  }
+  get fixtureGatewayPath(): string {
+    return this.host.fixtureGatewayPath;
+  }
 
   /** A new ssh client for one command: what the controller does for each helper call. */
   fresh(command: string, options: SshCallOptions = {}): Promise<SshCallResult> {

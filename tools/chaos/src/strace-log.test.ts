@@ -41,13 +41,18 @@ describe('strace logs', () => {
   it('numbers helper points the way strace counts when=: per system call, every traced call of the main thread', () => {
     const points = pointsOf(parseLog(ENSURE), 'helper', ROOT);
     // The failed mkdir is no point; the write to the temp file is the helper's third write (after eventfd and socket).
-    assert.deepEqual(points.map((p) => `${p.syscall}#${p.when}`), ['mkdir#2', 'fchown#1', 'fchmod#1', 'fsync#1', 'openat#2', 'write#3', 'fsync#2', 'rename#1', 'fsync#3']);
+    assert.deepEqual(
+      points.map((p) => `${p.syscall}#${p.when}`),
+      ['mkdir#2', 'fchown#1', 'fchmod#1', 'fsync#1', 'openat#2', 'write#3', 'fsync#2', 'rename#1', 'fsync#3'],
+    );
     assert.equal(points[5]!.what, 'write <root>/namespaces/#/.namespace.json.tmp-*');
     assert.deepEqual(points[8]!.whens, [1, 2, 3]);
   });
 
   it('finds the call a SIGKILL hit, and whether it was a mutating one', () => {
-    const killedAtRename = ENSURE.split('\n').slice(0, 16).join('\n') + `\n68    rename("${NS}/.namespace.json.tmp-58ad1088de2f", "${NS}/namespace.json" <unfinished ...>\n68    +++ killed by SIGKILL +++\n70    +++ killed by SIGKILL +++\n`;
+    const killedAtRename =
+      ENSURE.split('\n').slice(0, 16).join('\n') +
+      `\n68    rename("${NS}/.namespace.json.tmp-58ad1088de2f", "${NS}/namespace.json" <unfinished ...>\n68    +++ killed by SIGKILL +++\n70    +++ killed by SIGKILL +++\n`;
     const hit = hitOf(parseLog(killedAtRename), 'rename', { kind: 'kill' }, ROOT);
     assert.deepEqual(hit, { what: 'rename <root>/namespaces/#/.namespace.json.tmp-*', program: 'node', mutating: true, ordinal: 1 });
     const atHeartbeat = `68    write(21<socket:[1]>, ""..., 26 <unfinished ...>\n68    +++ killed by SIGKILL +++\n`;
@@ -80,14 +85,17 @@ describe('strace logs', () => {
 91    rename("/etc/passwd+", "/etc/passwd") = 0
 `;
     const points = pointsOf(parseLog(`68    execve("/usr/local/bin/node", [...], 0x1 /* 1 var */) = 0\n${text}`), 'children', ROOT);
-    assert.deepEqual(points.map((p) => `${p.program} ${p.syscall} ${p.path} #${p.when}`), [
-      'groupadd openat /etc/group+ #1',
-      'groupadd fsync /etc/group+ #1',
-      'useradd link /etc/passwd.lock #1',
-      'useradd openat /etc/passwd+ #1',
-      'useradd fsync /etc/passwd+ #1',
-      'useradd rename /etc/passwd+ #1',
-    ]);
+    assert.deepEqual(
+      points.map((p) => `${p.program} ${p.syscall} ${p.path} #${p.when}`),
+      [
+        'groupadd openat /etc/group+ #1',
+        'groupadd fsync /etc/group+ #1',
+        'useradd link /etc/passwd.lock #1',
+        'useradd openat /etc/passwd+ #1',
+        'useradd fsync /etc/passwd+ #1',
+        'useradd rename /etc/passwd+ #1',
+      ],
+    );
     const argv = straceArgv('children', '/tmp/x.log', { point: points[4]!, injection: { kind: 'kill' } });
     assert.ok(argv.includes('/etc/passwd+') && !argv.includes('/etc/group+'), 'the injected run filters on the point file alone');
     assert.equal(argv[argv.length - 1], 'inject=fsync:signal=SIGKILL:when=1');

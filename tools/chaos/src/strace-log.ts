@@ -3,9 +3,33 @@
 
 /** Every system call that can change what is on disk (open/write only with the right flags or fd). */
 const MUTATING_SYSCALLS = [
-  'rename', 'renameat', 'renameat2', 'unlink', 'unlinkat', 'symlink', 'symlinkat', 'link', 'linkat',
-  'mkdir', 'mkdirat', 'rmdir', 'open', 'openat', 'openat2', 'creat', 'write', 'pwrite64', 'writev',
-  'pwritev', 'pwritev2', 'fsync', 'fdatasync', 'fchown', 'fchownat', 'fchmod', 'fchmodat',
+  'rename',
+  'renameat',
+  'renameat2',
+  'unlink',
+  'unlinkat',
+  'symlink',
+  'symlinkat',
+  'link',
+  'linkat',
+  'mkdir',
+  'mkdirat',
+  'rmdir',
+  'open',
+  'openat',
+  'openat2',
+  'creat',
+  'write',
+  'pwrite64',
+  'writev',
+  'pwritev',
+  'pwritev2',
+  'fsync',
+  'fdatasync',
+  'fchown',
+  'fchownat',
+  'fchmod',
+  'fchmodat',
 ] as const;
 
 /**

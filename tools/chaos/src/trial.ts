@@ -120,11 +120,12 @@ export async function runTrial(options: TrialOptions): Promise<{ record: TrialRe
   const retryOk = retry.line?.ok === true;
   const retryError = retry.line && !retry.line.ok ? `${retry.line.error.code}: ${retry.line.error.message}` : retry.line ? undefined : `no result line (ssh exit ${String(retry.code)})`;
   if (options.retryFailsWith) {
-    if (retryOk || (retry.line && !retry.line.ok && retry.line.error.code !== options.retryFailsWith)) problems.push(`retry was expected to fail with ${options.retryFailsWith}, got ${retryError ?? 'success'}`);
+    if (retryOk || (retry.line && !retry.line.ok && retry.line.error.code !== options.retryFailsWith))
+      problems.push(`retry was expected to fail with ${options.retryFailsWith}, got ${retryError ?? 'success'}`);
   } else {
     if (!retryOk) problems.push(`retry failed: ${retryError ?? '?'}`);
     else {
-      if (step.operation === 'prepare-revision' && (retry.line!.ok && (retry.line!.result as { ready?: boolean }).ready !== true)) problems.push('retry of prepare did not answer ready');
+      if (step.operation === 'prepare-revision' && retry.line!.ok && (retry.line!.result as { ready?: boolean }).ready !== true) problems.push('retry of prepare did not answer ready');
       problems.push(...convergenceProblems(step, before, after));
     }
     for (const item of afterRetry.pending) problems.push(`still pending after the retry: ${item}`);
@@ -146,6 +147,10 @@ export async function runTrial(options: TrialOptions): Promise<{ record: TrialRe
     retry: { ok: retryOk, ms: retry.ms, ...(retryError ? { error: retryError } : {}) },
     problems,
   };
-  if (violations.length > 0 || problems.length > 0) record.state = faulted.entries.map((entry) => `${entry.path} ${entry.type}${entry.target ? ` -> ${entry.target}` : ''}`).filter((line) => !/\/(home|state)\//.test(line)).slice(0, 200);
+  if (violations.length > 0 || problems.length > 0)
+    record.state = faulted.entries
+      .map((entry) => `${entry.path} ${entry.type}${entry.target ? ` -> ${entry.target}` : ''}`)
+      .filter((line) => !/\/(home|state)\//.test(line))
+      .slice(0, 200);
   return { record, after };
 }

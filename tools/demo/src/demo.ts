@@ -48,7 +48,9 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   await step('build the test host image (cached after the first run)', () => run('npm', ['run', '-s', 'testhost', '--', 'build']));
   await run('npm', ['run', '-s', 'testhost', '--', 'down', HOST], false).catch(() => undefined);
-  const host = JSON.parse(await step(`boot test host "${HOST}" (systemd + sshd in its own network namespace)`, () => run('npm', ['run', '-s', 'testhost', '--', 'up', HOST], false))) as Required<InstallationHost>;
+  const host = JSON.parse(
+    await step(`boot test host "${HOST}" (systemd + sshd in its own network namespace)`, () => run('npm', ['run', '-s', 'testhost', '--', 'up', HOST], false)),
+  ) as Required<InstallationHost>;
   console.log(`   ${host.address}:${host.port}, node ${host.nodePath}, openclaw ${host.openclawPath}`);
   writeFileSync(`${dir}/installation.yaml`, testHostInstallationYaml({ [HOST]: host }, { realOpenClaw: true }));
   const rev1 = revisionFile(1, { gateway: { mode: 'local', bind: 'loopback' } });

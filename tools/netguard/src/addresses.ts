@@ -41,9 +41,10 @@ export function addressLiterals(text: string): { line: number; address: string }
   const found: { line: number; address: string }[] = [];
   text.split('\n').forEach((line, i) => {
     for (const m of line.matchAll(IPV4_LITERAL)) if (isIPv4(m[0])) found.push({ line: i + 1, address: m[0] });
-    for (const m of line.matchAll(IPV6_CANDIDATE)) if (m[0].includes('::') || m[0].split(':').length === 8) {
-      if (isIPv6(m[0])) found.push({ line: i + 1, address: m[0] });
-    }
+    for (const m of line.matchAll(IPV6_CANDIDATE))
+      if (m[0].includes('::') || m[0].split(':').length === 8) {
+        if (isIPv6(m[0])) found.push({ line: i + 1, address: m[0] });
+      }
   });
   return found;
 }

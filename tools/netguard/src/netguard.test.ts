@@ -34,7 +34,10 @@ describe('address classes', () => {
   });
 
   test('literals are found with their lines, versions and times are not', () => {
-    assert.deepEqual(addressLiterals('a 10.0.0.1\nb [2001:db8::7]:22 c 12:30:45 v1.2.3 2026.9.6'), [{ line: 1, address: '10.0.0.1' }, { line: 2, address: '2001:db8::7' }]);
+    assert.deepEqual(addressLiterals('a 10.0.0.1\nb [2001:db8::7]:22 c 12:30:45 v1.2.3 2026.9.6'), [
+      { line: 1, address: '10.0.0.1' },
+      { line: 2, address: '2001:db8::7' },
+    ]);
   });
 
   test('the hosts of an ssh argv: destination, -J and ProxyJump, after any option arguments', () => {
@@ -43,7 +46,10 @@ describe('address classes', () => {
     assert.deepEqual(sshHosts(['-oProxyJump=[2001:db8::1]:22', '-O', 'check', '-S', '/s', 'root@[::1]']), ['2001:db8::1', '::1']);
     assert.deepEqual(sshHosts(['-o', 'HostName=198.51.100.4', 'alias']), ['198.51.100.4', 'alias']);
     const config = 'Host occ-ssh-jump\n  HostName 10.213.9.2\n  Port 22\n';
-    assert.deepEqual(sshHosts(['-F', '/x/ssh_config', '-J', 'occ-ssh-jump', '--', '10.213.3.6', 'true'], () => config), ['10.213.9.2', '10.213.3.6']);
+    assert.deepEqual(
+      sshHosts(['-F', '/x/ssh_config', '-J', 'occ-ssh-jump', '--', '10.213.3.6', 'true'], () => config),
+      ['10.213.9.2', '10.213.3.6'],
+    );
   });
 });
 
@@ -70,7 +76,8 @@ describe('sources', () => {
 describe('the run-time guard', () => {
   // Each probe runs in a fresh network namespace with no route at all: were the guard to let a
   // dial through, it would still fail inside this machine.
-  const guarded = (script: string) => spawnSync('unshare', ['--net', process.execPath, '--import', 'tsx', '--import', path.join(HERE, 'register.ts'), '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
+  const guarded = (script: string) =>
+    spawnSync('unshare', ['--net', process.execPath, '--import', 'tsx', '--import', path.join(HERE, 'register.ts'), '--input-type=module', '-e', script], { cwd: ROOT, encoding: 'utf8' });
 
   test('a socket to a foreign address throws before connecting; loopback goes through', () => {
     const r = guarded(`import net from 'node:net';

@@ -47,7 +47,7 @@ function rawHosts(argv: readonly string[]): string[] {
     for (let j = 1; j < arg.length; j++) {
       const flag = arg[j]!;
       if (!WITH_ARGUMENT.has(flag)) continue;
-      const value = j + 1 < arg.length ? arg.slice(j + 1) : argv[++i] ?? '';
+      const value = j + 1 < arg.length ? arg.slice(j + 1) : (argv[++i] ?? '');
       if (flag === 'J') hosts.push(...jumpHosts(value));
       const option = /^(proxyjump|hostname)\s*=?\s*(.+)$/i.exec(flag === 'o' ? value : '');
       if (option) hosts.push(...(option[1]!.toLowerCase() === 'proxyjump' ? jumpHosts(option[2]!) : [option[2]!]));

@@ -21,7 +21,10 @@ export function parseFlags<const O extends ParseArgsOptionsConfig>(argv: readonl
 
 /** A comma-separated flag value (`--only a,b`): at least one name, each from `allowed`. */
 export function namesFrom<T extends string>(flag: string, value: string, allowed: readonly T[]): T[] {
-  const wanted = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const wanted = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = wanted.filter((name) => !(allowed as readonly string[]).includes(name));
   if (unknown.length > 0 || wanted.length === 0) throw new UsageError(`--${flag} takes ${allowed.join(', ')}; got ${value}`);
   return wanted as T[];

@@ -139,7 +139,11 @@ export async function call<O extends OperationName>(host: RemoteHost, operation:
 
 /** A helper call that failed where a test needed it to succeed; `code` is the helper's error code, if it answered. */
 export class HelperCallError extends Error {
-  constructor(readonly operation: string, readonly code: string | undefined, message: string) {
+  constructor(
+    readonly operation: string,
+    readonly code: string | undefined,
+    message: string,
+  ) {
     super(`${operation} failed: ${message}`);
     this.name = 'HelperCallError';
   }
@@ -217,7 +221,10 @@ export async function unitState(host: RemoteHost, who: AgentOwner): Promise<stri
 /** The values of one property of the Agent's unit, one per line of `systemctl show`. */
 export async function unitProperty(host: RemoteHost, who: AgentOwner, name: string): Promise<string[]> {
   const out = await host.run(['systemctl', 'show', `--property=${name}`, layoutOf(who).unitName]);
-  return out.trim().split('\n').map((line) => line.slice(name.length + 1));
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => line.slice(name.length + 1));
 }
 
 export async function mainPid(host: RemoteHost, who: AgentOwner): Promise<string> {
@@ -232,7 +239,10 @@ export async function gatewayEnviron(host: RemoteHost, who: AgentOwner): Promise
 /** Every start the fixture gateway recorded in the Agent's state directory. */
 export async function gatewayStarts(host: RemoteHost, who: AgentOwner): Promise<{ pid: number; startedAt: string }[]> {
   const out = await host.run(['cat', `${layoutOf(who).state}/fixture-starts.jsonl`]);
-  return out.trim().split('\n').map((line) => JSON.parse(line) as { pid: number; startedAt: string });
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as { pid: number; startedAt: string });
 }
 
 /** The helper's own journal line for a request: how it ended and how many changes it began. */

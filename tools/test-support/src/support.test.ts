@@ -19,7 +19,17 @@ const unused = () => Promise.reject(new Error('no host in a unit test'));
 
 describe('wireFor', () => {
   it('seals accepted text as the controller does, and refused text by the same format by hand', () => {
-    const host = { address: '192.0.2.10', port: 22, user: 'root', identityFile: '/k', knownHostsFile: '/kh', nodePath: '/usr/bin/node', fixtureGatewayPath: '/usr/bin/fixture', exec: unused, run: unused };
+    const host = {
+      address: '192.0.2.10',
+      port: 22,
+      user: 'root',
+      identityFile: '/k',
+      knownHostsFile: '/kh',
+      nodePath: '/usr/bin/node',
+      fixtureGatewayPath: '/usr/bin/fixture',
+      exec: unused,
+      run: unused,
+    };
     const text = encodeArgument(envelopeFor(host, 'probe', {}));
     assert.deepEqual(wireFor(text), sealOperation(text));
     const refused = wireFor('not base64 at all');
@@ -30,7 +40,7 @@ describe('wireFor', () => {
 });
 
 describe('sshCallArgv', () => {
-  it('is the product strict argv, with the host\'s own keepalive interval when it has one', () => {
+  it("is the product strict argv, with the host's own keepalive interval when it has one", () => {
     const host = { address: '192.0.2.10', port: 22, user: 'root', identityFile: '/k', knownHostsFile: '/kh' };
     assert.ok(sshCallArgv(host, 'true').includes('ServerAliveInterval=15'));
     const fast = sshCallArgv({ ...host, serverAliveIntervalSeconds: 5 }, undefined, ['-O', 'exit']);

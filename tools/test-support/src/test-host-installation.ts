@@ -39,7 +39,7 @@ export function testHostInstallationYaml(hosts: Record<string, InstallationHost>
   const first = Object.values(hosts)[0];
   if (!first) throw new Error('an Installation needs at least one host');
   const openclawPath = options.realOpenClaw ? first.openclawPath : first.fixtureGatewayPath;
-  if (openclawPath === undefined) throw new Error('realOpenClaw needs the host\'s openclawPath');
+  if (openclawPath === undefined) throw new Error("realOpenClaw needs the host's openclawPath");
   const range = options.portRange ?? { start: 18800, end: 18899 };
   const jump = options.jumpHost;
   return [

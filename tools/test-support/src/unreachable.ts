@@ -1,10 +1,11 @@
 // Test support: unreachable SSH targets on addresses this machine owns, so no test dials out.
 import { createServer, type Server, type Socket } from 'node:net';
 
-const listen = (server: Server) => new Promise<number>((resolve, reject) => {
-  server.once('error', reject);
-  server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
-});
+const listen = (server: Server) =>
+  new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+  });
 
 /** A loopback port that was just bound and released: a connection to it is refused. */
 export async function closedLoopbackPort(): Promise<number> {
@@ -25,10 +26,11 @@ export function silentLoopbackListener(): { port: () => Promise<number>; close: 
   let bound: Promise<number> | undefined;
   return {
     port: () => (bound ??= listen(server)),
-    close: () => new Promise<void>((resolve) => {
-      for (const s of sockets) s.destroy();
-      if (!bound) return resolve();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        if (!bound) return resolve();
+        server.close(() => resolve());
+      }),
   };
 }

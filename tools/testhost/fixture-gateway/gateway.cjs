@@ -95,8 +95,15 @@ function main() {
 
   let ready = false;
   const info = () => ({
-    pid: process.pid, port, uid: process.getuid(), gid: process.getgid(), home, stateDir, configPath,
-    passwordSha256: password === null ? null : sha256(password), startedAt,
+    pid: process.pid,
+    port,
+    uid: process.getuid(),
+    gid: process.getgid(),
+    home,
+    stateDir,
+    configPath,
+    passwordSha256: password === null ? null : sha256(password),
+    startedAt,
   });
   const authorised = (req) => {
     if (password === null) return true;

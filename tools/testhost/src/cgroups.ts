@@ -25,7 +25,9 @@ export function createHostCgroups(name: string): string[] {
 function removeTree(dir: string, keepTop: boolean): void {
   let children: string[];
   try {
-    children = readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+    children = readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw e;

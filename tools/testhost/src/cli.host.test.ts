@@ -48,9 +48,20 @@ describe('testhost CLI', { timeout: 10 * 60_000 }, () => {
       assert.ok(isAlive(nspawn), 'the container runs after the CLI exited');
       // Plain OpenSSH with nothing but what `up` printed.
       const { stdout } = await execFileP('ssh', [
-        '-F', '/dev/null', '-i', String(info['identityFile']), '-p', String(info['port']),
-        '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=yes', '-o', `UserKnownHostsFile=${String(info['knownHostsFile'])}`,
-        `${String(info['user'])}@${String(info['address'])}`, `${String(info['nodePath'])} -e "console.log(require('fs').existsSync('${String(info['fixtureGatewayPath'])}'))"`,
+        '-F',
+        '/dev/null',
+        '-i',
+        String(info['identityFile']),
+        '-p',
+        String(info['port']),
+        '-o',
+        'BatchMode=yes',
+        '-o',
+        'StrictHostKeyChecking=yes',
+        '-o',
+        `UserKnownHostsFile=${String(info['knownHostsFile'])}`,
+        `${String(info['user'])}@${String(info['address'])}`,
+        `${String(info['nodePath'])} -e "console.log(require('fs').existsSync('${String(info['fixtureGatewayPath'])}'))"`,
       ]);
       assert.equal(stdout.trim(), 'true');
       const again = await cli(['up', name]);

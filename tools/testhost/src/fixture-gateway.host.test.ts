@@ -8,16 +8,20 @@ import { startTestHost, type TestHost } from './index.js';
 const PORT = 18800;
 const PASSWORD = "fixture pass 'quoted' $HOME";
 /** Prints each distinct /readyz code (000 = not listening yet) until it answers 200. */
-const OBSERVE_READINESS = 'last=; for i in $(seq 600); do c=$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$1/readyz"); ' +
+const OBSERVE_READINESS =
+  'last=; for i in $(seq 600); do c=$(curl -s -o /dev/null -w "%{http_code}" "http://127.0.0.1:$1/readyz"); ' +
   '[ "$c" = "$last" ] || printf "%s " "$c"; last=$c; [ "$c" = 200 ] && break; sleep 0.1; done; echo';
 
 describe('fixture gateway on a test host', { timeout: 15 * 60_000 }, () => {
   let host: TestHost;
   let gw: GatewayUnit;
 
-  const setBehaviour = (fixtureGateway: Record<string, unknown>) =>
-    writeHostFile(host, gw.configPath, JSON.stringify({ gateway: { port: PORT }, fixtureGateway }), `${gw.account}:${gw.account}`);
-  const starts = async () => (await host.run(['cat', `${gw.stateDir}/fixture-starts.jsonl`])).trim().split('\n').map((l) => JSON.parse(l) as { pid: number; port: number; configPath: string });
+  const setBehaviour = (fixtureGateway: Record<string, unknown>) => writeHostFile(host, gw.configPath, JSON.stringify({ gateway: { port: PORT }, fixtureGateway }), `${gw.account}:${gw.account}`);
+  const starts = async () =>
+    (await host.run(['cat', `${gw.stateDir}/fixture-starts.jsonl`]))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { pid: number; port: number; configPath: string });
   const restart = async (fixtureGateway: Record<string, unknown>) => {
     await host.run(['systemctl', 'stop', gw.unit]);
     await setBehaviour(fixtureGateway);
@@ -28,8 +32,13 @@ describe('fixture gateway on a test host', { timeout: 15 * 60_000 }, () => {
   before(async () => {
     host = await startTestHost();
     gw = await installGatewayUnit(host, {
-      unit: 'occ-fixture', account: 'occfx', port: PORT, password: PASSWORD, script: host.fixtureGatewayPath,
-      config: { gateway: { port: PORT } }, service: ['TimeoutStopSec=3'],
+      unit: 'occ-fixture',
+      account: 'occfx',
+      port: PORT,
+      password: PASSWORD,
+      script: host.fixtureGatewayPath,
+      config: { gateway: { port: PORT } },
+      service: ['TimeoutStopSec=3'],
     });
   });
   after(async () => {
@@ -66,7 +75,16 @@ describe('fixture gateway on a test host', { timeout: 15 * 60_000 }, () => {
     const gid = Number((await host.run(['id', '-g', gw.account])).trim());
     const { MainPID } = await unitProperties(host, gw.unit, ['MainPID']);
     assert.deepEqual(
-      { pid: info['pid'], port: info['port'], uid: info['uid'], gid: info['gid'], home: info['home'], stateDir: info['stateDir'], configPath: info['configPath'], passwordSha256: info['passwordSha256'] },
+      {
+        pid: info['pid'],
+        port: info['port'],
+        uid: info['uid'],
+        gid: info['gid'],
+        home: info['home'],
+        stateDir: info['stateDir'],
+        configPath: info['configPath'],
+        passwordSha256: info['passwordSha256'],
+      },
       { pid: Number(MainPID), port: PORT, uid, gid, home: gw.home, stateDir: gw.stateDir, configPath: gw.configPath, passwordSha256: createHash('sha256').update(PASSWORD).digest('hex') },
     );
     assert.ok(!Number.isNaN(Date.parse(String(info['startedAt']))));

@@ -28,7 +28,9 @@ export interface GatewayUnit {
 export function openclawConfig(port: number): Record<string, unknown> {
   return {
     gateway: {
-      mode: 'local', port, bind: 'loopback',
+      mode: 'local',
+      port,
+      bind: 'loopback',
       auth: { mode: 'password', password: { source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' } },
     },
   };
@@ -87,8 +89,8 @@ export async function httpStatus(host: TestHost, port: number, path: string, hea
  * Polls on the host itself: one ssh session instead of one per probe, which on a 2-core machine
  * would otherwise compete with the gateway's own start-up for CPU. Constant script, values as arguments.
  */
-const WAIT_STATUS = 'end=$(( $(date +%s) + $3 )); while :; do c=$(curl -s -o /dev/null -w "%{http_code}" "$1"); ' +
-  '[ "$c" = "$2" ] && exit 0; [ "$(date +%s)" -ge "$end" ] && { echo "$c"; exit 1; }; sleep 0.2; done';
+const WAIT_STATUS =
+  'end=$(( $(date +%s) + $3 )); while :; do c=$(curl -s -o /dev/null -w "%{http_code}" "$1"); ' + '[ "$c" = "$2" ] && exit 0; [ "$(date +%s)" -ge "$end" ] && { echo "$c"; exit 1; }; sleep 0.2; done';
 
 /** Waits until the endpoint answers `want`; returns the time it took. */
 export async function waitForStatus(host: TestHost, port: number, path: string, want: string, timeoutMs: number): Promise<number> {
@@ -101,7 +103,12 @@ export async function waitForStatus(host: TestHost, port: number, path: string, 
 
 export async function unitProperties(host: TestHost, unit: string, names: string[]): Promise<Record<string, string>> {
   const out = await host.run(['systemctl', 'show', unit, ...names.flatMap((n) => ['-p', n])]);
-  return Object.fromEntries(out.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 /** State and journal tail of a unit, for failure messages that explain themselves. */

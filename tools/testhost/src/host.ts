@@ -40,13 +40,26 @@ class BootedHost implements TestHost {
   readonly fixtureGatewayPath = HOST_PATHS.fixtureGatewayPath;
   private stopping: Promise<void> | undefined;
 
-  constructor(private rec: HostRecord, private readonly target: SshTarget) {}
+  constructor(
+    private rec: HostRecord,
+    private readonly target: SshTarget,
+  ) {}
 
-  get name() { return this.rec.name; }
-  get address() { return this.target.address; }
-  get port() { return this.target.port; }
-  get identityFile() { return this.target.identityFile; }
-  get knownHostsFile() { return this.target.knownHostsFile; }
+  get name() {
+    return this.rec.name;
+  }
+  get address() {
+    return this.target.address;
+  }
+  get port() {
+    return this.target.port;
+  }
+  get identityFile() {
+    return this.target.identityFile;
+  }
+  get knownHostsFile() {
+    return this.target.knownHostsFile;
+  }
 
   async exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {
     this.assertUp();

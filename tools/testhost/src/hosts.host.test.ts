@@ -59,19 +59,21 @@ describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
   });
 
   it('manage accounts and locks over strict ssh', async () => {
-    await Promise.all(hosts.map(async (h) => {
-      await h.run(['useradd', '--system', '--home-dir', '/var/lib/occ agent', '--create-home', '--shell', '/usr/sbin/nologin', 'occagent']);
-      const entry = (await h.run(['getent', 'passwd', 'occagent'])).trim().split(':');
-      assert.equal(entry[0], 'occagent');
-      assert.equal(entry[5], '/var/lib/occ agent', 'argv with a space survives the remote shell');
-      assert.ok(Number(entry[2]) < 1000, 'a system uid');
-      assert.equal((await h.exec(['getent', 'passwd', 'nobody-here'])).code, 2);
-      // A lock held by one process makes a non-blocking second attempt fail with 1, then frees up.
-      const script = 'flock /run/occ.lock sleep 2 & sleep 0.5; flock --nonblock /run/occ.lock true; echo "busy=$?"; wait; flock --nonblock /run/occ.lock true; echo "free=$?"';
-      assert.equal((await h.run(['sh', '-c', script])).trim(), 'busy=1\nfree=0');
-      await h.run(['userdel', '--remove', 'occagent']);
-      assert.equal((await h.exec(['getent', 'passwd', 'occagent'])).code, 2);
-    }));
+    await Promise.all(
+      hosts.map(async (h) => {
+        await h.run(['useradd', '--system', '--home-dir', '/var/lib/occ agent', '--create-home', '--shell', '/usr/sbin/nologin', 'occagent']);
+        const entry = (await h.run(['getent', 'passwd', 'occagent'])).trim().split(':');
+        assert.equal(entry[0], 'occagent');
+        assert.equal(entry[5], '/var/lib/occ agent', 'argv with a space survives the remote shell');
+        assert.ok(Number(entry[2]) < 1000, 'a system uid');
+        assert.equal((await h.exec(['getent', 'passwd', 'nobody-here'])).code, 2);
+        // A lock held by one process makes a non-blocking second attempt fail with 1, then frees up.
+        const script = 'flock /run/occ.lock sleep 2 & sleep 0.5; flock --nonblock /run/occ.lock true; echo "busy=$?"; wait; flock --nonblock /run/occ.lock true; echo "free=$?"';
+        assert.equal((await h.run(['sh', '-c', script])).trim(), 'busy=1\nfree=0');
+        await h.run(['userdel', '--remove', 'occagent']);
+        assert.equal((await h.exec(['getent', 'passwd', 'occagent'])).code, 2);
+      }),
+    );
   });
 
   it('pass stdin through and report exit codes and stderr', async () => {

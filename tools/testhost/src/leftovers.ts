@@ -20,10 +20,14 @@ export function leftoversOf(name: string, index?: number): string[] {
   const f = hostFiles(name);
   const o = hostObjects(name);
   return [
-    ...currentMounts().filter((m) => m.mountPoint.startsWith(f.dir)).map((m) => `mount ${m.mountPoint}`),
+    ...currentMounts()
+      .filter((m) => m.mountPoint.startsWith(f.dir))
+      .map((m) => `mount ${m.mountPoint}`),
     ...(linkExists(o.veth) ? [`veth ${o.veth}`] : []),
     ...(netnsExists(o.netns) ? [`netns ${o.netns}`] : []),
-    ...hostCgroupDirs(name).filter((d) => existsSync(d)).map((d) => `cgroup ${d}`),
+    ...hostCgroupDirs(name)
+      .filter((d) => existsSync(d))
+      .map((d) => `cgroup ${d}`),
     ...processesOf(f.root).map((pid) => `process ${pid}: ${cmdline(pid).join(' ')}`),
     ...(existsSync(f.dir) ? [`dir ${f.dir}`] : []),
     // The slot may already serve someone else's new host; only a claim under this name is a leftover.

@@ -27,7 +27,11 @@ function teardownAllSync(): void {
   }
 }
 
-const SIGNALS: ReadonlyArray<[NodeJS.Signals, number]> = [['SIGINT', 2], ['SIGTERM', 15], ['SIGHUP', 1]];
+const SIGNALS: ReadonlyArray<[NodeJS.Signals, number]> = [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+  ['SIGHUP', 1],
+];
 
 function install(): void {
   if (installed) return;

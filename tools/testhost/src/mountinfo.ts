@@ -37,8 +37,6 @@ export function isMounted(dir: string): boolean {
  * and the v2 one (at /sys/fs/cgroup on a pure-v2 machine, or /sys/fs/cgroup/unified on a hybrid).
  */
 export function cgroupRoots(mounts: readonly MountEntry[]): string[] {
-  const roots = mounts
-    .filter((m) => m.fsType === 'cgroup2' || (m.fsType === 'cgroup' && m.superOptions.includes('name=systemd')))
-    .map((m) => m.mountPoint);
+  const roots = mounts.filter((m) => m.fsType === 'cgroup2' || (m.fsType === 'cgroup' && m.superOptions.includes('name=systemd'))).map((m) => m.mountPoint);
   return [...new Set(roots)];
 }

@@ -11,8 +11,15 @@ function addressCommands(name: string, index: number): { machine: string[][]; in
   const { veth } = hostObjects(name);
   const a = addressesFor(index);
   return {
-    machine: [['addr', 'replace', `${a.machine}/30`, 'dev', veth], ['link', 'set', veth, 'up']],
-    inside: [['addr', 'replace', `${a.host}/30`, 'dev', 'host0'], ['link', 'set', 'host0', 'up'], ['link', 'set', 'lo', 'up']],
+    machine: [
+      ['addr', 'replace', `${a.machine}/30`, 'dev', veth],
+      ['link', 'set', veth, 'up'],
+    ],
+    inside: [
+      ['addr', 'replace', `${a.host}/30`, 'dev', 'host0'],
+      ['link', 'set', 'host0', 'up'],
+      ['link', 'set', 'lo', 'up'],
+    ],
   };
 }
 

@@ -16,10 +16,14 @@ const LAUNCHER = 'while [ "$#" -gt 0 ] && [ "$1" != -- ]; do echo $$ > "$1" || e
 
 export function nspawnArgs(name: string, root: string): string[] {
   return [
-    '-b', '-D', root,
+    '-b',
+    '-D',
+    root,
     // No machined or system bus here: without these two, nspawn fails with "Failed to open system bus".
-    '--register=no', '--keep-unit',
-    '-M', name,
+    '--register=no',
+    '--keep-unit',
+    '-M',
+    name,
     `--network-namespace-path=/run/netns/${hostObjects(name).netns}`,
     '--resolv-conf=off',
     '--console=read-only',

@@ -32,8 +32,12 @@ describe('real OpenClaw gateway as a systemd unit', { timeout: 15 * 60_000 }, ()
 
   it('starts under its own account and becomes ready', { timeout: READY_BUDGET_MS + 60_000 }, async () => {
     gw = await installGatewayUnit(host, {
-      unit: 'occ-openclaw', account: 'occgw', port: PORT, password: 'correct horse battery staple',
-      script: host.openclawPath, config: openclawConfig(PORT),
+      unit: 'occ-openclaw',
+      account: 'occgw',
+      port: PORT,
+      password: 'correct horse battery staple',
+      script: host.openclawPath,
+      config: openclawConfig(PORT),
       // As a deployed unit would: OpenClaw gives up on a 5 s internal start-up deadline when the
       // machine is starved of CPU, and a restart is the normal recovery.
       service: ['Restart=on-failure', 'RestartSec=2'],
@@ -52,10 +56,8 @@ describe('real OpenClaw gateway as a systemd unit', { timeout: 15 * 60_000 }, ()
   });
 
   it('accepts its password and rejects a wrong one', async () => {
-    const health = (password: string) => host.exec([
-      'env', 'HOME=/tmp/occ-health-cli', host.nodePath, host.openclawPath,
-      'gateway', 'health', '--url', `ws://127.0.0.1:${PORT}`, '--password', password,
-    ], { timeoutMs: 120_000 });
+    const health = (password: string) =>
+      host.exec(['env', 'HOME=/tmp/occ-health-cli', host.nodePath, host.openclawPath, 'gateway', 'health', '--url', `ws://127.0.0.1:${PORT}`, '--password', password], { timeoutMs: 120_000 });
     const good = await health(gw.password);
     assert.equal(good.code, 0, good.stderr);
     assert.match(good.stdout, /OK/);

@@ -38,7 +38,9 @@ export function isAlive(ref: ProcessRef | undefined): boolean {
 
 export function cmdline(pid: number): string[] {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
   } catch {
     return [];
   }

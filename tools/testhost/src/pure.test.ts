@@ -91,7 +91,8 @@ describe('mirror discovery', () => {
   });
 
   it('reads the first deb line of a one-line sources.list', () => {
-    const list = '# deb http://old.invalid/debian bookworm main\ndeb-src http://s.invalid/debian bookworm main\n' +
+    const list =
+      '# deb http://old.invalid/debian bookworm main\ndeb-src http://s.invalid/debian bookworm main\n' +
       'deb http://sec.invalid/debian-security bookworm-security main\ndeb [arch=amd64 signed-by=/k.gpg] http://m.invalid/debian bookworm main\n';
     assert.equal(mirrorFromSourcesList(list), 'http://m.invalid/debian');
     assert.equal(mirrorFromSourcesList('# nothing\n'), undefined);

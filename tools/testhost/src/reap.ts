@@ -43,9 +43,10 @@ export async function reapHost(name: string, me: ProcessRef = selfRef()): Promis
   }
 }
 
-const slotRecords = () => list(layout.slots())
-  .filter((s) => /^\d+$/.test(s))
-  .map((s) => ({ slot: s, rec: readClaim(path.join(layout.slots(), s)) as SlotRecord | undefined }));
+const slotRecords = () =>
+  list(layout.slots())
+    .filter((s) => /^\d+$/.test(s))
+    .map((s) => ({ slot: s, rec: readClaim(path.join(layout.slots(), s)) as SlotRecord | undefined }));
 
 /** Slots are machine-wide; each work dir reaps only its own and leaves another's leftovers to it. */
 const isOurs = (rec: SlotRecord | undefined) => rec !== undefined && (rec.workDir === undefined || rec.workDir === workDir());

@@ -9,10 +9,7 @@ const DEBIAN_SUITE = 'bookworm';
 export const NODE_VERSION = '24.22.3';
 export const OPENCLAW_VERSION = '2026.9.6';
 
-const BASE_PACKAGES = [
-  'systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'util-linux', 'passwd',
-  'ca-certificates', 'curl', 'iproute2',
-] as const;
+const BASE_PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'util-linux', 'passwd', 'ca-certificates', 'curl', 'iproute2'] as const;
 
 /**
  * The python variant exists for an Ansible benchmark, whose modules run with the host's python3;
@@ -21,15 +18,9 @@ const BASE_PACKAGES = [
 const VARIANT_EXTRAS: Record<Variant, readonly string[]> = { base: [], python: ['python3'], strace: ['strace'] };
 
 /** sshd drop-in baked into the image: key-only root login on port 22 with the per-host ed25519 key. */
-const SSHD_CONFIG = [
-  'Port 22',
-  'PermitRootLogin prohibit-password',
-  'PasswordAuthentication no',
-  'KbdInteractiveAuthentication no',
-  'HostKey /etc/ssh/ssh_host_ed25519_key',
-  'UseDNS no',
-  '',
-].join('\n');
+const SSHD_CONFIG = ['Port 22', 'PermitRootLogin prohibit-password', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no', 'HostKey /etc/ssh/ssh_host_ed25519_key', 'UseDNS no', ''].join(
+  '\n',
+);
 
 const RESOLV_CONF = '# intentionally empty: test hosts have no resolver and no route out\n';
 const APT_SOURCES = '# intentionally empty: test hosts have no network\n';

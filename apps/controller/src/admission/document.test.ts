@@ -118,7 +118,10 @@ describe("sshGatewayConfigurationDocument: OpenClaw's own types, field by field"
   it('refuses an unknown nested key, which makes the real gateway refuse to start', () => {
     refused(proxy({ ...TRUST, userHeaders: ['x'] }), 'gateway.auth.trustedProxy.userHeaders');
     refused(proxy({ ...TRUST, deviceAutoApprove: { enabled: true, scope: [] } }), 'gateway.auth.trustedProxy.deviceAutoApprove.scope');
-    refused(proxy({ ...TRUST, cloudflareAccessOidc: { issuer: 'https://a.cloudflareaccess.com', providerId: 'p', githubAccountIdClaim: 'c', audience: 'x' } }), 'gateway.auth.trustedProxy.cloudflareAccessOidc.audience');
+    refused(
+      proxy({ ...TRUST, cloudflareAccessOidc: { issuer: 'https://a.cloudflareaccess.com', providerId: 'p', githubAccountIdClaim: 'c', audience: 'x' } }),
+      'gateway.auth.trustedProxy.cloudflareAccessOidc.audience',
+    );
     refused({ gateway: { auth: { rateLimit: { perMinute: 30 } } } }, 'gateway.auth.rateLimit.perMinute');
   });
 
@@ -130,7 +133,10 @@ describe("sshGatewayConfigurationDocument: OpenClaw's own types, field by field"
     refused(proxy({ ...TRUST, allowUsers: [7] }), 'gateway.auth.trustedProxy.allowUsers.0');
     refused(proxy({ ...TRUST, allowLoopback: 'yes' }), 'gateway.auth.trustedProxy.allowLoopback');
     refused(proxy({ ...TRUST, cloudflareAccessOidc: { issuer: 'https://evil.example.com', providerId: 'p', githubAccountIdClaim: 'c' } }), 'gateway.auth.trustedProxy.cloudflareAccessOidc.issuer');
-    refused(proxy({ ...TRUST, cloudflareAccessOidc: { issuer: 'https://a.cloudflareaccess.com', providerId: '  ', githubAccountIdClaim: 'c' } }), 'gateway.auth.trustedProxy.cloudflareAccessOidc.providerId');
+    refused(
+      proxy({ ...TRUST, cloudflareAccessOidc: { issuer: 'https://a.cloudflareaccess.com', providerId: '  ', githubAccountIdClaim: 'c' } }),
+      'gateway.auth.trustedProxy.cloudflareAccessOidc.providerId',
+    );
     refused(proxy({ ...TRUST, deviceAutoApprove: { enabled: 1 } }), 'gateway.auth.trustedProxy.deviceAutoApprove.enabled');
     refused(proxy({ ...TRUST, deviceAutoApprove: { scopes: [''] } }), 'gateway.auth.trustedProxy.deviceAutoApprove.scopes.0');
     refused(proxy(TRUST, { identityScopes: ['operator.read'] }), 'gateway.auth.identityScopes');

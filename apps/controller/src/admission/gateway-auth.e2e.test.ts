@@ -94,12 +94,19 @@ describe("OpenClaw's config validate on admitted gateway.auth documents", () => 
 
   const RUNTIME_REFUSED: [string, Record<string, unknown>, RegExp][] = [
     ['gateway.mode "remote"', { gateway: { mode: 'remote' } }, /Gateway start blocked: set gateway\.mode=local/],
-    ['an env default provider whose allowlist leaves the managed password out', { secrets: { providers: { default: { source: 'env', allowlist: ['MODEL_KEY'] } } } }, /required secrets are unavailable/],
+    [
+      'an env default provider whose allowlist leaves the managed password out',
+      { secrets: { providers: { default: { source: 'env', allowlist: ['MODEL_KEY'] } } } },
+      /required secrets are unavailable/,
+    ],
   ];
   for (const [name, extra, reason] of RUNTIME_REFUSED) {
     test(`${name}: refused by admission; OpenClaw's schema passes it but the gateway does not start`, async () => {
       const configuration = { ...extra, gateway: { mode: 'local', ...(extra.gateway as object), auth: { mode: 'password', password: { ...MANAGED_PASSWORD_REF } } } };
-      assert.throws(() => sshGatewayConfigurationDocument(configuration), (error: Error & { code?: string }) => error.code === 'admission');
+      assert.throws(
+        () => sshGatewayConfigurationDocument(configuration),
+        (error: Error & { code?: string }) => error.code === 'admission',
+      );
       assert.equal((await validate(`${JSON.stringify(configuration)}\n`)).code, 0, 'the schema alone does not catch it');
       await startRefused(reason);
     });
@@ -107,7 +114,10 @@ describe("OpenClaw's config validate on admitted gateway.auth documents", () => 
 
   for (const [name, configuration] of Object.entries(REFUSED)) {
     test(`refused by admission and by OpenClaw: ${name}`, async () => {
-      assert.throws(() => sshGatewayConfigurationDocument(configuration), (error: Error & { code?: string }) => error.code === 'admission');
+      assert.throws(
+        () => sshGatewayConfigurationDocument(configuration),
+        (error: Error & { code?: string }) => error.code === 'admission',
+      );
       const result = await validate(`${JSON.stringify(configuration, null, 2)}\n`);
       assert.notEqual(result.code, 0, `OpenClaw accepted what admission refuses: ${name}\n${result.stdout.slice(-800)}`);
       assert.match(result.stdout + result.stderr, /gateway\.auth/);

@@ -35,7 +35,7 @@ describe('validateHarnessAuth', () => {
     assert.doesNotThrow(() => validateHarnessAuth(HARNESS, { method: 'runtime' }, {}));
   });
 
-  it('refuses dedicated mode, other Harnesses and a Harness that is not OCC\'s object', () => {
+  it("refuses dedicated mode, other Harnesses and a Harness that is not OCC's object", () => {
     const cases: [unknown, string][] = [
       [{ ...HARNESS, mode: 'dedicated' }, 'harness.mode'],
       [{ id: 'codex', version: '1.0.0', mode: 'dedicated' }, 'harness.id'],
@@ -48,7 +48,7 @@ describe('validateHarnessAuth', () => {
     for (const [harness, key] of cases) assert.equal(refused(() => validateHarnessAuth(harness, { method: 'runtime' })).details.key, key, JSON.stringify(harness));
   });
 
-  it('refuses every managed credential method in OCC\'s snapshot shapes', () => {
+  it("refuses every managed credential method in OCC's snapshot shapes", () => {
     const secretRef = { kind: 'secret', id: 'sec-1', namespaceId: 'ns-1' };
     const cases: unknown[] = [
       { method: 'api_key', source: secretRef, secretDriverId: 'secret-k8s' },
@@ -71,7 +71,7 @@ describe('validateHarnessAuth', () => {
     refused(() => validateHarnessAuth(HARNESS, auth));
   });
 
-  it('refuses OCC Secret bindings sent as OCC\'s record, pointing to the operator env file', () => {
+  it("refuses OCC Secret bindings sent as OCC's record, pointing to the operator env file", () => {
     const error = refused(() => validateHarnessAuth(HARNESS, { method: 'runtime' }, SECRET_BINDING));
     assert.equal(error.details.key, 'secretBindings');
     assert.match(error.message, /<agentDir>\/env/);
@@ -88,7 +88,7 @@ describe('validateHarnessAuth', () => {
 describe('admitRevision', () => {
   const agent = agentFor();
 
-  it('admits a plain embedded runtime revision in OCC\'s shape', () => {
+  it("admits a plain embedded runtime revision in OCC's shape", () => {
     assert.doesNotThrow(() => admitRevision(revisionFor(), agent, SELF));
     assert.doesNotThrow(() => admitRevision(revisionWith({ secretBindings: {}, plugins: { driver: { id: 'p', implementation: 'occ/p' }, plugins: {} } }), agent, SELF));
   });
@@ -101,12 +101,12 @@ describe('admitRevision', () => {
     assert.doesNotThrow(() => admitRevision(revisionWith({ compute: packaged }), agent, packaged));
   });
 
-  it('refuses a revision whose servicePrincipalId is not the bound Agent\'s', () => {
+  it("refuses a revision whose servicePrincipalId is not the bound Agent's", () => {
     assert.equal(refused(() => admitRevision(revisionWith({ servicePrincipalId: 'sp-other' }), agent, SELF)).details.key, 'servicePrincipalId');
     assert.equal(refused(() => admitRevision(revisionWith({ servicePrincipalId: undefined }), agent, SELF)).details.key, 'servicePrincipalId');
   });
 
-  it('refuses OCC Secret bindings in OCC\'s record shape (which has no length)', () => {
+  it("refuses OCC Secret bindings in OCC's record shape (which has no length)", () => {
     assert.equal(refused(() => admitRevision(revisionWith({ secretBindings: SECRET_BINDING }), agent, SELF)).details.key, 'secretBindings');
     assert.equal(refused(() => admitRevision(revisionWith({ secretBindings: [{ name: 'x' }] }), agent, SELF)).details.key, 'secretBindings');
   });
@@ -115,7 +115,7 @@ describe('admitRevision', () => {
     assert.equal(refused(() => admitRevision(revisionWith({ sandboxDriverId: 'sandbox-openshell' }), agent, SELF)).details.key, 'sandboxDriverId');
   });
 
-  it('refuses a requested plugin in OCC\'s PluginRevisionState', () => {
+  it("refuses a requested plugin in OCC's PluginRevisionState", () => {
     const plugins = { driver: { id: 'plugin-x', implementation: 'occ/x' }, plugins: { github: { enabled: true } } };
     assert.equal(refused(() => admitRevision(revisionWith({ plugins }), agent, SELF)).details.key, 'plugins');
     assert.equal(refused(() => admitRevision(revisionWith({ plugins: 'github' }), agent, SELF)).details.key, 'plugins');
@@ -128,7 +128,7 @@ describe('admitRevision', () => {
     }
   });
 
-  it('refuses repository credentials and runs the Harness checks on OCC\'s harness object', () => {
+  it("refuses repository credentials and runs the Harness checks on OCC's harness object", () => {
     assert.equal(refused(() => admitRevision(revisionWith({ repositoryCredentials: { bindings: [] } }), agent, SELF)).details.key, 'repositoryCredentials');
     assert.equal(refused(() => admitRevision(revisionWith({ harness: { ...HARNESS, mode: 'dedicated' } }), agent, SELF)).details.key, 'harness.mode');
     assert.equal(refused(() => admitRevision(revisionWith({ harnessAuth: { method: 'api_key' } }), agent, SELF)).details.key, 'harnessAuth');
@@ -138,7 +138,7 @@ describe('admitRevision', () => {
 describe('admitContext', () => {
   const base: ComputeRevisionContext = { harnessAuth: { method: 'runtime' }, secretEnvironment: [] };
 
-  it('admits OCC\'s context for a runtime revision, and no context', () => {
+  it("admits OCC's context for a runtime revision, and no context", () => {
     assert.doesNotThrow(() => admitContext(base));
     assert.doesNotThrow(() => admitContext({ ...base, repositoryCredentials: [] }));
     assert.doesNotThrow(() => admitContext(undefined));

@@ -25,12 +25,14 @@ function hasEntries(value: unknown): boolean {
 }
 
 function printable(value: unknown): string {
-  return String(value).replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
+  return String(value)
+    .replace(/[^\x20-\x7e]/g, '?')
+    .slice(0, 60);
 }
 
 /** The Harness must be OpenClaw in embedded mode; dedicated execution (Codex included) needs Kubernetes Compute. */
 function checkHarness(harness: unknown): void {
-  if (!isPlainObject(harness)) refuse('harness', 'expected OCC\'s Harness descriptor { id, version, mode }');
+  if (!isPlainObject(harness)) refuse('harness', "expected OCC's Harness descriptor { id, version, mode }");
   if (harness.id !== SUPPORTED_HARNESS.id) {
     refuse('harness.id', `"${printable(harness.id)}" is not supported by SSH Compute; it runs only OpenClaw (use Kubernetes Compute for other Harnesses)`);
   }
@@ -77,7 +79,10 @@ export function admitRevision(revision: AgentRevision, agent: Agent, driver: Com
   if (revision.plugins !== undefined && (!isPlainObject(revision.plugins) || hasEntries(revision.plugins.plugins))) {
     refuse('plugins', 'a nonempty requested plugin map is not supported by SSH Compute; clear it before deploying');
   }
-  for (const [key, value] of [['pluginApprovers', revision.pluginApprovers], ['agent.pluginApprovers', agent.pluginApprovers]] as const) {
+  for (const [key, value] of [
+    ['pluginApprovers', revision.pluginApprovers],
+    ['agent.pluginApprovers', agent.pluginApprovers],
+  ] as const) {
     if (value !== undefined) refuse(key, 'a default plugin approver policy (even an empty list) is not supported by SSH Compute; clear it before deploying');
   }
   if (revision.repositoryCredentials !== undefined) refuse('repositoryCredentials', 'repository credentials cannot be delivered to an SSH host');
@@ -86,9 +91,9 @@ export function admitRevision(revision: AgentRevision, agent: Agent, driver: Com
 /** The per-pass context: runtime auth only, no Secret environment, no workspace setup, no repository material. */
 export function admitContext(context: ComputeRevisionContext | undefined): void {
   if (context === undefined) return;
-  if (!isPlainObject(context)) refuse('context', 'expected OCC\'s revision context object');
+  if (!isPlainObject(context)) refuse('context', "expected OCC's revision context object");
   if (context.harnessAuth !== undefined) checkHarnessAuth(context.harnessAuth, 'context.harnessAuth');
   if (hasEntries(context.secretEnvironment)) refuse('context.secretEnvironment', `OCC Secret delivery is not supported by SSH Compute; ${ENV_FILE_HINT}`);
-  if (context.workspaceSetup !== undefined && context.workspaceSetup !== null) refuse('context.workspaceSetup', 'SSH Compute has no workspace setup; clear the Agent\'s initial workspace files');
+  if (context.workspaceSetup !== undefined && context.workspaceSetup !== null) refuse('context.workspaceSetup', "SSH Compute has no workspace setup; clear the Agent's initial workspace files");
   if (hasEntries(context.repositoryCredentials)) refuse('context.repositoryCredentials', 'repository credentials cannot be delivered to an SSH host');
 }

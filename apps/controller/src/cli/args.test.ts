@@ -33,14 +33,21 @@ describe('occ-ssh arguments', () => {
     ['bad revision number', ['deploy', '--config', 'x', '--revision-number', '0'], /positive integer/],
     ['bad readiness timeout', ['deploy', '--config', 'x', '--readiness-timeout', '121'], /1 to 120/],
   ] as const) {
-    test(`usage error: ${name}`, () => assert.throws(() => parseCli([...argv]), (error: unknown) => error instanceof UsageError && message.test(error.message)));
+    test(`usage error: ${name}`, () =>
+      assert.throws(
+        () => parseCli([...argv]),
+        (error: unknown) => error instanceof UsageError && message.test(error.message),
+      ));
   }
 
   test('usage errors exit 2 and print the usage; --help exits 0', async () => {
     const err = sink();
     assert.equal(await runCli(['status'], sink().stream, err.stream), EXIT.usage);
     assert.match(err.text(), /^occ-ssh: --config/);
-    assert.match(err.text(), /exit codes: 0 success, 2 usage, 3 permanent failure \(do not retry unchanged\),\n {2}4 retryable failure reported by a host, 75 a host could not be reached \(retryable\), 130 interrupted/);
+    assert.match(
+      err.text(),
+      /exit codes: 0 success, 2 usage, 3 permanent failure \(do not retry unchanged\),\n {2}4 retryable failure reported by a host, 75 a host could not be reached \(retryable\), 130 interrupted/,
+    );
     const out = sink();
     assert.equal(await runCli(['--help'], out.stream, sink().stream), EXIT.ok);
     assert.match(out.text(), /^usage: occ-ssh/);

@@ -22,7 +22,14 @@ describe('occ-ssh on a real host', () => {
   const ledger = `${dir}/ledger.json`;
   const revisionFile = (number: number, configuration: Record<string, unknown> = {}) => {
     const path = `${dir}/rev-${number}.json`;
-    writeFileSync(path, JSON.stringify({ namespace: { id: 'ns-cli', name: 'stable' }, agent: { id: 'agent-cli', servicePrincipal: { id: 'sp-cli' } }, revision: { id: `rev-cli-${number}`, number, configuration: { gateway: { mode: 'local' }, ...configuration } } }));
+    writeFileSync(
+      path,
+      JSON.stringify({
+        namespace: { id: 'ns-cli', name: 'stable' },
+        agent: { id: 'agent-cli', servicePrincipal: { id: 'sp-cli' } },
+        revision: { id: `rev-cli-${number}`, number, configuration: { gateway: { mode: 'local' }, ...configuration } },
+      }),
+    );
     return path;
   };
   const cli = async (...argv: string[]) => {
@@ -65,7 +72,10 @@ describe('occ-ssh on a real host', () => {
     assert.match(result.out, /: active, enabled; ready: yes/);
     assert.match(result.out, /current rev-cli-2; served rev-cli-2 since /);
     assert.match(result.out, /revisions: 2:rev-cli-2/);
-    assert.match(result.out, /recent root operations \(journalctl -t occ-ssh-helper\):\n(?: {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=.*\n)*? {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=retire-revision outcome=ok request=[0-9a-f-]{36} namespace=ns-cli agent=agent-cli revision=rev-cli-1 ms=\d+ changes=\d+ helper=[0-9a-f]{64}\n/);
+    assert.match(
+      result.out,
+      /recent root operations \(journalctl -t occ-ssh-helper\):\n(?: {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=.*\n)*? {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=retire-revision outcome=ok request=[0-9a-f-]{36} namespace=ns-cli agent=agent-cli revision=rev-cli-1 ms=\d+ changes=\d+ helper=[0-9a-f]{64}\n/,
+    );
   });
 
   test('an ownership conflict exits 3 and names the host, operation and marker path', async () => {
@@ -122,12 +132,19 @@ describe('occ-ssh on a real host', () => {
     const err = sink();
     const slow = revisionFile(5, { fixtureGateway: { readyAfterMs: 20_000 } });
     const running = runCli(['deploy', '--revision', slow, '--config', config, '--ledger', ledger], out.stream, err.stream, { signal: interrupt.signal });
-    for (let i = 0; i < 300 && !/activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/.test(out.text()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.match(out.text(), /activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/, 'the activation ticks with the helper\'s heartbeats');
-    assert.ok([...controlDirs()].some((entry) => !before.has(entry)), 'a control directory exists while it runs');
+    for (let i = 0; i < 300 && !/activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/.test(out.text()); i += 1)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.match(out.text(), /activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/, "the activation ticks with the helper's heartbeats");
+    assert.ok(
+      [...controlDirs()].some((entry) => !before.has(entry)),
+      'a control directory exists while it runs',
+    );
     interrupt.abort();
     assert.equal(await running, EXIT.interrupted);
     assert.match(err.text(), /interrupted; connections closed and temporary files removed/);
-    assert.deepEqual([...controlDirs()].filter((entry) => !before.has(entry)), []);
+    assert.deepEqual(
+      [...controlDirs()].filter((entry) => !before.has(entry)),
+      [],
+    );
   });
 });

@@ -51,14 +51,22 @@ export async function deploy({ options, driver, report }: CommandContext) {
   await report.step('ensure namespace', () => driver.ensureNamespaceOrThrow(binding.namespace));
   await report.step('bind agent', async () => driver.bindAgent(binding));
   await report.step('validate harness auth', async () => driver.validateHarnessAuth(revision.harness, revision.harnessAuth, revision.configuration, revision.secretBindings));
-  const prepared = await report.step('prepare revision', () => driver.prepareRevision(revision), (r) => (r.ready ? undefined : 'superseded by a newer revision'));
+  const prepared = await report.step(
+    'prepare revision',
+    () => driver.prepareRevision(revision),
+    (r) => (r.ready ? undefined : 'superseded by a newer revision'),
+  );
   if (!prepared.ready) return { revisionId: revision.id, ready: false, active: before?.active.id ?? null };
   const expected = before?.active.id ?? null;
   const committed = await report.step('commit active revision (ledger compare-and-set)', () => ledger.compareAndSet(revision, expected));
   await report.step('activate (unit, current, restart, readiness)', () => driver.activateRevision(revision));
   const previous = committed.previous && committed.previous.id !== revision.id ? committed.previous : null;
   if (previous) await report.step(`retire previous revision ${previous.revision}`, () => driver.retireRevision(previous));
-  const endpoint = await report.step('gateway address', () => driver.gatewayAddress(revision), (e) => `${e.host} ${e.url} (host loopback)`);
+  const endpoint = await report.step(
+    'gateway address',
+    () => driver.gatewayAddress(revision),
+    (e) => `${e.host} ${e.url} (host loopback)`,
+  );
   return { revisionId: revision.id, ready: true, active: revision.id, retired: previous?.id ?? null, endpoint };
 }
 

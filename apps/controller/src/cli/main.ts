@@ -88,10 +88,14 @@ async function execute(options: CliOptions, out: Stream, err: Stream, signal: Ab
     const failures = error instanceof HostsFailed ? [...error.failures.values()] : [toComputeError(error)];
     if (options.json) {
       const shape = (e: ComputeError) => ({ code: e.code, failure: e.failure, message: e.message, ...e.details });
-      out.write(`${JSON.stringify({ ok: false, command: options.command, error: shape(toComputeError(error)), ...(failures.length > 1 ? { failures: failures.map(shape) } : {}), steps: report.steps, hosts: report.hosts })}\n`);
+      out.write(
+        `${JSON.stringify({ ok: false, command: options.command, error: shape(toComputeError(error)), ...(failures.length > 1 ? { failures: failures.map(shape) } : {}), steps: report.steps, hosts: report.hosts })}\n`,
+      );
     } else {
       for (const failure of failures) {
-        const where = Object.entries(failure.details).map(([key, value]) => `${key}=${value}`).join(' ');
+        const where = Object.entries(failure.details)
+          .map(([key, value]) => `${key}=${value}`)
+          .join(' ');
         err.write(`occ-ssh ${options.command}: ${failure.failure} ${failure.code} error: ${failure.message}${where ? `\n  (${where})` : ''}\n`);
       }
     }
@@ -116,7 +120,10 @@ function versionText(): string {
   const lines = [`occ-ssh ${DRIVER_VERSION} (protocol ${PROTOCOL_VERSION})`];
   try {
     const artifact = loadHelperArtifact();
-    lines.push(`host helper: ${artifact.bytes.length} bytes, artifact sha256 ${artifact.sha256}`, `helper bundle sha256 ${bundleDigest(artifact.bytes)} (as in the hosts' audit lines: journalctl -t occ-ssh-helper)`);
+    lines.push(
+      `host helper: ${artifact.bytes.length} bytes, artifact sha256 ${artifact.sha256}`,
+      `helper bundle sha256 ${bundleDigest(artifact.bytes)} (as in the hosts' audit lines: journalctl -t occ-ssh-helper)`,
+    );
   } catch (error) {
     lines.push(`host helper: ${(error as Error).message}`);
   }

@@ -45,10 +45,7 @@ export function resourcesFrom(options: CliOptions): { binding: ComputeAgentBindi
   const file = readRevisionFile(options.revision);
   const namespace = namespaceFrom(options);
   const agentId = required(options.agentId ?? file.agent?.id, 'agent id (--agent-id)');
-  const servicePrincipalId = required(
-    options.servicePrincipalId ?? file.agent?.servicePrincipalId ?? file.agent?.servicePrincipal?.id,
-    'service principal id (--service-principal-id)',
-  );
+  const servicePrincipalId = required(options.servicePrincipalId ?? file.agent?.servicePrincipalId ?? file.agent?.servicePrincipal?.id, 'service principal id (--service-principal-id)');
   const agent = {
     id: agentId,
     namespaceId: namespace.id,

@@ -46,9 +46,7 @@ export interface InstallationDocument {
   problem(path: KeyPath, reason: string, options?: ProblemOptions): Problem;
 }
 
-export type ReadResult =
-  | { readonly ok: true; readonly document: InstallationDocument }
-  | { readonly ok: false; readonly problems: Problem[] };
+export type ReadResult = { readonly ok: true; readonly document: InstallationDocument } | { readonly ok: false; readonly problems: Problem[] };
 
 export function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -34,11 +34,7 @@ export function truncate(text: string, limit = MAX_SHOWN_CHARACTERS): string {
  */
 export function renderKeyPath(path: KeyPath): string {
   if (path.length === 0) return DOCUMENT_LABEL;
-  return issuePath(
-    path.map((segment) =>
-      typeof segment === 'number' || PLAIN_SEGMENT.test(segment) ? segment : `[${truncate(JSON.stringify(segment))}]`,
-    ),
-  );
+  return issuePath(path.map((segment) => (typeof segment === 'number' || PLAIN_SEGMENT.test(segment) ? segment : `[${truncate(JSON.stringify(segment))}]`)));
 }
 
 /** A scalar as the operator wrote it: strings JSON-quoted, everything truncated; collections by kind. */

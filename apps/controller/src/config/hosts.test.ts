@@ -82,15 +82,17 @@ describe('runtimeSettingsFor', () => {
   });
 
   it('refuses an unmapped Namespace name', () => {
-    assert.throws(() => runtimeSettingsFor(config, 'production'), (error: unknown) => error instanceof ComputeError && error.permanent);
+    assert.throws(
+      () => runtimeSettingsFor(config, 'production'),
+      (error: unknown) => error instanceof ComputeError && error.permanent,
+    );
   });
 
   it('refuses settings that did not come from the loader, naming the field', () => {
     const forged = { ...config, runtime: { ...config.runtime, user: 'root' } };
     assert.throws(
       () => runtimeSettingsFor(forged, 'stable'),
-      (error: unknown) =>
-        error instanceof ComputeError && error.permanent && error.message === 'invalid runtime settings for Namespace "stable": user: must not be root',
+      (error: unknown) => error instanceof ComputeError && error.permanent && error.message === 'invalid runtime settings for Namespace "stable": user: must not be root',
     );
   });
 });

@@ -2,9 +2,4 @@
 export { hostFor, runtimeSettingsFor, type ResolvedHost } from './hosts.js';
 export { loadInstallationConfiguration } from './load.js';
 export { parseConfiguration } from './plain.js';
-export {
-  DEFAULT_SYSTEMD_UNIT_DIRECTORY,
-  TRANSPORTS,
-  sshComputeConfigurationSchema,
-  type SshComputeConfiguration,
-} from './schema.js';
+export { DEFAULT_SYSTEMD_UNIT_DIRECTORY, TRANSPORTS, sshComputeConfigurationSchema, type SshComputeConfiguration } from './schema.js';

@@ -92,18 +92,14 @@ const runtime = z
 const network = z.strictObject({ gatewayPortRange: portRange });
 
 /** Host keys are exact Namespace names (the protocol's `namespaceName`); at least one is needed. */
-const hosts = z
-  .record(namespaceName, host)
-  .refine((value) => Object.keys(value).length > 0, { error: 'expected at least one Namespace mapped to a host' });
+const hosts = z.record(namespaceName, host).refine((value) => Object.keys(value).length > 0, { error: 'expected at least one Namespace mapped to a host' });
 
 export const sshComputeConfigurationSchema = z.strictObject({
   ssh,
   hosts,
   runtime,
   network,
-  transport: z
-    .enum(TRANSPORTS, { error: unlessMissing(`expected one of ${TRANSPORTS.map((name) => `"${name}"`).join(', ')}`) })
-    .default('openssh-mux'),
+  transport: z.enum(TRANSPORTS, { error: unlessMissing(`expected one of ${TRANSPORTS.map((name) => `"${name}"`).join(', ')}`) }).default('openssh-mux'),
   maxConcurrentOperationsPerHost: integerFrom(1, 10).default(4),
 });
 

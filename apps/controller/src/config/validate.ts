@@ -51,9 +51,7 @@ function toProblems(document: InstallationDocument, issue: z.core.$ZodIssue): Pr
   }
 }
 
-export type CheckResult =
-  | { readonly ok: true; readonly data: SshComputeConfigurationData }
-  | { readonly ok: false; readonly problems: Problem[] };
+export type CheckResult = { readonly ok: true; readonly data: SshComputeConfigurationData } | { readonly ok: false; readonly problems: Problem[] };
 
 /**
  * Security: zod's record drops a `__proto__` key without an issue, which would silently ignore
@@ -69,9 +67,6 @@ function prototypeHostKey(document: InstallationDocument, configuration: unknown
 /** Validates the selected SSH Compute configuration; every failing field becomes one problem. */
 export function checkConfiguration(document: InstallationDocument, configuration: unknown): CheckResult {
   const result = sshComputeConfigurationSchema.safeParse(configuration, { error: plainReasons });
-  const problems = [
-    ...prototypeHostKey(document, configuration),
-    ...(result.success ? [] : result.error.issues.flatMap((issue) => toProblems(document, issue))),
-  ];
+  const problems = [...prototypeHostKey(document, configuration), ...(result.success ? [] : result.error.issues.flatMap((issue) => toProblems(document, issue)))];
   return result.success && problems.length === 0 ? { ok: true, data: result.data } : { ok: false, problems };
 }

@@ -24,7 +24,10 @@ describe('HookRegistry', () => {
   it('keeps owners in registration order', () => {
     const registry = new HookRegistry();
     registry.set([iam, config]);
-    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['iam-oidc', 'configuration-postgres']);
+    assert.deepEqual(
+      registry.ownersForOperation().map((owner) => owner.id),
+      ['iam-oidc', 'configuration-postgres'],
+    );
   });
 
   it('starts with no owners', () => {
@@ -39,11 +42,22 @@ describe('HookRegistry', () => {
   it("takes OCC's selection as given: any driver handed over with valid hooks is an owner", () => {
     const registry = new HookRegistry();
     registry.set([recordingOwner('iam-anything', log, { capability: 'iam' })]);
-    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['iam-anything']);
+    assert.deepEqual(
+      registry.ownersForOperation().map((owner) => owner.id),
+      ['iam-anything'],
+    );
   });
 
-  it('refuses computeLifecycleHooks that break OCC\'s rules: missing, empty, unknown phase or not a function', () => {
-    const cases: unknown[] = [undefined, null, {}, [], { beforeWorkloadStart: 'x' }, { afterCommit: async () => undefined }, { beforeWorkloadStop: async () => undefined, extra: async () => undefined }];
+  it("refuses computeLifecycleHooks that break OCC's rules: missing, empty, unknown phase or not a function", () => {
+    const cases: unknown[] = [
+      undefined,
+      null,
+      {},
+      [],
+      { beforeWorkloadStart: 'x' },
+      { afterCommit: async () => undefined },
+      { beforeWorkloadStop: async () => undefined, extra: async () => undefined },
+    ];
     for (const computeLifecycleHooks of cases) {
       const registry = new HookRegistry();
       const owner = { id: 'config-x', capability: 'configuration', implementation: 'occ/x', computeLifecycleHooks } as unknown as LifecycleDriver;
@@ -66,14 +80,20 @@ describe('HookRegistry', () => {
     registry.ownersForOperation();
     refusedWith(() => registry.set([config]), /fixed once the first lifecycle operation has begun/);
     refusedWith(() => registry.set([]), /fixed/);
-    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['configuration-postgres']);
+    assert.deepEqual(
+      registry.ownersForOperation().map((owner) => owner.id),
+      ['configuration-postgres'],
+    );
   });
 
   it('allows replacing owners before the first lifecycle operation', () => {
     const registry = new HookRegistry();
     registry.set([config]);
     registry.set([iam]);
-    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['iam-oidc']);
+    assert.deepEqual(
+      registry.ownersForOperation().map((owner) => owner.id),
+      ['iam-oidc'],
+    );
   });
 
   it('does not follow later changes to the array it was given', () => {
@@ -81,7 +101,10 @@ describe('HookRegistry', () => {
     const drivers = [config];
     registry.set(drivers);
     drivers.push(iam);
-    assert.deepEqual(registry.ownersForOperation().map((owner) => owner.id), ['configuration-postgres']);
+    assert.deepEqual(
+      registry.ownersForOperation().map((owner) => owner.id),
+      ['configuration-postgres'],
+    );
     assert.ok(Object.isFrozen(registry.ownersForOperation()));
   });
 });

@@ -44,7 +44,10 @@ describe('runStartHooks', () => {
     const started = await runStartHooks(owners, revisionFor());
     assert.deepEqual(log, ['beforeWorkloadStart:cfg', 'beforeWorkloadStart:iam']);
     assert.deepEqual(started.environment, { CFG_TOKEN: 'opaque-cfg.1', IAM_TOKEN: 'opaque-iam:2', IAM_ISSUER: 'opaque-issuer' });
-    assert.deepEqual(started.started.map((owner) => owner.id), ['cfg', 'iam']);
+    assert.deepEqual(
+      started.started.map((owner) => owner.id),
+      ['cfg', 'iam'],
+    );
   });
 
   it('gives each hook its own copy of the revision and a fresh launch environment', async () => {
@@ -146,14 +149,7 @@ describe('runStartHooks', () => {
       recordingOwner('e', log),
     ];
     const error = await rejection(runStartHooks(owners, revisionFor()));
-    assert.deepEqual(log, [
-      'beforeWorkloadStart:a',
-      'beforeWorkloadStart:b',
-      'beforeWorkloadStart:c',
-      'beforeWorkloadStart:d',
-      'beforeWorkloadStop:c',
-      'beforeWorkloadStop:a',
-    ]);
+    assert.deepEqual(log, ['beforeWorkloadStart:a', 'beforeWorkloadStart:b', 'beforeWorkloadStart:c', 'beforeWorkloadStart:d', 'beforeWorkloadStop:c', 'beforeWorkloadStop:a']);
     assert.equal(error.code, 'hook');
     assert.equal(error.failure, 'retryable');
     assert.equal(error.message, 'beforeWorkloadStart hook of lifecycle driver "d" failed');
@@ -161,9 +157,25 @@ describe('runStartHooks', () => {
   });
 
   it('refuses names OpenClaw, the loader or systemd own, and compensates every started hook in reverse', async () => {
-    for (const name of ['OPENCLAW_LOG_LEVEL', 'OPENCLAW_PROFILE', 'NODE_EXTRA_CA_CERTS', 'DYLD_INSERT_LIBRARIES', 'TMPDIR', 'XDG_CONFIG_HOME', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'BASH_ENV', 'ENV', 'CREDENTIALS_DIRECTORY', 'WATCHDOG_USEC']) {
+    for (const name of [
+      'OPENCLAW_LOG_LEVEL',
+      'OPENCLAW_PROFILE',
+      'NODE_EXTRA_CA_CERTS',
+      'DYLD_INSERT_LIBRARIES',
+      'TMPDIR',
+      'XDG_CONFIG_HOME',
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'BASH_ENV',
+      'ENV',
+      'CREDENTIALS_DIRECTORY',
+      'WATCHDOG_USEC',
+    ]) {
       const log: string[] = [];
-      const owners = [recordingOwner('cfg', log, { environment: { CFG_REF: 'opaque-c' } }), recordingOwner('iam', log, { capability: 'iam', environment: { [name]: 'opaque-v' } }), recordingOwner('late', log)];
+      const owners = [
+        recordingOwner('cfg', log, { environment: { CFG_REF: 'opaque-c' } }),
+        recordingOwner('iam', log, { capability: 'iam', environment: { [name]: 'opaque-v' } }),
+        recordingOwner('late', log),
+      ];
       const error = await rejection(runStartHooks(owners, revisionFor()));
       assert.equal(error.code, 'configuration', name);
       assert.equal(error.failure, 'permanent');
@@ -276,7 +288,10 @@ describe('runStartHooks', () => {
     controller.abort();
     const error = await rejection(runStartHooks([owner], revisionFor(), controller.signal));
     assert.equal(error.code, 'cancelled');
-    assert.ok(seen.every((signal) => signal.aborted), 'a hook that ran was not told it was cancelled');
+    assert.ok(
+      seen.every((signal) => signal.aborted),
+      'a hook that ran was not told it was cancelled',
+    );
   });
 });
 

@@ -22,10 +22,7 @@ async function bounded(owner: LifecycleDriver, phase: Phase, parent: AbortSignal
     controller.abort(new Error('hook timeout'));
   }, HOOK_TIMEOUT_MS);
   try {
-    await Promise.race([
-      call(controller.signal),
-      new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true })),
-    ]);
+    await Promise.race([call(controller.signal), new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }))]);
   } catch {
     if (parent?.aborted && !timedOut) throw new ComputeError('cancelled', `${phase} hooks cancelled`, { operation: phase });
     throw hookFailure(owner, phase, timedOut);

@@ -25,8 +25,18 @@ describe('sshStderrCause', () => {
 
 describe('socketErrorCause', () => {
   test('errno names map to causes', () => {
-    assert.deepEqual(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EPIPE', 'EWHATEVER', undefined].map(socketErrorCause),
-      ['refused', 'timeout', 'no-route', 'no-route', 'dns', 'dns', 'connection-closed', 'connection-closed', 'unknown', 'unknown']);
+    assert.deepEqual(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'EPIPE', 'EWHATEVER', undefined].map(socketErrorCause), [
+      'refused',
+      'timeout',
+      'no-route',
+      'no-route',
+      'dns',
+      'dns',
+      'connection-closed',
+      'connection-closed',
+      'unknown',
+      'unknown',
+    ]);
   });
 
   test('every cause tells the operator what to check', () => {

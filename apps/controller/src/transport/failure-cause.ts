@@ -7,11 +7,12 @@ export type TransportCause = (typeof TRANSPORT_CAUSES)[number];
 /** What to check for each cause, in the words an operator acts on. */
 export const CAUSE_ADVICE: Record<TransportCause, string> = {
   'host-key': 'the host key is not the one in ssh.knownHostsFile; collect the host key with ssh-keyscan, compare its fingerprint on the host, and update the file (never disable host-key checking)',
-  authentication: 'the host refused the login; check that the public key of ssh.identityFile is in root\'s authorized_keys on the host, that sshd permits root key logins (PermitRootLogin prohibit-password), and that the key file is readable only by its owner',
+  authentication:
+    "the host refused the login; check that the public key of ssh.identityFile is in root's authorized_keys on the host, that sshd permits root key logins (PermitRootLogin prohibit-password), and that the key file is readable only by its owner",
   timeout: 'the host did not answer within ssh.connectTimeoutSeconds; check the address and port, firewalls on the path, and that sshd is running',
   refused: 'the connection was refused; check the port and that sshd listens on it',
   'no-route': 'there is no route to the host; check the address and the network path',
-  dns: 'the host name did not resolve; check the address and the controller\'s resolver',
+  dns: "the host name did not resolve; check the address and the controller's resolver",
   'connection-closed': 'the connection closed before the helper finished; check sshd on the host (its journal, MaxStartups, a restart) and the network path',
   unknown: 'ssh failed for a reason it did not name; run ssh by hand with the same identity and known_hosts file',
 };

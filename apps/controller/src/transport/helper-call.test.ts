@@ -53,11 +53,15 @@ describe('buildHelperCall', () => {
     const document = '"'.repeat(MAX_DOCUMENT_BYTES - 8);
     const configuration = { document, hash: sha256(document), auth: 'password' as const };
     const revision = { owner: { ...NAMESPACE, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-1' } }, revision: { id: 'rev-1', number: 1 } };
-    const oversized = () => buildHelperCall({ operation: 'prepare-revision', args: { ...revision, harness: 'openclaw/embedded', configuration }, runtime: RUNTIME, requestId: 'req-1', helper: HELPER });
+    const oversized = () =>
+      buildHelperCall({ operation: 'prepare-revision', args: { ...revision, harness: 'openclaw/embedded', configuration }, runtime: RUNTIME, requestId: 'req-1', helper: HELPER });
     assert.throws(oversized, (error: unknown) => error instanceof ComputeError && error.code === 'configuration' && error.message.includes(`${MAX_ARGUMENT_BYTES}-byte argument limit`));
   });
 
   it('refuses a nodePath the remote shell would interpret (the runtime schema, before helperArgv checks it again)', () => {
-    assert.throws(() => build({ ...RUNTIME, nodePath: '/usr/bin/node;id' }), (error: unknown) => error instanceof ComputeError && error.code === 'configuration' && /nodePath/.test(error.message));
+    assert.throws(
+      () => build({ ...RUNTIME, nodePath: '/usr/bin/node;id' }),
+      (error: unknown) => error instanceof ComputeError && error.code === 'configuration' && /nodePath/.test(error.message),
+    );
   });
 });

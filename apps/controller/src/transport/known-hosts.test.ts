@@ -2,16 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import {
-  blobKeyType,
-  checkHostKey,
-  hashHostName,
-  hostKeyAccepted,
-  hostLookupName,
-  knownHostKeyTypes,
-  parseKnownHosts,
-  wildcardMatches,
-} from './known-hosts.js';
+import { blobKeyType, checkHostKey, hashHostName, hostKeyAccepted, hostLookupName, knownHostKeyTypes, parseKnownHosts, wildcardMatches } from './known-hosts.js';
 
 function sshString(value: Buffer | string): Buffer {
   const bytes = typeof value === 'string' ? Buffer.from(value, 'latin1') : value;

@@ -32,7 +32,10 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
       const result = await mux.execute(request({ echo: 'hello' }));
       assert.equal(result.exitCode, 0);
       assert.equal(result.transportFailed, false);
-      assert.deepEqual(reports(result).map((r) => r.echo), ['hello']);
+      assert.deepEqual(
+        reports(result).map((r) => r.echo),
+        ['hello'],
+      );
 
       const control = String(await mux.controlDirectory());
       assert.ok(control.startsWith(join(tmpdir(), 'occ-ssh-mux-')), control);
@@ -69,7 +72,10 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
     try {
       const result = await mux.execute(request({ echo: 'hashed' }));
       assert.equal(result.exitCode, 0);
-      assert.deepEqual(reports(result).map((r) => r.echo), ['hashed']);
+      assert.deepEqual(
+        reports(result).map((r) => r.echo),
+        ['hashed'],
+      );
     } finally {
       await mux.close();
     }
@@ -102,9 +108,7 @@ describe('OpenSshMuxExecutor on a real host', { timeout: 240_000 }, () => {
     try {
       const warm = await mux.execute(request({}));
       assert.equal(warm.exitCode, 0);
-      const results = await Promise.all(
-        Array.from({ length: 8 }, (_, index) => limiter.run('stable', () => mux.execute(request({ mode: 'sleep', ms: 1_000, echo: String(index) })))),
-      );
+      const results = await Promise.all(Array.from({ length: 8 }, (_, index) => limiter.run('stable', () => mux.execute(request({ mode: 'sleep', ms: 1_000, echo: String(index) })))));
       for (const [index, result] of results.entries()) {
         assert.equal(result.exitCode, 0, `call ${index}`);
         assert.equal(reports(result).at(-1)?.echo, String(index));

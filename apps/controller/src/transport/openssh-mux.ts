@@ -77,7 +77,17 @@ export class OpenSshMuxExecutor implements CommandExecutor {
       client = await this.client();
     } catch {
       // No private control directory: refuse to run rather than share a socket path.
-      return { exitCode: null, signal: null, stdout: '', stderrBytes: 0, stdoutTruncated: false, timedOut: false, aborted: Boolean(request.signal?.aborted), transportFailed: true, transportCause: 'unknown' };
+      return {
+        exitCode: null,
+        signal: null,
+        stdout: '',
+        stderrBytes: 0,
+        stdoutTruncated: false,
+        timedOut: false,
+        aborted: Boolean(request.signal?.aborted),
+        transportFailed: true,
+        transportCause: 'unknown',
+      };
     }
     this.hosts.set(hostKey(request.host), request.host);
     const result = await client.execute(request);

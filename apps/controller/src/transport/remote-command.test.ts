@@ -13,7 +13,20 @@ describe('helperArgv', () => {
   });
 
   it('refuses a nodePath that would need quoting or is not absolute', () => {
-    for (const nodePath of ['/usr/bin/my node', '/usr/bin/node;id', '/usr/bin/$NODE', '/usr/bin/node`id`', "/usr/bin/no'de", '/usr/bin/node\n', 'node', '', '/usr/../bin/node', '/usr/bin/node|x', '/usr/bin/node&', '/']) {
+    for (const nodePath of [
+      '/usr/bin/my node',
+      '/usr/bin/node;id',
+      '/usr/bin/$NODE',
+      '/usr/bin/node`id`',
+      "/usr/bin/no'de",
+      '/usr/bin/node\n',
+      'node',
+      '',
+      '/usr/../bin/node',
+      '/usr/bin/node|x',
+      '/usr/bin/node&',
+      '/',
+    ]) {
       assert.throws(() => helperArgv(nodePath, ARGUMENT), TypeError, JSON.stringify(nodePath));
     }
   });

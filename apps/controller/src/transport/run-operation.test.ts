@@ -3,16 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { canonicalHash } from '@occ-ssh/markers';
-import {
-  ComputeError,
-  ERROR_CODES,
-  FAILURE_OF,
-  MAX_ARGUMENT_BYTES,
-  MAX_DOCUMENT_BYTES,
-  PROTOCOL_VERSION,
-  type OperationArgs,
-  type OperationName,
-} from '@occ-ssh/protocol';
+import { ComputeError, ERROR_CODES, FAILURE_OF, MAX_ARGUMENT_BYTES, MAX_DOCUMENT_BYTES, PROTOCOL_VERSION, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
 import { FAKE_HELPER, FakeExecutor, HOST, RUNTIME, SAMPLE_RESULTS, failureLine, heartbeat, okLine, type Responder } from '../../test/fakes.js';
 import { DRIVER_VERSION } from '../version.js';
 import type { HelperCall } from './helper-call.js';
@@ -26,8 +17,7 @@ function run<O extends OperationName>(executor: FakeExecutor, operation: O, args
   return runOperation(executor, FAKE_HELPER, DRIVER_VERSION, { operation, args, host: HOST, runtime: RUNTIME, ...(options.signal ? { signal: options.signal } : {}) }, options.timeoutMs);
 }
 
-const ensure = (executor: FakeExecutor, options?: { signal?: AbortSignal; timeoutMs?: number }) =>
-  run(executor, 'ensure-namespace', { namespace: { id: 'ns-1', name: 'stable' } }, options);
+const ensure = (executor: FakeExecutor, options?: { signal?: AbortSignal; timeoutMs?: number }) => run(executor, 'ensure-namespace', { namespace: { id: 'ns-1', name: 'stable' } }, options);
 
 /** The ComputeError `promise` rejects with, after checking the common details. */
 async function failure(promise: Promise<unknown>, operation = 'ensure-namespace'): Promise<ComputeError> {
@@ -286,10 +276,7 @@ describe('runOperation: refused before any host is contacted', () => {
     const tooMany = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`VAR_${i}`, `opaque-${'v'.repeat(200)}`]));
     for (const launchEnvironment of [tooMany, { HOME: 'opaque-x' }, { TOKEN: SECRET }]) {
       const executor = new FakeExecutor();
-      const error = await failure(
-        run(executor, 'activate-revision', { ...TARGET, configurationHash: 'b'.repeat(64), launchEnvironment, readinessTimeoutMs: 120_000 }),
-        'activate-revision',
-      );
+      const error = await failure(run(executor, 'activate-revision', { ...TARGET, configurationHash: 'b'.repeat(64), launchEnvironment, readinessTimeoutMs: 120_000 }), 'activate-revision');
       assert.equal(error.code, 'configuration');
       assert.equal(error.failure, 'permanent');
       assert.equal(executor.calls.length, 0);
@@ -328,7 +315,13 @@ describe('runOperation: heartbeats', () => {
         return result;
       },
     };
-    await runOperation(streaming, FAKE_HELPER, DRIVER_VERSION, { operation: 'ensure-namespace', args: { namespace: { id: 'ns-1', name: 'stable' } }, host: HOST, runtime: RUNTIME, onHeartbeat: (seq) => seen.push(seq) });
+    await runOperation(streaming, FAKE_HELPER, DRIVER_VERSION, {
+      operation: 'ensure-namespace',
+      args: { namespace: { id: 'ns-1', name: 'stable' } },
+      host: HOST,
+      runtime: RUNTIME,
+      onHeartbeat: (seq) => seen.push(seq),
+    });
     assert.deepEqual(seen, [0, 1, 2]);
   });
 });

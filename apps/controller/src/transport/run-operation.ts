@@ -105,7 +105,10 @@ function interpret(exec: ExecuteResult, operation: OperationName, requestId: str
   if (!line) {
     // The shell's "cannot execute" / "not found": the configured node is missing on the host.
     if (!exec.transportFailed && (exec.exitCode === 126 || exec.exitCode === 127)) {
-      throw new ComputeError('host-requirement', `${where}: the configured nodePath cannot be run on the host (exit ${exec.exitCode})`, { ...details, key: 'drivers.compute.configuration.runtime.nodePath' });
+      throw new ComputeError('host-requirement', `${where}: the configured nodePath cannot be run on the host (exit ${exec.exitCode})`, {
+        ...details,
+        key: 'drivers.compute.configuration.runtime.nodePath',
+      });
     }
     if (exec.transportFailed) {
       const cause = exec.transportCause ?? 'unknown';

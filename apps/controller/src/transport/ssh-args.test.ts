@@ -29,7 +29,7 @@ describe('the jump host', () => {
     assert.equal(existsSync(file.path), false);
   });
 
-  it('refuses a temp directory the jump hop\'s shell would split', () => {
+  it("refuses a temp directory the jump hop's shell would split", () => {
     const base = mkdtempSync(join(tmpdir(), 'occ jump '));
     try {
       assert.throws(() => new JumpConfigFile(JUMP, base), /must be a plain path; set TMPDIR/);

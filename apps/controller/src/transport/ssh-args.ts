@@ -5,16 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jumpHostConfig, type JumpConfig, type JumpHostSettings, type SshClientSettings } from '@occ-ssh/ssh-client';
 
-export {
-  JUMP_ALIAS,
-  configArgs,
-  jumpHostConfig,
-  sshArgv,
-  sshEnv,
-  type JumpHostSettings,
-  type SshClientSettings,
-  type SshDestination,
-} from '@occ-ssh/ssh-client';
+export { JUMP_ALIAS, configArgs, jumpHostConfig, sshArgv, sshEnv, type JumpHostSettings, type SshClientSettings, type SshDestination } from '@occ-ssh/ssh-client';
 
 /** A private directory holding the jump host's ssh_config, for as long as its executor lives. */
 export class JumpConfigFile implements JumpConfig {

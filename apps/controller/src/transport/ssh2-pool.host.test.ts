@@ -41,7 +41,10 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
       assert.equal(result.timedOut, false);
       assert.equal(result.aborted, false);
       assert.equal(result.stderrBytes, 0);
-      assert.deepEqual(reports(result).map((r) => r.echo), ['hello from the controller']);
+      assert.deepEqual(
+        reports(result).map((r) => r.echo),
+        ['hello from the controller'],
+      );
     } finally {
       await pool.close();
     }
@@ -89,7 +92,10 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
       assert.equal(result.transportFailed, true);
       assert.equal(result.exitCode, null);
       assert.equal(result.stdout, '');
-      assert.ok(events.some((event) => event.type === 'failed' && event.reason === 'host-key'), JSON.stringify(events));
+      assert.ok(
+        events.some((event) => event.type === 'failed' && event.reason === 'host-key'),
+        JSON.stringify(events),
+      );
       assert.equal(await markerExists(marker), false, 'the command must not have run');
     } finally {
       await pool.close();
@@ -111,7 +117,10 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
       try {
         const result = await pool.execute(request({ mode: 'echo', marker }));
         assert.equal(result.transportFailed, true, name);
-        assert.ok(events.some((event) => event.type === 'failed' && event.reason === 'host-key'), `${name}: ${JSON.stringify(events)}`);
+        assert.ok(
+          events.some((event) => event.type === 'failed' && event.reason === 'host-key'),
+          `${name}: ${JSON.stringify(events)}`,
+        );
         assert.equal(await markerExists(marker), false, name);
       } finally {
         await pool.close();
@@ -121,16 +130,16 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
 
   it('accepts a hashed known_hosts entry for the right host, ignoring a decoy for another port', async () => {
     const [address, type, key] = t.hostKeyLine.split(' ');
-    const hashed = [
-      `${hashHostName(`[${address}]:2222`, randomBytes(20))} ${type} ${otherEd25519Key()}`,
-      `${hashHostName(String(address), randomBytes(20))} ${type} ${key}`,
-    ].join('\n');
+    const hashed = [`${hashHostName(`[${address}]:2222`, randomBytes(20))} ${type} ${otherEd25519Key()}`, `${hashHostName(String(address), randomBytes(20))} ${type} ${key}`].join('\n');
     assert.ok(!hashed.includes(String(address)));
     const { pool } = executor({ knownHostsFile: knownHostsFile('hashed', `${hashed}\n`) });
     try {
       const result = await pool.execute(request({ mode: 'echo', echo: 'hashed' }));
       assert.equal(result.transportFailed, false);
-      assert.deepEqual(reports(result).map((r) => r.echo), ['hashed']);
+      assert.deepEqual(
+        reports(result).map((r) => r.echo),
+        ['hashed'],
+      );
     } finally {
       await pool.close();
     }
@@ -161,7 +170,10 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
     try {
       const result = await followed.pool.execute(request({ mode: 'echo', echo: 'linked' }));
       assert.equal(result.transportFailed, false);
-      assert.deepEqual(reports(result).map((r) => r.echo), ['linked']);
+      assert.deepEqual(
+        reports(result).map((r) => r.echo),
+        ['linked'],
+      );
     } finally {
       await followed.pool.close();
     }
@@ -181,7 +193,10 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
       try {
         const result = await pool.execute(request({ mode: 'echo' }));
         assert.equal(result.transportFailed, true);
-        assert.deepEqual(events.filter((event) => event.type === 'failed').map((event) => 'reason' in event && event.reason), [reason]);
+        assert.deepEqual(
+          events.filter((event) => event.type === 'failed').map((event) => 'reason' in event && event.reason),
+          [reason],
+        );
       } finally {
         await pool.close();
       }
@@ -196,7 +211,10 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
     try {
       const result = await pool.execute(request({ mode: 'echo' }));
       assert.equal(result.transportFailed, true);
-      assert.ok(events.some((event) => event.type === 'failed' && event.reason === 'identity-file'), JSON.stringify(events));
+      assert.ok(
+        events.some((event) => event.type === 'failed' && event.reason === 'identity-file'),
+        JSON.stringify(events),
+      );
     } finally {
       await pool.close();
     }
@@ -210,7 +228,10 @@ describe('Ssh2PoolExecutor on a real host', { timeout: 240_000 }, () => {
     try {
       const result = await pool.execute(request({ mode: 'echo' }));
       assert.equal(result.transportFailed, true);
-      assert.ok(events.some((event) => event.type === 'failed' && event.reason === 'authentication'), JSON.stringify(events));
+      assert.ok(
+        events.some((event) => event.type === 'failed' && event.reason === 'authentication'),
+        JSON.stringify(events),
+      );
     } finally {
       await pool.close();
     }

@@ -94,7 +94,12 @@ export class Ssh2PoolExecutor implements CommandExecutor {
     try {
       for (let attempt = 0; attempt < 2; attempt += 1) {
         const connection = this.connectionFor(ClientClass, pool, request.host);
-        const ready = await control.race(connection.ready.then(() => true, () => false));
+        const ready = await control.race(
+          connection.ready.then(
+            () => true,
+            () => false,
+          ),
+        );
         // Nothing is started once the call has stopped, even if the connection became ready at the same moment.
         if (ready === 'stopped' || control.stoppedNow) return control.result();
         if (!ready) return control.result({ transportFailed: true, transportCause: causeOfFailure(connection.failure) });

@@ -141,7 +141,10 @@ describe('SystemSshCommandExecutor', () => {
     try {
       const { request: req, id } = request('result');
       await executor.execute(req);
-      assert.deepEqual(record(id).env.filter((name) => !['PATH', 'HOME', 'LANG'].includes(name)), []);
+      assert.deepEqual(
+        record(id).env.filter((name) => !['PATH', 'HOME', 'LANG'].includes(name)),
+        [],
+      );
     } finally {
       if (saved === undefined) delete process.env.SSH_AUTH_SOCK;
       else process.env.SSH_AUTH_SOCK = saved;

@@ -51,11 +51,7 @@ describe('transport latency', { timeout: 180_000 }, () => {
       lines.push(`${name}: median ${ms(median(values))} (first ${ms(values[0] ?? 0)}, min ${ms(Math.min(...values))}, max ${ms(Math.max(...values))})`);
     }
     // The floor every transport shares: starting node on the host.
-    const onHost = await host.run([
-      'bash',
-      '-c',
-      `s=$(date +%s%N); for i in $(seq ${CALLS}); do ${host.nodePath} - </dev/null; done; e=$(date +%s%N); echo $(( (e - s) / ${CALLS} / 1000 ))`,
-    ]);
+    const onHost = await host.run(['bash', '-c', `s=$(date +%s%N); for i in $(seq ${CALLS}); do ${host.nodePath} - </dev/null; done; e=$(date +%s%N); echo $(( (e - s) / ${CALLS} / 1000 ))`]);
     lines.push(`node startup on the host: mean ${(Number(onHost.trim()) / 1000).toFixed(1)} ms`);
     for (const line of lines) t.diagnostic(line);
   });

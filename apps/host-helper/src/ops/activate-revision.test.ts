@@ -29,11 +29,7 @@ function state(overrides: Partial<ActivateState>): ActivateState {
   };
 }
 
-const restart = (failed = false) => [
-  { op: 'checkpoint' },
-  { op: 'bound-compile-cache', cache: `${DIR}/home/.node-compile-cache`, uid: 991, gid: 992 },
-  { op: 'restart-unit', unit: UNIT, failed },
-];
+const restart = (failed = false) => [{ op: 'checkpoint' }, { op: 'bound-compile-cache', cache: `${DIR}/home/.node-compile-cache`, uid: 991, gid: 992 }, { op: 'restart-unit', unit: UNIT, failed }];
 
 describe('planActivateRevision', () => {
   it('first activation: served.json out, the claim, the unit, current, enable, one reload, then the restart', () => {
@@ -60,12 +56,7 @@ describe('planActivateRevision', () => {
 
   it('reloads for a unit systemd loaded before it was rewritten, and resets a failed one in the restart', () => {
     const steps = planActivateRevision(state({ current: 'revisions/d87b8f76768c', needsReload: true, failed: true }));
-    assert.deepEqual(steps, [
-      { op: 'remove-file', path: `${DIR}/served.json` },
-      { op: 'stake-claim', path: `${DIR}/activation` },
-      { op: 'daemon-reload' },
-      ...restart(true),
-    ]);
+    assert.deepEqual(steps, [{ op: 'remove-file', path: `${DIR}/served.json` }, { op: 'stake-claim', path: `${DIR}/activation` }, { op: 'daemon-reload' }, ...restart(true)]);
   });
 
   it('changes nothing when the revision is already served and ready', () => {
@@ -80,7 +71,18 @@ describe('planRecordActivation', () => {
         {
           op: 'write-marker',
           path: `${DIR}/served.json`,
-          marker: { kind: 'served', version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a', revisionId: 'rev-0002', revisionNumber: 2, configurationHash: hash, port: 18800, servedAt: '2026-01-02T03:04:05.000Z' },
+          marker: {
+            kind: 'served',
+            version: 1,
+            driver: 'compute-ssh',
+            namespaceId: 'ns-01HZX3',
+            agentId: 'agent-7f3a',
+            revisionId: 'rev-0002',
+            revisionNumber: 2,
+            configurationHash: hash,
+            port: 18800,
+            servedAt: '2026-01-02T03:04:05.000Z',
+          },
         },
         { op: 'drop-claim', path: `${DIR}/activation` },
       ],

@@ -7,7 +7,18 @@ const NAMESPACES = '/var/lib/openclaw-enterprise/namespaces';
 const UNIT = 'openclaw-enterprise-gateway-fcfbd503951a.service';
 const OTHER_UNIT = 'openclaw-enterprise-gateway-0123456789ab.service';
 const MARKER = '/var/lib/openclaw-enterprise/accounts/openclaw-d74736b6a770.json';
-const account = { kind: 'account', version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a', servicePrincipalId: 'sp-01', account: 'openclaw-d74736b6a770', state: 'active', uid: 991, gid: 992 } as const;
+const account = {
+  kind: 'account',
+  version: 1,
+  driver: 'compute-ssh',
+  namespaceId: 'ns-01HZX3',
+  agentId: 'agent-7f3a',
+  servicePrincipalId: 'sp-01',
+  account: 'openclaw-d74736b6a770',
+  state: 'active',
+  uid: 991,
+  gid: 992,
+} as const;
 
 const state = (overrides: Partial<DeleteState>): DeleteState => ({
   dir: `${NAMESPACES}/edd5c19a1cef`,
@@ -41,7 +52,10 @@ describe('planDeleteNamespace', () => {
 
   it('a Namespace without Agents needs no reload', () => {
     const steps = planDeleteNamespace(state({ agents: [], accounts: [] })).steps;
-    assert.deepEqual(steps.map((step) => step.op), ['remove-tree', 'rename', 'remove-tree']);
+    assert.deepEqual(
+      steps.map((step) => step.op),
+      ['remove-tree', 'rename', 'remove-tree'],
+    );
   });
 
   it('a retry after the tree went finishes the renamed-away removal and the accounts', () => {

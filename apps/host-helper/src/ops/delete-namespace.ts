@@ -70,7 +70,7 @@ function validateAgents(ctx: OpContext, args: Args, agentsDir: string, accounts:
     }
     expectOwner(entry.markerPath, marker, { driver: DRIVER_ID, namespaceId: args.namespace.id });
     const owner = { namespace: args.namespace, agent: { id: marker.agentId }, servicePrincipal: { id: marker.servicePrincipalId } };
-    if (layout.dir !== entry.dir) throw ownershipError(entry.markerPath, 'Agent marker is stored under another Agent\'s directory');
+    if (layout.dir !== entry.dir) throw ownershipError(entry.markerPath, "Agent marker is stored under another Agent's directory");
     verifyAgentAccount(ctx, layout, marker, owner, accounts);
     const revisions = lstatOrNull(layout.revisions);
     if (revisions && !revisions.isDirectory()) throw ownershipError(layout.revisions, 'expected a directory, found a link or file');

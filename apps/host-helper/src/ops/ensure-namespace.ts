@@ -36,7 +36,13 @@ function readEnsureNamespace(ctx: OpContext, args: Args): NamespaceState {
 
 export function planEnsureNamespace({ layout, namespaces, exists }: NamespaceState, args: Args): Plan<OperationResult<'ensure-namespace'>> {
   if (exists) {
-    return { steps: [{ op: 'sweep-temps', dir: layout.dir }, { op: 'ensure-dir', path: layout.agents, owner: ROOT_PRIVATE_DIR }], result: { created: false } };
+    return {
+      steps: [
+        { op: 'sweep-temps', dir: layout.dir },
+        { op: 'ensure-dir', path: layout.agents, owner: ROOT_PRIVATE_DIR },
+      ],
+      result: { created: false },
+    };
   }
   const marker = { kind: 'namespace', version: 1, ...namespaceOwner(args) } as const;
   return {

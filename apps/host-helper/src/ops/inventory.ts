@@ -45,7 +45,10 @@ async function recentAudit(problems: Problem[]): Promise<string[]> {
     problems.push({ path: 'journal', message: `the audit lines (journalctl -t ${AUDIT_IDENTIFIER}) could not be read` });
     return [];
   }
-  return result.stdout.split('\n').filter((line) => line.trim() !== '').slice(-RECENT_AUDIT_LINES);
+  return result.stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(-RECENT_AUDIT_LINES);
 }
 
 async function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeReader, problems: Problem[]): Promise<InventoryAgent> {

@@ -95,7 +95,10 @@ describe('planPrepareRevision', () => {
   it('makes no password file for a trusted-proxy gateway', () => {
     const trusted = { ...args, configuration: { ...args.configuration, auth: 'trusted-proxy' as const } };
     const steps = planPrepareRevision(state({ passwordFile: false }), trusted).steps;
-    assert.equal(steps.some((step) => step.op === 'create-password-file'), false);
+    assert.equal(
+      steps.some((step) => step.op === 'create-password-file'),
+      false,
+    );
   });
 
   it('changes nothing for a revision the host already moved past', () => {

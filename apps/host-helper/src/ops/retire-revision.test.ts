@@ -8,8 +8,31 @@ const ROOT = '/var/lib/openclaw-enterprise';
 const DIR = `${ROOT}/namespaces/edd5c19a1cef/agents/fcfbd503951a`;
 const REV = `${DIR}/revisions/ad30d4665b02`;
 const layout = agentLayout(ROOT, '/etc/systemd/system', 'ns-01HZX3', 'agent-7f3a');
-const agent = { kind: 'agent', version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a', servicePrincipalId: 'sp-01', account: 'openclaw-d74736b6a770', uid: 991, gid: 992, port: 18800 } as const;
-const marker = { kind: 'revision', version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a', servicePrincipalId: 'sp-01', revisionId: 'rev-0001', revisionNumber: 1, configurationHash: '0'.repeat(64), harness: 'openclaw/embedded', auth: 'password' } as const;
+const agent = {
+  kind: 'agent',
+  version: 1,
+  driver: 'compute-ssh',
+  namespaceId: 'ns-01HZX3',
+  agentId: 'agent-7f3a',
+  servicePrincipalId: 'sp-01',
+  account: 'openclaw-d74736b6a770',
+  uid: 991,
+  gid: 992,
+  port: 18800,
+} as const;
+const marker = {
+  kind: 'revision',
+  version: 1,
+  driver: 'compute-ssh',
+  namespaceId: 'ns-01HZX3',
+  agentId: 'agent-7f3a',
+  servicePrincipalId: 'sp-01',
+  revisionId: 'rev-0001',
+  revisionNumber: 1,
+  configurationHash: '0'.repeat(64),
+  harness: 'openclaw/embedded',
+  auth: 'password',
+} as const;
 const state = (current: string | null, staged = true) => ({
   layout,
   agent,
@@ -22,7 +45,7 @@ const state = (current: string | null, staged = true) => ({
 });
 
 describe('planRetireRevision', () => {
-  it('removes a staged revision\'s marker, then its directory', () => {
+  it("removes a staged revision's marker, then its directory", () => {
     assert.deepEqual(planRetireRevision(state('revisions/d87b8f76768c')), {
       steps: [
         { op: 'remove-file', path: `${REV}/revision.json` },

@@ -13,8 +13,6 @@ export interface OperationDefinition<A extends z.ZodMiniType = z.ZodMiniType, R 
 }
 
 /** Keeps the exact schema types and the literal `mutates` of a definition, and checks its example against them. */
-export function defineOperation<A extends z.ZodMiniType, R extends z.ZodMiniType, const M extends boolean>(
-  definition: OperationDefinition<A, R, M>,
-): OperationDefinition<A, R, M> {
+export function defineOperation<A extends z.ZodMiniType, R extends z.ZodMiniType, const M extends boolean>(definition: OperationDefinition<A, R, M>): OperationDefinition<A, R, M> {
   return definition;
 }

@@ -13,9 +13,7 @@ export const MAX_DOCUMENT_BYTES = 48 * 1024;
 
 const preparedConfiguration = z.strictObject({
   /** The exact bytes of openclaw.json as the driver rendered them. */
-  document: z.string().check(
-    z.refine((text) => Buffer.byteLength(text) <= MAX_DOCUMENT_BYTES, `configuration document exceeds ${MAX_DOCUMENT_BYTES} bytes`),
-  ),
+  document: z.string().check(z.refine((text) => Buffer.byteLength(text) <= MAX_DOCUMENT_BYTES, `configuration document exceeds ${MAX_DOCUMENT_BYTES} bytes`)),
   /** SHA-256 of `document`, recomputed and checked by the helper. */
   hash: sha256Hex,
   auth: gatewayAuthMode,

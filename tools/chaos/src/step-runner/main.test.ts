@@ -34,7 +34,10 @@ describe('the step runner bundle', () => {
       assert.deepEqual([sh.code, sh.stdout], [3, 'hi']);
       const { listing } = collected;
       assert.equal(listing.root, root);
-      assert.deepEqual(listing.entries.map((e) => e.path), ['home', 'home/secret.json', 'marker.json', 'x.tmp-1']);
+      assert.deepEqual(
+        listing.entries.map((e) => e.path),
+        ['home', 'home/secret.json', 'marker.json', 'x.tmp-1'],
+      );
       assert.equal(listing.entries.find((e) => e.path === 'marker.json')?.text, '{"a":1}');
       assert.equal(listing.entries.find((e) => e.path === 'home/secret.json')?.text, undefined);
       assert.deepEqual([listing.units, listing.unitTemps, listing.users], [[], [], []]);

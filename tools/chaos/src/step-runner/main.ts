@@ -17,7 +17,19 @@ async function collect(p: Params, o: CollectOptions): Promise<Listing> {
   const unitTemps: string[] = [];
   temps(p.unitDir, unitTemps);
   const unitList = units(p);
-  return { root: p.root, unitDir: p.unitDir, quiet: q, lock: l, entries, units: unitList, unitTemps, users: users(p), groups: groups(p), ready: await activeReady(entries, unitList), servedReady: await servedReady(entries, unitList) };
+  return {
+    root: p.root,
+    unitDir: p.unitDir,
+    quiet: q,
+    lock: l,
+    entries,
+    units: unitList,
+    unitTemps,
+    users: users(p),
+    groups: groups(p),
+    ready: await activeReady(entries, unitList),
+    servedReady: await servedReady(entries, unitList),
+  };
 }
 
 /** The built helper with its header argument, the sealed operation and artifact on stdin: exactly as the controller runs it. */

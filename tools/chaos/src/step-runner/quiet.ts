@@ -5,7 +5,11 @@ import type { CollectOptions, Params } from './params.js';
 import { run, sleep } from './params.js';
 
 function ppidOf(pid: number | string): number {
-  return Number(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]);
+  return Number(
+    readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ')[1],
+  );
 }
 
 /** This runner and its ancestors (the ssh session it came in on), which never count as busy. */

@@ -75,7 +75,9 @@ export function temps(dir: string, out: string[]): void {
 export function units(p: Params): UnitInfo[] {
   let names: string[] = [];
   try {
-    names = readdirSync(p.unitDir).filter((n) => n.startsWith('openclaw-enterprise-gateway-') && n.endsWith('.service')).sort();
+    names = readdirSync(p.unitDir)
+      .filter((n) => n.startsWith('openclaw-enterprise-gateway-') && n.endsWith('.service'))
+      .sort();
   } catch {
     // no unit directory: no units
   }
@@ -83,7 +85,12 @@ export function units(p: Params): UnitInfo[] {
   if (names.length > 0) {
     const out = run('systemctl', ['show', '--property=Id,ActiveState,UnitFileState', ...names]).stdout || '';
     for (const block of out.split('\n\n')) {
-      const f = Object.fromEntries(block.split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)])) as Record<string, string>;
+      const f = Object.fromEntries(
+        block
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      ) as Record<string, string>;
       if (f['Id']) states[f['Id']] = f;
     }
   }
@@ -107,5 +114,8 @@ export function groups(p: Params): { name: string; gid: number }[] {
 }
 
 function rows(p: Params, file: string): string[][] {
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.startsWith(`${p.user}-`)).map((l) => l.split(':'));
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith(`${p.user}-`))
+    .map((l) => l.split(':'));
 }

@@ -56,6 +56,11 @@ export async function loadSsh2(): Promise<Ssh2Client> {
     loaded = imported.Client ?? imported.default!.Client;
     return loaded;
   } catch (cause) {
-    throw new ComputeError('configuration', 'drivers.compute.configuration.transport: ssh2 needs the optional dependency "ssh2" installed beside this package', { key: 'drivers.compute.configuration.transport' }, { cause });
+    throw new ComputeError(
+      'configuration',
+      'drivers.compute.configuration.transport: ssh2 needs the optional dependency "ssh2" installed beside this package',
+      { key: 'drivers.compute.configuration.transport' },
+      { cause },
+    );
   }
 }

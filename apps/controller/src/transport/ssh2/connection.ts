@@ -11,11 +11,7 @@ import { openJump } from './jump.js';
 /** How long a closed channel or connection may take to confirm before it is left behind. */
 export const CLOSE_GRACE_MS = 3000;
 
-export type Ssh2PoolEvent =
-  | { type: 'connecting'; key: string }
-  | { type: 'ready'; key: string }
-  | { type: 'failed'; key: string; reason: ConnectionFailure }
-  | { type: 'closed'; key: string };
+export type Ssh2PoolEvent = { type: 'connecting'; key: string } | { type: 'ready'; key: string } | { type: 'failed'; key: string; reason: ConnectionFailure } | { type: 'closed'; key: string };
 
 export interface ConnectionOptions {
   key: string;
