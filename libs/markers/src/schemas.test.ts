@@ -2,51 +2,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  type AccountMarker,
   accountMarker,
   type AgentMarker,
   agentMarker,
   MARKER_VERSION,
   markerText,
-  type NamespaceMarker,
   namespaceMarker,
-  type RevisionMarker,
   revisionMarker,
-  type ServedMarker,
   servedMarker,
 } from './schemas.js';
+import { EXAMPLE_MARKERS } from './examples.js';
 
-const HASH = 'ad30d4665b020fcf0cb29c0265bfe9d41b214fdd5cd867cd40bca57184342a39';
-
-const owned = { version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a', servicePrincipalId: 'sp-01', account: 'openclaw-d74736b6a770' } as const;
-const account: AccountMarker = { kind: 'account', ...owned, state: 'active', uid: 990, gid: 990 };
-const namespace: NamespaceMarker = { kind: 'namespace', version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', namespaceName: 'team-a' };
-const agent: AgentMarker = { kind: 'agent', ...owned, uid: 990, gid: 990, port: 18800 };
-const revision: RevisionMarker = {
-  kind: 'revision',
-  version: 1,
-  driver: 'compute-ssh',
-  namespaceId: 'ns-01HZX3',
-  agentId: 'agent-7f3a',
-  servicePrincipalId: 'sp-01',
-  revisionId: 'rev-0001',
-  revisionNumber: 1,
-  configurationHash: HASH,
-  harness: 'openclaw/embedded',
-  auth: 'password',
-};
-const served: ServedMarker = {
-  kind: 'served',
-  version: 1,
-  driver: 'compute-ssh',
-  namespaceId: 'ns-01HZX3',
-  agentId: 'agent-7f3a',
-  revisionId: 'rev-0001',
-  revisionNumber: 1,
-  configurationHash: HASH,
-  port: 18800,
-  servedAt: '2025-01-02T03:04:05.678Z',
-};
+const { account, namespace, agent, revision, served } = EXAMPLE_MARKERS;
+const HASH = revision.configurationHash;
 
 const kinds = [
   ['account', accountMarker, account],

@@ -1,28 +1,15 @@
 // The tree reader over an in-memory host: entries, their layouts, and what is skipped.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { EXAMPLE_MARKERS } from './examples.js';
 import { accountEntries, agentEntries, namespaceEntries, revisionEntries, type TreeReader } from './tree.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 const UNIT_DIR = '/etc/systemd/system';
 const NS = `${ROOT}/namespaces/edd5c19a1cef`;
 const AGENT = `${NS}/agents/fcfbd503951a`;
-const owner = { version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a', servicePrincipalId: 'sp-01', account: 'openclaw-d74736b6a770' };
-const account = { kind: 'account', ...owner, state: 'active', uid: 991, gid: 992 };
-const agent = { kind: 'agent', ...owner, uid: 991, gid: 992, port: 18800 };
-const revision = {
-  kind: 'revision',
-  version: 1,
-  driver: 'compute-ssh',
-  namespaceId: 'ns-01HZX3',
-  agentId: 'agent-7f3a',
-  servicePrincipalId: 'sp-01',
-  revisionId: 'rev-0001',
-  revisionNumber: 1,
-  configurationHash: '0'.repeat(64),
-  harness: 'openclaw/embedded',
-  auth: 'password',
-};
+const { account, agent, revision } = EXAMPLE_MARKERS;
+const namespace = EXAMPLE_MARKERS.namespace;
 
 /** Files by path; a directory is every prefix of a file's path. */
 function memoryReader(files: Record<string, unknown>): TreeReader {
@@ -44,7 +31,7 @@ describe('the on-host tree reader', () => {
     [`${ROOT}/accounts/openclaw-d74736b6a770.json`]: account,
     [`${ROOT}/accounts/.openclaw-d74736b6a770.json.tmp-0a1b`]: 'temp',
     [`${ROOT}/accounts/README`]: 'not a marker',
-    [`${NS}/namespace.json`]: { kind: 'namespace', version: 1, driver: 'compute-ssh', namespaceId: 'ns-01HZX3', namespaceName: 'team-a' },
+    [`${NS}/namespace.json`]: namespace,
     [`${ROOT}/namespaces/.deleting-0123456789ab/namespace.json`]: 'renamed away',
     [`${AGENT}/agent.json`]: agent,
     [`${AGENT}/revisions/ad30d4665b02/revision.json`]: revision,

@@ -87,18 +87,15 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
     });
     const largest = b.perOperation.reduce((max, op) => (op.totalBytes > max.totalBytes ? op : max), b.perOperation[0]!);
     if (largest) {
-      rows.push({
-        figure: 'bytes',
-        name: `largest send: ${largest.operation}`,
-        measured: largest.totalBytes,
-        baseline: null,
-        unit: 'bytes',
-        ratio: null,
-        target: '(informational)',
-        limit: null,
-        met: null,
-        detail: `artifact ${largest.artifactBytes} + sealed operation ${largest.operationBytes} + header argument ${largest.argumentBytes} + node path`,
-      });
+      rows.push(
+        informational(
+          'bytes',
+          `largest send: ${largest.operation}`,
+          largest.totalBytes,
+          'bytes',
+          `artifact ${largest.artifactBytes} + sealed operation ${largest.operationBytes} + header argument ${largest.argumentBytes} + node path`,
+        ),
+      );
     }
   }
   if (results.scale) {
@@ -151,30 +148,24 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
     const level = t.levels.find((l) => l.inFlight === 8) ?? t.levels[0];
     const top = t.levels.at(-1);
     if (!level || !top) continue;
-    rows.push({
-      figure: 'resources',
-      name: `controller CPU per operation via ${t.transport}`,
-      measured: level.cpuPerOperationMs,
-      baseline: null,
-      unit: 'ms',
-      ratio: null,
-      target: '(informational)',
-      limit: null,
-      met: null,
-      detail: `${level.inFlight} in flight: node ${level.selfCpuPerOperationMs} + ssh ${level.sshCpuPerOperationMs} ms; ${top.inFlight} in flight: ${top.cpuPerOperationMs} ms`,
-    });
-    rows.push({
-      figure: 'resources',
-      name: `controller memory per in-flight operation via ${t.transport}`,
-      measured: top.extraRssPerInFlightMiB,
-      baseline: null,
-      unit: 'MiB',
-      ratio: null,
-      target: '(informational)',
-      limit: null,
-      met: null,
-      detail: `${top.inFlight} in flight: +${top.extraRssMiB} MiB RSS (peak +${top.peakExtraRssMiB}); idle between calls: ${t.idle.sshProcesses} ssh master(s), ${t.idle.sshRssMiB} MiB`,
-    });
+    rows.push(
+      informational(
+        'resources',
+        `controller CPU per operation via ${t.transport}`,
+        level.cpuPerOperationMs,
+        'ms',
+        `${level.inFlight} in flight: node ${level.selfCpuPerOperationMs} + ssh ${level.sshCpuPerOperationMs} ms; ${top.inFlight} in flight: ${top.cpuPerOperationMs} ms`,
+      ),
+    );
+    rows.push(
+      informational(
+        'resources',
+        `controller memory per in-flight operation via ${t.transport}`,
+        top.extraRssPerInFlightMiB,
+        'MiB',
+        `${top.inFlight} in flight: +${top.extraRssMiB} MiB RSS (peak +${top.peakExtraRssMiB}); idle between calls: ${t.idle.sshProcesses} ssh master(s), ${t.idle.sshRssMiB} MiB`,
+      ),
+    );
   }
   const restart = results.restart;
   if (restart) {
@@ -213,18 +204,15 @@ export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {
         met: null,
         detail: `medians of ${restart.rounds}: without sandbox ${sandboxOff.join(', ')} ms`,
       });
-    rows.push({
-      figure: 'restart',
-      name: 'cutover interruption: last /readyz 200 of the old process to the first of the new',
-      measured: median(restart.cutoverGapMs),
-      baseline: null,
-      unit: 'ms',
-      ratio: null,
-      target: '(informational)',
-      limit: null,
-      met: null,
-      detail: `${restart.cutoverGapMs.join(', ')} ms, polled every 50 ms`,
-    });
+    rows.push(
+      informational(
+        'restart',
+        'cutover interruption: last /readyz 200 of the old process to the first of the new',
+        median(restart.cutoverGapMs),
+        'ms',
+        `${restart.cutoverGapMs.join(', ')} ms, polled every 50 ms`,
+      ),
+    );
   }
   const concurrency = results.concurrency;
   if (concurrency) {
@@ -296,4 +284,9 @@ function percentileCaveat(n: number): string {
 function row(figure: string, name: string, measured: number, baseline: number, limit: number, detail: string): FigureRow {
   const r = ratio(measured, baseline);
   return { figure, name, measured, baseline, unit: 'ms', ratio: r, target: `≤ ${limit}x`, limit: baseline * limit, met: Number.isFinite(r) ? r <= limit : null, detail };
+}
+
+/** A row reported as measured, with no target to meet. */
+function informational(figure: string, name: string, measured: number, unit: FigureRow['unit'], detail: string): FigureRow {
+  return { figure, name, measured, baseline: null, unit, ratio: null, target: '(informational)', limit: null, met: null, detail };
 }

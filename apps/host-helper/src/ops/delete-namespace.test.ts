@@ -1,24 +1,14 @@
 // The delete-namespace plan, exactly: units first, the tree renamed away before removal, accounts last.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { EXAMPLE_MARKERS } from '@occ-ssh/markers';
 import { planDeleteNamespace, type DeleteState } from './delete-namespace.js';
 
 const NAMESPACES = '/var/lib/openclaw-enterprise/namespaces';
 const UNIT = 'openclaw-enterprise-gateway-fcfbd503951a.service';
 const OTHER_UNIT = 'openclaw-enterprise-gateway-0123456789ab.service';
 const MARKER = '/var/lib/openclaw-enterprise/accounts/openclaw-d74736b6a770.json';
-const account = {
-  kind: 'account',
-  version: 1,
-  driver: 'compute-ssh',
-  namespaceId: 'ns-01HZX3',
-  agentId: 'agent-7f3a',
-  servicePrincipalId: 'sp-01',
-  account: 'openclaw-d74736b6a770',
-  state: 'active',
-  uid: 991,
-  gid: 992,
-} as const;
+const account = EXAMPLE_MARKERS.account;
 
 const state = (overrides: Partial<DeleteState>): DeleteState => ({
   dir: `${NAMESPACES}/edd5c19a1cef`,

@@ -1,38 +1,15 @@
 // The retire-revision plan, exactly: the marker before the snapshot, and a current revision's gateway first.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentLayout, revisionLayout } from '@occ-ssh/markers';
+import { agentLayout, EXAMPLE_MARKERS, revisionLayout } from '@occ-ssh/markers';
 import { planRetireRevision } from './retire-revision.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 const DIR = `${ROOT}/namespaces/edd5c19a1cef/agents/fcfbd503951a`;
 const REV = `${DIR}/revisions/ad30d4665b02`;
 const layout = agentLayout(ROOT, '/etc/systemd/system', 'ns-01HZX3', 'agent-7f3a');
-const agent = {
-  kind: 'agent',
-  version: 1,
-  driver: 'compute-ssh',
-  namespaceId: 'ns-01HZX3',
-  agentId: 'agent-7f3a',
-  servicePrincipalId: 'sp-01',
-  account: 'openclaw-d74736b6a770',
-  uid: 991,
-  gid: 992,
-  port: 18800,
-} as const;
-const marker = {
-  kind: 'revision',
-  version: 1,
-  driver: 'compute-ssh',
-  namespaceId: 'ns-01HZX3',
-  agentId: 'agent-7f3a',
-  servicePrincipalId: 'sp-01',
-  revisionId: 'rev-0001',
-  revisionNumber: 1,
-  configurationHash: '0'.repeat(64),
-  harness: 'openclaw/embedded',
-  auth: 'password',
-} as const;
+const { agent } = EXAMPLE_MARKERS;
+const marker = EXAMPLE_MARKERS.revision;
 const state = (current: string | null, staged = true) => ({
   layout,
   agent,

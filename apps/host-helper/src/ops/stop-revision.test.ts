@@ -1,25 +1,14 @@
 // The stop-revision plan, exactly: this revision's gateway stops; another revision's keeps running.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentLayout, revisionLayout } from '@occ-ssh/markers';
+import { agentLayout, EXAMPLE_MARKERS, revisionLayout } from '@occ-ssh/markers';
 import { planStopRevision } from './stop-revision.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 const DIR = `${ROOT}/namespaces/edd5c19a1cef/agents/fcfbd503951a`;
 const UNIT = 'openclaw-enterprise-gateway-fcfbd503951a.service';
 const layout = agentLayout(ROOT, '/etc/systemd/system', 'ns-01HZX3', 'agent-7f3a');
-const agent = {
-  kind: 'agent',
-  version: 1,
-  driver: 'compute-ssh',
-  namespaceId: 'ns-01HZX3',
-  agentId: 'agent-7f3a',
-  servicePrincipalId: 'sp-01',
-  account: 'openclaw-d74736b6a770',
-  uid: 991,
-  gid: 992,
-  port: 18800,
-} as const;
+const { agent } = EXAMPLE_MARKERS;
 const state = (current: string | null, unit: string | null = '[Unit]\n') => ({
   layout,
   agent,
