@@ -44,6 +44,11 @@ export interface ExecuteResult {
   transportCause?: TransportCause;
 }
 
+/** A call that ended before any output: the fields a transport sets are given, the rest are empty. */
+export function emptyResult(fields: Partial<ExecuteResult> & Pick<ExecuteResult, 'aborted' | 'timedOut' | 'transportFailed'>): ExecuteResult {
+  return { exitCode: null, signal: null, stdout: '', stderrBytes: 0, stdoutTruncated: false, ...fields };
+}
+
 export interface CommandExecutor {
   execute(request: ExecuteRequest): Promise<ExecuteResult>;
   /** Releases pooled connections, if the transport keeps any. */

@@ -6,7 +6,7 @@ import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collect } from '@occ-ssh/ssh-client';
-import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
+import { emptyResult, type CommandExecutor, type ExecuteRequest, type ExecuteResult, type HostTarget } from './executor.js';
 import { sshStderrCause, type TransportCause } from './failure-cause.js';
 import { JUMP_ALIAS, sshEnv, type SshClientSettings } from './ssh-args.js';
 import { SystemSshCommandExecutor } from './system-ssh.js';
@@ -77,17 +77,7 @@ export class OpenSshMuxExecutor implements CommandExecutor {
       client = await this.client();
     } catch {
       // No private control directory: refuse to run rather than share a socket path.
-      return {
-        exitCode: null,
-        signal: null,
-        stdout: '',
-        stderrBytes: 0,
-        stdoutTruncated: false,
-        timedOut: false,
-        aborted: Boolean(request.signal?.aborted),
-        transportFailed: true,
-        transportCause: 'unknown',
-      };
+      return emptyResult({ timedOut: false, aborted: Boolean(request.signal?.aborted), transportFailed: true, transportCause: 'unknown' });
     }
     this.hosts.set(hostKey(request.host), request.host);
     const result = await client.execute(request);

@@ -2,7 +2,7 @@
 import { constants as osConstants } from 'node:os';
 import type { ClientChannel } from 'ssh2';
 import { BoundedOutput } from '@occ-ssh/ssh-client';
-import type { ExecuteRequest, ExecuteResult } from '../executor.js';
+import { emptyResult, type ExecuteRequest, type ExecuteResult } from '../executor.js';
 import { CLOSE_GRACE_MS } from './connection.js';
 
 /** The timer and AbortSignal of one call. */
@@ -42,17 +42,7 @@ export class CallControl {
   }
 
   result(fields: Partial<ExecuteResult> = {}): ExecuteResult {
-    return {
-      exitCode: null,
-      signal: null,
-      stdout: '',
-      stderrBytes: 0,
-      stdoutTruncated: false,
-      timedOut: this.timedOut,
-      aborted: this.aborted,
-      transportFailed: false,
-      ...fields,
-    };
+    return emptyResult({ timedOut: this.timedOut, aborted: this.aborted, transportFailed: false, ...fields });
   }
 }
 
