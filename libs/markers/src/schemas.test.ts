@@ -1,16 +1,7 @@
 // Marker schemas: one valid example of each kind, and the refusals that keep foreign markers out.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  accountMarker,
-  type AgentMarker,
-  agentMarker,
-  MARKER_VERSION,
-  markerText,
-  namespaceMarker,
-  revisionMarker,
-  servedMarker,
-} from './schemas.js';
+import { accountMarker, type AgentMarker, agentMarker, MARKER_VERSION, markerText, namespaceMarker, revisionMarker, servedMarker } from './schemas.js';
 import { EXAMPLE_MARKERS } from './examples.js';
 
 const { account, namespace, agent, revision, served } = EXAMPLE_MARKERS;
