@@ -9,7 +9,7 @@ export { OpenSshMuxExecutor } from './transport/openssh-mux.js';
 export { Ssh2PoolExecutor } from './transport/ssh2-pool.js';
 export { createExecutor } from './transport/select.js';
 export { hostKeyAccepted } from './transport/known-hosts.js';
-export { sshArgv, type SshClientSettings } from './transport/ssh-args.js';
+export { sshArgv, type SshClientSettings } from '@occ-ssh/ssh-client';
 export type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './transport/executor.js';
 export { createLogger, REDACTED_PATHS, type Logger } from './logging.js';
 export { loadHelperArtifact, type HelperArtifact } from './helper-artifact.js';

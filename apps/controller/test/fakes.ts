@@ -19,7 +19,7 @@ import {
 } from '@occ-ssh/protocol';
 import type { HelperArtifact } from '../src/helper-artifact.js';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from '../src/transport/executor.js';
-import { remoteCommand } from '../src/transport/remote-command.js';
+import { remoteCommand } from '@occ-ssh/ssh-client';
 import { DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
 import type { Agent, AgentRevision, ComputeLifecycleHooks, LifecycleDriver, Namespace } from '../src/types.js';
 import { DRIVER_VERSION } from '../src/version.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import type { ExecuteRequest, ExecuteResult, HostTarget } from '../src/transport/executor.js';
-import type { SshClientSettings } from '../src/transport/ssh-args.js';
+import type { SshClientSettings } from '@occ-ssh/ssh-client';
 
 /** The stand-in helper: CommonJS on stdin, one base64 JSON argument, as the real helper is sent. */
 export const PROBE = Buffer.from(`'use strict';

@@ -6,7 +6,7 @@ import { canonicalHash } from '@occ-ssh/markers';
 import { ComputeError, MAX_ARGUMENT_BYTES, MAX_DOCUMENT_BYTES, PROTOCOL_VERSION, decodeArgument, openSealed, splitHelperInput } from '@occ-ssh/protocol';
 import { RUNTIME } from '../../test/fakes.js';
 import { buildHelperCall } from './helper-call.js';
-import { remoteCommand } from './remote-command.js';
+import { remoteCommand } from '@occ-ssh/ssh-client';
 
 const HELPER = Buffer.from('/* helper */');
 const NAMESPACE = { namespace: { id: 'ns-1', name: 'stable' } };

@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import { HostLimiter } from '../limiter.js';
 import { hashHostName } from './known-hosts.js';
 import { OpenSshMuxExecutor, checkPrivateDirectory } from './openssh-mux.js';
-import { sshArgv } from './ssh-args.js';
+import { sshArgv } from '@occ-ssh/ssh-client';
 import { PROBE, otherEd25519Key, reports, transportRequests, useTransportHost, waitFor } from '../../test/transport-host.js';
 
 /** Local ssh processes whose command line names the control directory (masters and clients). */

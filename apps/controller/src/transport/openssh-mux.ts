@@ -5,10 +5,9 @@
 import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { collect } from '@occ-ssh/ssh-client';
 import { emptyResult, type CommandExecutor, type ExecuteRequest, type ExecuteResult, type HostTarget } from './executor.js';
 import { sshStderrCause, type TransportCause } from './failure-cause.js';
-import { JUMP_ALIAS, sshEnv, type SshClientSettings } from './ssh-args.js';
+import { JUMP_ALIAS, collect, sshEnv, type SshClientSettings } from '@occ-ssh/ssh-client';
 import { SystemSshCommandExecutor } from './system-ssh.js';
 
 /** How long an idle master connection stays up after its last session. */

@@ -1,7 +1,8 @@
 // helperArgv: the helper's argv, built only from a safe path and base64.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { helperArgv, remoteCommand } from './remote-command.js';
+import { remoteCommand } from '@occ-ssh/ssh-client';
+import { helperArgv } from './remote-command.js';
 
 const ARGUMENT = Buffer.from(JSON.stringify({ operation: 'probe', x: '?>~' })).toString('base64');
 

@@ -2,8 +2,6 @@
 // the system) renders into the command line sshd hands to the host's shell.
 import { safePathProblem } from '@occ-ssh/protocol';
 
-export { remoteCommand } from '@occ-ssh/ssh-client';
-
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /**

@@ -2,7 +2,7 @@
 import type { SshComputeConfiguration } from '../config/index.js';
 import type { CommandExecutor } from './executor.js';
 import { OpenSshMuxExecutor } from './openssh-mux.js';
-import type { SshClientSettings } from './ssh-args.js';
+import type { SshClientSettings } from '@occ-ssh/ssh-client';
 import { Ssh2PoolExecutor } from './ssh2-pool.js';
 import { SystemSshCommandExecutor } from './system-ssh.js';
 

@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dirname } from 'node:path';
-import { JUMP_ALIAS, JumpConfigFile, jumpHostConfig, sshArgv, type SshClientSettings } from './ssh-args.js';
+import { JUMP_ALIAS, jumpHostConfig, sshArgv, type SshClientSettings } from '@occ-ssh/ssh-client';
+import { JumpConfigFile } from './ssh-args.js';
 
 const SETTINGS: SshClientSettings = { identityFile: '/etc/openclaw/ssh/id_ed25519', knownHostsFile: '/etc/openclaw/ssh/known_hosts', connectTimeoutSeconds: 10 };
 const COMMAND = '/usr/bin/node - eyJhIjoxfQ==';

@@ -1,11 +1,9 @@
-// The controller's ssh client settings: the strict argv comes from @occ-ssh/ssh-client (shared with
-// the test hosts, chaos and bench); the jump host's ssh_config file lives here, one per executor.
+// The jump host's ssh_config file, one per executor; the strict argv itself is @occ-ssh/ssh-client's
+// (shared with the test hosts, chaos and bench).
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { jumpHostConfig, type JumpConfig, type JumpHostSettings, type SshClientSettings } from '@occ-ssh/ssh-client';
-
-export { JUMP_ALIAS, configArgs, jumpHostConfig, sshArgv, sshEnv, type JumpHostSettings, type SshClientSettings, type SshDestination } from '@occ-ssh/ssh-client';
 
 /** A private directory holding the jump host's ssh_config, for as long as its executor lives. */
 export class JumpConfigFile implements JumpConfig {

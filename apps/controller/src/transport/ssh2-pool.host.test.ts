@@ -6,7 +6,7 @@ import { chmodSync, copyFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { hashHostName, parseKnownHosts } from './known-hosts.js';
-import type { SshClientSettings } from './ssh-args.js';
+import type { SshClientSettings } from '@occ-ssh/ssh-client';
 import { Ssh2PoolExecutor, type Ssh2PoolEvent, type Ssh2PoolOptions } from './ssh2-pool.js';
 import { MAX_STDOUT_BYTES } from './system-ssh.js';
 import { silentLoopbackListener } from '@occ-ssh/test-support';

@@ -5,8 +5,7 @@
 // keepalive are the same. The pieces live in ./ssh2/: files, options, jump hop, connection, channel.
 import { Semaphore } from '../limiter.js';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './executor.js';
-import { remoteCommand } from './remote-command.js';
-import type { SshClientSettings } from './ssh-args.js';
+import { remoteCommand, type SshClientSettings } from '@occ-ssh/ssh-client';
 import { CallControl, runChannel } from './ssh2/channel.js';
 import { loadSsh2, type Ssh2Client } from './ssh2/connect-config.js';
 import { PooledConnection, type Ssh2PoolEvent } from './ssh2/connection.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { HOST } from '../../test/fakes.js';
 import type { ExecuteRequest, ExecuteResult } from './executor.js';
-import type { SshClientSettings } from './ssh-args.js';
+import type { SshClientSettings } from '@occ-ssh/ssh-client';
 import { MAX_STDOUT_BYTES, SystemSshCommandExecutor } from './system-ssh.js';
 
 const SETTINGS: SshClientSettings = { identityFile: '/etc/openclaw/ssh/id_ed25519', knownHostsFile: '/etc/openclaw/ssh/known_hosts', connectTimeoutSeconds: 10 };

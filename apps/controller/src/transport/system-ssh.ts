@@ -1,8 +1,8 @@
 // Runs the helper through the system `ssh` client, spawned with an argv and never a local shell.
-import { MAX_STDOUT_BYTES, collect, type ProcessResult } from '@occ-ssh/ssh-client';
+import { MAX_STDOUT_BYTES, collect, configArgs, sshArgv, sshEnv, type ProcessResult, type SshClientSettings } from '@occ-ssh/ssh-client';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget, RemoteCall } from './executor.js';
 import { sshStderrCause } from './failure-cause.js';
-import { JumpConfigFile, configArgs, sshArgv, sshEnv, type SshClientSettings } from './ssh-args.js';
+import { JumpConfigFile } from './ssh-args.js';
 
 export { MAX_STDOUT_BYTES };
 /** ssh's own exit status for connection, authentication and host-key failures. */

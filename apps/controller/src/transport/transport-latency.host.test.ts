@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { startTestHost } from '@occ-ssh/testhost';
 import type { CommandExecutor, ExecuteRequest } from './executor.js';
 import { OpenSshMuxExecutor } from './openssh-mux.js';
-import type { SshClientSettings } from './ssh-args.js';
+import type { SshClientSettings } from '@occ-ssh/ssh-client';
 import { Ssh2PoolExecutor } from './ssh2-pool.js';
 import { SystemSshCommandExecutor } from './system-ssh.js';
 

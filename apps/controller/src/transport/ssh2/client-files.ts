@@ -2,7 +2,7 @@
 import { constants as fsConstants } from 'node:fs';
 import { open, realpath, type FileHandle } from 'node:fs/promises';
 import { parseKnownHosts, type KnownHostEntry } from '../known-hosts.js';
-import type { SshClientSettings } from '../ssh-args.js';
+import type { SshClientSettings } from '@occ-ssh/ssh-client';
 import type { ConnectionFailure } from './failures.js';
 
 export interface ClientFiles {

@@ -2,7 +2,7 @@
 import { ComputeError } from '@occ-ssh/protocol';
 import type { Client, ConnectConfig, ServerHostKeyAlgorithm } from 'ssh2';
 import { hostKeyAccepted, knownHostKeyTypes, type HostKeyType } from '../known-hosts.js';
-import type { SshClientSettings, SshDestination } from '../ssh-args.js';
+import type { SshClientSettings, SshDestination } from '@occ-ssh/ssh-client';
 import type { ClientFiles } from './client-files.js';
 
 /** ServerAliveInterval=15 and ServerAliveCountMax=3, as the system client uses. */

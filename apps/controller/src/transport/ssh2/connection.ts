@@ -2,7 +2,7 @@
 import type { Duplex } from 'node:stream';
 import type { Client, ClientChannel } from 'ssh2';
 import type { HostTarget } from '../executor.js';
-import type { SshClientSettings } from '../ssh-args.js';
+import type { SshClientSettings } from '@occ-ssh/ssh-client';
 import { FileProblem, loadClientFiles, type ClientFiles } from './client-files.js';
 import { connectConfig, type Ssh2Client } from './connect-config.js';
 import { classify, type ConnectionFailure } from './failures.js';

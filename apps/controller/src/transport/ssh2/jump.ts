@@ -1,7 +1,7 @@
 // The bastion hop of an ssh2 connection: a direct-tcpip channel to the target through the jump host.
 import type { Duplex } from 'node:stream';
 import type { Client } from 'ssh2';
-import type { JumpHostSettings, SshClientSettings, SshDestination } from '../ssh-args.js';
+import type { JumpHostSettings, SshClientSettings, SshDestination } from '@occ-ssh/ssh-client';
 import type { ClientFiles } from './client-files.js';
 import { connectConfig, type Ssh2Client } from './connect-config.js';
 import { classify, forwardFailure, type ConnectionFailure } from './failures.js';
