@@ -73,6 +73,7 @@ describe('collect', () => {
   it('reports a program that cannot be started', async () => {
     const result = await collect('/nonexistent/program', [], { timeoutMs: 1_000 });
     assert.equal(result.spawnFailed, true);
+    assert.equal(result.spawnError, 'ENOENT');
     assert.equal(result.stdout, '');
   });
 });

@@ -28,6 +28,8 @@ export interface ProcessResult extends CapturedOutput {
   aborted: boolean;
   /** The child could not be started (no such program, no permission). */
   spawnFailed: boolean;
+  /** Why it could not be started: the error code (ENOENT, EACCES), never a message that might quote input. */
+  spawnError?: string;
 }
 
 const DEFAULT_KILL_GRACE_MS = 3000;
@@ -43,6 +45,7 @@ export function collect(command: string, args: readonly string[], options: Colle
     let timedOut = false;
     let aborted = false;
     let spawnFailed = false;
+    let spawnError: string | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     const grace = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     const terminate = () => {
@@ -70,14 +73,15 @@ export function collect(command: string, args: readonly string[], options: Colle
 
     child.stdout?.on('data', output.stdout);
     child.stderr?.on('data', output.stderr);
-    child.on('error', () => {
+    child.on('error', (error: NodeJS.ErrnoException) => {
       spawnFailed = true;
+      spawnError = error.code;
     });
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       options.signal?.removeEventListener('abort', onAbort);
-      resolve({ exitCode, signal, ...output.captured(), timedOut, aborted, spawnFailed });
+      resolve({ exitCode, signal, ...output.captured(), timedOut, aborted, spawnFailed, ...(spawnError === undefined ? {} : { spawnError }) });
     });
     if (child.stdin) {
       child.stdin.on('error', () => undefined);

@@ -60,16 +60,21 @@ export function runtimeFor(host: RemoteHost, overrides: Partial<RuntimeSettings>
 }
 
 /** How one helper call travels: a fresh strict ssh client unless `send` says otherwise. */
-export interface SendOptions extends Pick<SshCallOptions, 'killAfterMs' | 'killAfterLines' | 'timeoutMs' | 'onSpawn'> {
+type KillOptions = Pick<SshCallOptions, 'killAfterMs' | 'killAfterLines' | 'timeoutMs' | 'onSpawn'>;
+
+/** The kill options apply to this client's own ssh call, so a caller's `send` cannot be given them. */
+export type SendOptions = {
   /** Runs the remote node under this program (e.g. strace and its options). */
   wrap?: readonly string[];
-  /** Sends the command line and stdin some other way (chaos: over its multiplexed connection). */
-  send?: (command: string, input: Buffer) => Promise<SshCallResult>;
-}
+} & (
+  | (KillOptions & { send?: undefined })
+  | ({ [K in keyof KillOptions]?: never } & {
+      /** Sends the command line and stdin some other way (chaos: over its multiplexed connection). */
+      send: (command: string, input: Buffer) => Promise<SshCallResult>;
+    })
+);
 
-export interface CallOptions extends SendOptions {
-  runtime?: Partial<RuntimeSettings>;
-}
+export type CallOptions = SendOptions & { runtime?: Partial<RuntimeSettings> };
 
 export interface CallOutcome {
   line: ResultLine | undefined;

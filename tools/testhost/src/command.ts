@@ -41,7 +41,7 @@ async function runCommand(cmd: string, args: readonly string[], opts: CommandOpt
     maxStdoutBytes: MAX_STDOUT_BYTES,
     stderrKeptBytes: STDERR_KEPT_BYTES,
   });
-  if (r.spawnFailed) throw new Error(`${cmd} could not be started`);
+  if (r.spawnFailed) throw new Error(`${cmd} could not be started${r.spawnError ? ` (${r.spawnError})` : ''}`);
   let stderr = r.stderrHead;
   if (r.timedOut) stderr += `\n[timed out after ${timeoutMs} ms]`;
   if (r.stdoutTruncated) stderr += `\n[stdout passed ${MAX_STDOUT_BYTES} bytes; stopped]`;
