@@ -55,6 +55,11 @@ function baseOf(path: string): string {
   return path.slice(path.lastIndexOf('/') + 1);
 }
 
+/** What `writeFileAtomic` refuses to replace; read phases call it first, so the refusal comes before any change. */
+export function refuseDirectory(path: string): void {
+  if (lstatOrNull(path)?.isDirectory()) throw ownershipError(path, 'expected a file, found a directory');
+}
+
 /** temp file + fsync + rename + directory fsync: readers see the old bytes or the new, never half. */
 export function writeFileAtomic(path: string, data: string | Buffer, want: Ownership): void {
   beforeChange();
@@ -72,10 +77,11 @@ export function writeFileAtomic(path: string, data: string | Buffer, want: Owner
     throw error;
   }
   fs.closeSync(fd);
-  const existing = lstatOrNull(path);
-  if (existing?.isDirectory()) {
+  try {
+    refuseDirectory(path);
+  } catch (error) {
     fs.rmSync(temp, { force: true });
-    throw ownershipError(path, 'expected a file, found a directory');
+    throw error;
   }
   renameIntoPlace(temp, path);
   syncDir(dir);

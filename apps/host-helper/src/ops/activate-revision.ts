@@ -4,11 +4,11 @@
 // Two plans around the wait: the switch, then the record. The record depends on what the wait found
 // and on the claim re-read under the lock once it is taken again, facts that do not exist when the
 // switch is planned; a single plan would need a step that decides what the next ones are.
-import { renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionLayout, type RevisionMarker } from '@occ-ssh/markers';
+import { renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionLayout, type RevisionMarker, type ServedMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount, type Account } from '../accounts.js';
 import { verifyClaim } from '../activation-claim.js';
-import { parentOf } from '../atomic-write.js';
+import { parentOf, refuseDirectory } from '../atomic-write.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
@@ -81,10 +81,11 @@ async function readActivateRevision(ctx: OpContext, args: Args): Promise<Activat
   const previousUnit = verifyUnitFile(layout, owner);
   const current = readCurrent(layout);
   refuseRollback(layout, owner, revision);
-  readServed(layout, owner);
+  const served = readServed(layout, owner);
+  refuseDirectory(layout.activation); // the claim is written there after served.json goes
   const unitText = render(ctx, args, layout, account, agent.port, managedPassword);
   const unitChanged = previousUnit !== unitText;
-  const alreadyServing = !unitChanged && current === paths.currentTarget && (await isServing(layout, args, marker, agent.port, account.uid));
+  const alreadyServing = !unitChanged && current === paths.currentTarget && (await isServing(layout, served, marker, agent.port, account.uid));
   // Whether it is enabled is read from the disk (`is-enabled`); systemd's cached view would miss a link removed by hand.
   const enabled = !alreadyServing && (await isEnabled(layout.unitName));
   const facts = alreadyServing ? { needsReload: false, failed: false } : await unitFacts(layout.unitName);
@@ -145,8 +146,7 @@ function render(ctx: OpContext, args: Args, layout: AgentLayout, account: Accoun
   }
 }
 
-async function isServing(layout: AgentLayout, args: Args, marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
-  const served = readServed(layout, args.owner);
+async function isServing(layout: AgentLayout, served: ServedMarker | null, marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
   if (!served || served.revisionId !== marker.revisionId || served.configurationHash !== marker.configurationHash || served.port !== port) return false;
   return (await isActive(layout.unitName)) && (await isEnabled(layout.unitName)) && (await probeReady(port)) && (await ownedListener(port, { unit: layout.unitName, uid }));
 }

@@ -4,7 +4,7 @@
 import { sha256Hex, type AgentLayout, type AgentMarker, type RevisionLayout } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { creatingMarker, readAccount, verifyAccount, type Account, type AccountState } from '../accounts.js';
-import { TEMP_MARK } from '../atomic-write.js';
+import { refuseDirectory, TEMP_MARK } from '../atomic-write.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
@@ -57,6 +57,12 @@ async function readPrepareRevision(ctx: OpContext, args: Args): Promise<PrepareS
   if (account.state === 'active') verifyAgentDirs(layout, account.account);
   const paths = revisionPaths(layout, revision);
   const staged = verifyStaged(args, layout, paths, gid);
+  const superseded = isSuperseded(layout, owner, revision);
+  if (!staged && !superseded) {
+    // What staging will write into must take it, so a refusal comes before the first change.
+    verifyDir(paths.dir, ROOT_PRIVATE_DIR);
+    refuseDirectory(paths.config);
+  }
   return {
     agentsDir: ns.agents,
     layout,
@@ -65,7 +71,7 @@ async function readPrepareRevision(ctx: OpContext, args: Args): Promise<PrepareS
     account,
     port,
     staged,
-    superseded: isSuperseded(layout, owner, revision),
+    superseded,
     passwordFile: requirePasswordFile(layout.passwordFile), // one that exists must be root's 0600
   };
 }
