@@ -7,3 +7,4 @@ export * from './command-line.js';
 export * from './unreachable.js';
 export * from './installation.js';
 export * from './test-host-installation.js';
+export * from './tenant.js';
