@@ -131,7 +131,7 @@ function describeInventory(result: InventoryResult): string[] {
   for (const problem of result.problems) lines.push(`    problem: ${problem.path}: ${problem.message}`);
   if (result.namespaces.length === 0) lines.push('    no Namespaces on this host');
   if (result.recentAudit.length > 0) {
-    lines.push('    recent root operations (journalctl -t occ-ssh-helper):');
+    lines.push('    recent root operations (journalctl _UID=0 _TRANSPORT=syslog SYSLOG_IDENTIFIER=occ-ssh-helper):');
     for (const line of result.recentAudit) lines.push(`      ${line}`);
   }
   return lines;
