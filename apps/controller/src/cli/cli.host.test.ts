@@ -96,6 +96,25 @@ describe('occ-ssh on a real host', () => {
     assert.match(result.err, /host=gone/);
   });
 
+  test('preflight of a host that cannot enforce SocketBind* succeeds and prints the warning (and --json carries it)', async () => {
+    const single = `${dir}/single.yaml`;
+    writeFileSync(single, installationYaml({ stable: hostInfo(host) }));
+    const out = sink();
+    const err = sink();
+    assert.equal(await runCli(['preflight', '--config', single], out.stream, err.stream), EXIT.ok, err.text());
+    assert.match(
+      out.text(),
+      /preflight \(1 host\(s\)\) \.\.\. ok \([^)]+\) {2}1 warning\(s\)\n {2}warning SOCKET_BIND_NOT_ENFORCED: host "stable" \(\S+\) cannot enforce .* then stands alone\.\nrecap: 1 ok, 0 failed, 0 unreachable\n/,
+    );
+    const json = sink();
+    assert.equal(await runCli(['preflight', '--config', single, '--json'], json.stream, err.stream), EXIT.ok);
+    const parsed = JSON.parse(json.text()) as { result: { warnings: { code: string; message: string }[] } };
+    assert.deepEqual(
+      parsed.result.warnings.map((w) => w.code),
+      ['SOCKET_BIND_NOT_ENFORCED'],
+    );
+  });
+
   test('stop, retire and delete-namespace', async () => {
     assert.equal((await cli('stop', '--revision', revisionFile(2))).code, EXIT.ok);
     assert.equal((await cli('retire', '--revision', revisionFile(2))).code, EXIT.ok);
