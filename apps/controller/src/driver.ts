@@ -12,10 +12,11 @@ import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
 import { OperationRunner } from './runner.js';
 import { TRACED_METHODS, inHelperSpan, traceMethods } from './telemetry.js';
-import { checkLocalSshFiles, missingOnHost } from './preflight.js';
+import { checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
 import type { OperationOutcome } from './transport/run-operation.js';
 import type { AgentRevision, ComputeAgentBinding, ComputeReadiness, ComputeRevisionContext, Driver, GatewayAddress, Namespace, NamespaceDeleteResult, NamespaceEnsureResult } from './types.js';
+import type { ComputePreflightResult } from './types.js';
 import { DRIVER_VERSION } from './version.js';
 
 export interface SshComputeDriverOptions {
@@ -74,8 +75,11 @@ export class SshComputeDriver {
     this.hooks.set(drivers);
   }
 
-  /** Checks the local SSH files, then probes every configured host; throws naming the first host that fails. */
-  async preflight(): Promise<void> {
+  /**
+   * Checks the local SSH files, then probes every configured host; throws naming every host that
+   * fails. A host that passes but cannot enforce SocketBind* adds a warning, never a failure.
+   */
+  async preflight(): Promise<ComputePreflightResult> {
     this.hooks.ownersForOperation();
     checkLocalSshFiles(this.config);
     const names = Object.keys(this.config.hosts);
@@ -85,6 +89,7 @@ export class SshComputeDriver {
         const { result } = await this.send(name, 'probe', {}, signal, {});
         const missing = missingOnHost(name, this.config.hosts[name]!.address, result);
         if (missing) throw missing;
+        return socketBindWarning(name, this.config.hosts[name]!.address, result);
       }),
     );
     // Every host is probed, and every failing host is named with its cause.
@@ -94,6 +99,7 @@ export class SshComputeDriver {
     });
     const failure = combineHostFailures(failures);
     if (failure) throw failure;
+    return { warnings: outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : [])) };
   }
 
   /** Creates or verifies the Namespace marker, then runs afterNamespacePrepared hooks. */

@@ -62,7 +62,10 @@ describe('a host behind a bastion', () => {
         await driver.close();
       }
       // The effect landed on the target, not on the bastion.
-      assert.match(await target.run(['journalctl', '--no-pager', '-o', 'cat', '-t', 'occ-ssh-helper']), new RegExp(`operation=ensure-namespace outcome=ok .*namespace=ns-jump-${transport} `));
+      assert.match(
+        await target.run(['journalctl', '--no-pager', '-o', 'cat', '_UID=0', '_TRANSPORT=syslog', 'SYSLOG_IDENTIFIER=occ-ssh-helper']),
+        new RegExp(`operation=ensure-namespace outcome=ok .*namespace=ns-jump-${transport} `),
+      );
       assert.equal((await bastion.exec(['test', '-e', '/var/lib/openclaw-enterprise/namespaces'])).code, 1);
       assert.deepEqual(jumpConfigs(), [], 'close() removed the generated ssh_config of the jump host');
     });

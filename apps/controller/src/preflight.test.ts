@@ -1,4 +1,5 @@
-// checkLocalSshFiles: the two local SSH files, reached directly or through links, with safe owner and mode.
+// checkLocalSshFiles: the two local SSH files, reached directly or through links, with safe owner and mode;
+// socketBindWarning: a probed host that cannot enforce SocketBind* is a warning, never a failure.
 import assert from 'node:assert/strict';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
 import type { SshComputeConfiguration } from './config/index.js';
-import { checkLocalSshFiles } from './preflight.js';
+import { SOCKET_BIND_NOT_ENFORCED, checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
 
 const base = mkdtempSync(join(tmpdir(), 'occ-preflight-'));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -88,5 +89,26 @@ describe('checkLocalSshFiles', () => {
     writeFileSync(join(dir, 'id'), 'key\n', { mode: 0o600 });
     writeFileSync(join(dir, 'kh'), 'host key\n', { mode: 0o644 });
     assert.doesNotThrow(() => checkLocalSshFiles(config({ identityFile: join(dir, 'id'), knownHostsFile: join(dir, 'kh') })));
+  });
+});
+
+describe('socketBindWarning', () => {
+  const probe = (socketBindMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing });
+
+  it('warns with a stable code, naming the configured host, its address, each missing piece and what then stands alone', () => {
+    const warning = socketBindWarning('stable', '10.0.0.5', probe(['systemd 252 is built without its BPF framework', '/sys/fs/cgroup is not the unified cgroup v2 hierarchy']));
+    assert.equal(warning?.code, SOCKET_BIND_NOT_ENFORCED);
+    assert.equal(warning.code, 'SOCKET_BIND_NOT_ENFORCED');
+    assert.deepEqual(Object.keys(warning).sort(), ['code', 'message'], "exactly OCC's ComputePreflightWarning");
+    assert.match(
+      warning.message,
+      /^host "stable" \(10\.0\.0\.5\) cannot enforce the gateway units' SocketBindAllow=\/SocketBindDeny=: systemd 252 is built without its BPF framework; \/sys\/fs\/cgroup is not/,
+    );
+    assert.match(warning.message, /listener-ownership test .* then stands alone/);
+  });
+
+  it('says nothing for a host that can enforce them, and never turns a warning into a failure', () => {
+    assert.equal(socketBindWarning('stable', '10.0.0.5', probe([])), undefined);
+    assert.equal(missingOnHost('stable', '10.0.0.5', probe(['systemd 252 is built without its BPF framework'])), undefined);
   });
 });

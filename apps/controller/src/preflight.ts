@@ -2,6 +2,7 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
 import { ComputeError, type ProbeResult } from '@occ-ssh/protocol';
 import type { SshComputeConfiguration } from './config/index.js';
+import type { ComputePreflightWarning } from './types.js';
 
 const SSH_KEY = 'drivers.compute.configuration.ssh';
 
@@ -41,4 +42,21 @@ export function missingOnHost(hostName: string, address: string, probe: ProbeRes
   if (missing.length === 0) return undefined;
   const list = missing.map((check) => `${check.name} (${check.detail ?? 'missing'})`).join(', ');
   return new ComputeError('host-requirement', `host "${hostName}" (${address}) is missing: ${list}`, { host: hostName, operation: 'probe' });
+}
+
+/** The stable code of the warning for a host whose systemd does not enforce SocketBindAllow=/SocketBindDeny=. */
+export const SOCKET_BIND_NOT_ENFORCED = 'SOCKET_BIND_NOT_ENFORCED';
+
+/**
+ * A probed host that cannot enforce its gateway units' port rules still runs gateways, so this is
+ * a warning, never a failure: the operator learns which protection stands alone there.
+ */
+export function socketBindWarning(hostName: string, address: string, probe: ProbeResult): ComputePreflightWarning | undefined {
+  if (probe.socketBindMissing.length === 0) return undefined;
+  return {
+    code: SOCKET_BIND_NOT_ENFORCED,
+    message:
+      `host "${hostName}" (${address}) cannot enforce the gateway units' SocketBindAllow=/SocketBindDeny=: ${probe.socketBindMissing.join('; ')}. ` +
+      "A gateway there can bind ports other than its own; the readiness check's listener-ownership test (every listener on an Agent's port belongs to its account and unit) then stands alone.",
+  };
 }

@@ -1,11 +1,11 @@
-// Real-host proof of the audit trail: every mutating operation leaves one journal line under a
-// fixed identifier, with its resources, request ID, outcome and the digest of the running code.
+// Real-host proof of the audit trail: every mutating operation leaves one journal line, written by
+// root under a fixed identifier, with its resources, request ID, outcome and the digest of the running code.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { brotliDecompressSync } from 'node:zlib';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { AUDIT_IDENTIFIER } from './audit.js';
+import { AUDIT_JOURNAL_MATCHES } from './audit.js';
 import { helperArtifact, activateArgs, call, callRaw, fails, ok, owner, prepareArgs } from '@occ-ssh/test-support';
 
 /** The digest an operator computes from the shipped artifact: SHA-256 of the bundle inside the loader. */
@@ -20,7 +20,7 @@ function bundleDigest(): string {
 describe('the host audit trail', () => {
   let host: TestHost;
   const who = owner('audit', 'audited');
-  const journal = async () => (await host.run(['journalctl', '--no-pager', '-o', 'cat', '-t', AUDIT_IDENTIFIER])).trim().split('\n').filter(Boolean);
+  const journal = async () => (await host.run(['journalctl', '--no-pager', '-o', 'cat', ...AUDIT_JOURNAL_MATCHES])).trim().split('\n').filter(Boolean);
 
   before(async () => {
     host = await startTestHost({ name: 'haudit' });

@@ -6,6 +6,21 @@ import { OPERATIONS, type Envelope } from '@occ-ssh/protocol';
 import { runCommand } from './system.js';
 
 export const AUDIT_IDENTIFIER = 'occ-ssh-helper';
+
+/**
+ * Security: how the helper's own lines are told apart from lines any account can write. The syslog
+ * tag alone is chosen by the writer (`logger -t occ-ssh-helper` works for every account), so it
+ * names the helper but proves nothing. journald fills the fields starting with `_` itself and drops
+ * a client's own `_` fields:
+ * - `_UID=0` comes from the kernel's credentials on the socket (SCM_CREDENTIALS), so only a root
+ *   process can write such a line; root is trusted, Agents are not.
+ * - `_TRANSPORT=syslog` is the socket the line arrived on, the one `logger` writes to; it leaves out
+ *   root's other streams (a unit's stdout, the native protocol) that might carry the same tag.
+ * `_COMM`/`_EXE` would pin the `logger` binary too, but journald reads them from /proc after the
+ * message arrives, and a short-lived logger has often exited by then: on the test hosts 175 of 300
+ * root logger lines in a row had no `_EXE`, and 4 no `_COMM`. A match on them would drop real lines.
+ */
+export const AUDIT_JOURNAL_MATCHES = ['_UID=0', '_TRANSPORT=syslog', `SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}`] as const;
 /** Set by the artifact's loader: the SHA-256 of the bundle it decompressed and is running. */
 const HELPER_DIGEST_KEY = 'occ-ssh.helper-digest';
 
@@ -44,4 +59,14 @@ function auditLine(op: Envelope, outcome: string, ms: number, changes: number, d
 export async function audit(op: Envelope, outcome: string, ms: number, changes: number): Promise<void> {
   if (!OPERATIONS[op.operation].mutates) return;
   await runCommand('logger', ['-t', AUDIT_IDENTIFIER, '-p', 'authpriv.notice', '--', auditLine(op, outcome, ms, changes, helperDigest())], 5_000).catch(() => undefined);
+}
+
+/** The newest `limit` audit lines (journalctl short-iso), oldest first; undefined when the journal cannot be read. */
+export async function recentAuditLines(limit: number): Promise<string[] | undefined> {
+  const result = await runCommand('journalctl', ['--no-pager', '--quiet', '-o', 'short-iso', '-n', String(limit), ...AUDIT_JOURNAL_MATCHES], 10_000).catch(() => undefined);
+  if (result?.code !== 0) return undefined;
+  return result.stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .slice(-limit);
 }

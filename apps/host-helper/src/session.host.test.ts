@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { revisionLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { AUDIT_JOURNAL_MATCHES } from './audit.js';
 import { activateArgs, call, exists, gatewayStarts, layoutOf, ok, owner, prepareArgs, shell, unitState } from '@occ-ssh/test-support';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -43,7 +44,7 @@ describe('the helper session on a real host', () => {
     // A line a second from the timer, and one more at every check before a change (the audit line counts those).
     let changes = Number.NaN;
     for (let i = 0; i < 20 && Number.isNaN(changes); i += 1) {
-      const journal = await host.run(['journalctl', '--no-pager', '-o', 'cat', '-t', 'occ-ssh-helper']);
+      const journal = await host.run(['journalctl', '--no-pager', '-o', 'cat', ...AUDIT_JOURNAL_MATCHES]);
       changes = Number(new RegExp(`request=${outcome.line.requestId} .*changes=(\\d+)`).exec(journal)?.[1] ?? Number.NaN);
       if (Number.isNaN(changes)) await sleep(100);
     }

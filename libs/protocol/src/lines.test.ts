@@ -12,7 +12,7 @@ const ok: ResultLine = {
   requestId: 'req-1',
   timings: { totalMs: 12 },
   ok: true,
-  result: { checks: [], nodeVersion: 'v24.0.0', hostname: 'h1' },
+  result: { checks: [], nodeVersion: 'v24.0.0', hostname: 'h1', socketBindMissing: [] },
 };
 const failed: ResultLine = {
   type: 'result',

@@ -250,9 +250,13 @@ export async function gatewayStarts(host: RemoteHost, who: AgentOwner): Promise<
     .map((line) => JSON.parse(line) as { pid: number; startedAt: string });
 }
 
-/** The helper's own journal line for a request: how it ended and how many changes it began. */
+/**
+ * The helper's own journal line for a request: how it ended and how many changes it began. Selected
+ * as the helper's recentAudit selects them (apps/host-helper/src/audit.ts): written by root through
+ * the syslog socket, which a line forged under the same tag by another account is not.
+ */
 export async function auditOf(host: RemoteHost, requestId: string): Promise<{ outcome: string; changes: number } | undefined> {
-  const journal = await host.run(['journalctl', '--no-pager', '-o', 'cat', '-n', '300', '-t', 'occ-ssh-helper']);
+  const journal = await host.run(['journalctl', '--no-pager', '-o', 'cat', '-n', '300', '_UID=0', '_TRANSPORT=syslog', 'SYSLOG_IDENTIFIER=occ-ssh-helper']);
   const line = journal.split('\n').find((entry) => entry.includes(` request=${requestId} `));
   const outcome = line && /(?:^| )outcome=(\S+)/.exec(line)?.[1];
   const changes = line && /(?:^| )changes=(\d+)/.exec(line)?.[1];

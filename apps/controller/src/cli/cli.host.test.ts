@@ -74,7 +74,7 @@ describe('occ-ssh on a real host', () => {
     assert.match(result.out, /revisions: 2:rev-cli-2/);
     assert.match(
       result.out,
-      /recent root operations \(journalctl -t occ-ssh-helper\):\n(?: {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=.*\n)*? {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=retire-revision outcome=ok request=[0-9a-f-]{36} namespace=ns-cli agent=agent-cli revision=rev-cli-1 ms=\d+ changes=\d+ helper=[0-9a-f]{64}\n/,
+      /recent root operations \(journalctl _UID=0 _TRANSPORT=syslog SYSLOG_IDENTIFIER=occ-ssh-helper\):\n(?: {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=.*\n)*? {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=retire-revision outcome=ok request=[0-9a-f-]{36} namespace=ns-cli agent=agent-cli revision=rev-cli-1 ms=\d+ changes=\d+ helper=[0-9a-f]{64}\n/,
     );
   });
 
@@ -94,6 +94,25 @@ describe('occ-ssh on a real host', () => {
     assert.match(result.err, /\(refused\): the connection was refused; check the port/);
     assert.match(result.err, /retryable transport error/);
     assert.match(result.err, /host=gone/);
+  });
+
+  test('preflight of a host that cannot enforce SocketBind* succeeds and prints the warning (and --json carries it)', async () => {
+    const single = `${dir}/single.yaml`;
+    writeFileSync(single, installationYaml({ stable: hostInfo(host) }));
+    const out = sink();
+    const err = sink();
+    assert.equal(await runCli(['preflight', '--config', single], out.stream, err.stream), EXIT.ok, err.text());
+    assert.match(
+      out.text(),
+      /preflight \(1 host\(s\)\) \.\.\. ok \([^)]+\) {2}1 warning\(s\)\n {2}warning SOCKET_BIND_NOT_ENFORCED: host "stable" \(\S+\) cannot enforce .* then stands alone\.\nrecap: 1 ok, 0 failed, 0 unreachable\n/,
+    );
+    const json = sink();
+    assert.equal(await runCli(['preflight', '--config', single, '--json'], json.stream, err.stream), EXIT.ok);
+    const parsed = JSON.parse(json.text()) as { result: { warnings: { code: string; message: string }[] } };
+    assert.deepEqual(
+      parsed.result.warnings.map((w) => w.code),
+      ['SOCKET_BIND_NOT_ENFORCED'],
+    );
   });
 
   test('stop, retire and delete-namespace', async () => {

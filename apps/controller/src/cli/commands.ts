@@ -3,7 +3,7 @@ import { ComputeError, toComputeError, type InventoryResult } from '@occ-ssh/pro
 import { HostFailures } from '../host-failures.js';
 import { hostFor, type SshComputeConfiguration } from '../config/index.js';
 import type { SshComputeDriver } from '../driver.js';
-import type { AgentRevision } from '../types.js';
+import type { AgentRevision, ComputePreflightWarning } from '../types.js';
 import type { CliOptions } from './args.js';
 import { Ledger, defaultLedgerPath } from './ledger.js';
 import type { Reporter } from './report.js';
@@ -16,11 +16,19 @@ export interface CommandContext {
   report: Reporter;
 }
 
-/** Every host is checked; the recap says which are ok, which failed and which could not be reached. */
+/**
+ * Every host is checked; the recap says which are ok, which failed and which could not be reached.
+ * Warnings (a host that cannot enforce what its units ask) are printed, and never fail the command.
+ */
 export async function preflight({ driver, config, report }: CommandContext) {
   const names = Object.keys(config.hosts);
+  let warnings: readonly ComputePreflightWarning[];
   try {
-    await report.step(`preflight (${names.length} host(s))`, () => driver.preflight());
+    ({ warnings } = await report.step(
+      `preflight (${names.length} host(s))`,
+      () => driver.preflight(),
+      (r) => (r.warnings.length > 0 ? `${r.warnings.length} warning(s)` : undefined),
+    ));
   } catch (error) {
     const failures = error instanceof HostFailures ? error.failures : new Map([[toComputeError(error).details.host ?? '', toComputeError(error)]]);
     // A failure that names no host (the local SSH files) concerns every host alike.
@@ -28,8 +36,9 @@ export async function preflight({ driver, config, report }: CommandContext) {
     for (const name of names) recapHost(report, name, failures.get(name));
     throw new HostsFailed(failures);
   }
+  for (const warning of warnings) report.line(`  warning ${warning.code}: ${warning.message}`);
   for (const name of names) recapHost(report, name, undefined);
-  return { hosts: names };
+  return { hosts: names, warnings };
 }
 
 /** The CLI's view of several failed hosts: each is printed, and the exit status is the worst. */
@@ -131,7 +140,7 @@ function describeInventory(result: InventoryResult): string[] {
   for (const problem of result.problems) lines.push(`    problem: ${problem.path}: ${problem.message}`);
   if (result.namespaces.length === 0) lines.push('    no Namespaces on this host');
   if (result.recentAudit.length > 0) {
-    lines.push('    recent root operations (journalctl -t occ-ssh-helper):');
+    lines.push('    recent root operations (journalctl _UID=0 _TRANSPORT=syslog SYSLOG_IDENTIFIER=occ-ssh-helper):');
     for (const line of result.recentAudit) lines.push(`      ${line}`);
   }
   return lines;

@@ -122,7 +122,7 @@ function versionText(): string {
     const artifact = loadHelperArtifact();
     lines.push(
       `host helper: ${artifact.bytes.length} bytes, artifact sha256 ${artifact.sha256}`,
-      `helper bundle sha256 ${bundleDigest(artifact.bytes)} (as in the hosts' audit lines: journalctl -t occ-ssh-helper)`,
+      `helper bundle sha256 ${bundleDigest(artifact.bytes)} (as in the hosts' audit lines: journalctl _UID=0 _TRANSPORT=syslog SYSLOG_IDENTIFIER=occ-ssh-helper)`,
     );
   } catch (error) {
     lines.push(`host helper: ${(error as Error).message}`);

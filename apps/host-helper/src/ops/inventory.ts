@@ -1,12 +1,11 @@
 // inventory: reads every marker under the root without changing anything; problems are reported, not thrown.
 import { agentEntries, agentLayoutAt, namespaceEntries, revisionEntries, servedMarker, type AgentLayout, type AgentMarker, type TreeReader } from '@occ-ssh/markers';
 import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
-import { AUDIT_IDENTIFIER } from '../audit.js';
+import { AUDIT_JOURNAL_MATCHES, recentAuditLines } from '../audit.js';
 import type { OpContext } from '../context.js';
 import { hostTree } from '../marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';
 import { listDir, lstatOrNull, readSymlink } from '../safe-read.js';
-import { runCommand } from '../system.js';
 import { activeState, isEnabled } from '../systemd.js';
 
 const RECENT_AUDIT_LINES = 10;
@@ -40,15 +39,9 @@ export async function inventory(ctx: OpContext): Promise<OperationResult<'invent
 
 /** The journal's newest audit lines; a host whose journal cannot be read reports that, not a failure. */
 async function recentAudit(problems: Problem[]): Promise<string[]> {
-  const result = await runCommand('journalctl', ['--no-pager', '--quiet', '-o', 'short-iso', '-n', String(RECENT_AUDIT_LINES), '-t', AUDIT_IDENTIFIER], 10_000).catch(() => undefined);
-  if (result?.code !== 0) {
-    problems.push({ path: 'journal', message: `the audit lines (journalctl -t ${AUDIT_IDENTIFIER}) could not be read` });
-    return [];
-  }
-  return result.stdout
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .slice(-RECENT_AUDIT_LINES);
+  const lines = await recentAuditLines(RECENT_AUDIT_LINES);
+  if (!lines) problems.push({ path: 'journal', message: `the audit lines (journalctl ${AUDIT_JOURNAL_MATCHES.join(' ')}) could not be read` });
+  return lines ?? [];
 }
 
 async function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeReader, problems: Problem[]): Promise<InventoryAgent> {

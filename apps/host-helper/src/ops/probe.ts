@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
+import { socketBindMissing } from '../socket-bind.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
 const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -92,5 +93,6 @@ export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
     fileCheck('openclaw', ctx.runtime.openclawPath, constants.R_OK, 'readable'),
     sandboxCheck(ctx),
   ];
-  return { checks, nodeVersion: process.version, hostname: hostname() };
+  // Not a check: a host that cannot enforce SocketBind* still runs gateways, and preflight warns.
+  return { checks, nodeVersion: process.version, hostname: hostname(), socketBindMissing: await socketBindMissing() };
 }

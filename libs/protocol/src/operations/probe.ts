@@ -8,6 +8,12 @@ const probeResult = z.strictObject({
   checks: z.array(probeCheck),
   nodeVersion: z.string(),
   hostname: z.string(),
+  /**
+   * What keeps systemd on this host from enforcing the gateway units' SocketBindAllow=/SocketBindDeny=
+   * (no BPF framework, no unified cgroup v2 hierarchy, no kernel cgroup BPF); empty when it can.
+   * Not a failure: preflight turns it into a warning.
+   */
+  socketBindMissing: z.array(z.string()),
 });
 
 export type ProbeResult = z.infer<typeof probeResult>;
@@ -18,6 +24,6 @@ export const probeOperation = defineOperation({
   mutates: false,
   example: {
     args: {},
-    result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host' },
+    result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host', socketBindMissing: [] },
   },
 });

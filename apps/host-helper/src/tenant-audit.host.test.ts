@@ -1,0 +1,86 @@
+// Real-host proof that the audit trail is root's alone: a compromised gateway writes lines under the
+// helper's syslog tag, as the Agent's account inside its unit, and neither inventory's recentAudit
+// nor the documented journalctl command shows them, while every real line still shows.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { AUDIT_IDENTIFIER, AUDIT_JOURNAL_MATCHES } from './audit.js';
+import { accountOf, activateArgs, call, installTenantGateway, layoutOf, ok, owner, prepareArgs, type CallOptions } from '@occ-ssh/test-support';
+import type { OperationArgs, OperationName } from '@occ-ssh/protocol';
+
+const FORGED = 12;
+
+/** Twelve lines through the syslog socket, as the issue's Agent wrote them, and one over the native protocol claiming root's trusted fields. */
+const ATTACK = `
+const { execFileSync } = require('node:child_process');
+const { writeFileSync } = require('node:fs');
+const helper = 'f'.repeat(64);
+for (let i = 1; i <= ${FORGED}; i++) {
+  execFileSync('/usr/bin/logger', ['-t', '${AUDIT_IDENTIFIER}', '-p', 'authpriv.notice', '--', 'operation=ensure-namespace outcome=ok request=forged-' + i + ' namespace=ns-victim ms=1 changes=0 helper=' + helper]);
+}
+const fields = ['SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}', '_UID=0', '_TRANSPORT=syslog', '_COMM=logger', 'MESSAGE=operation=delete-namespace outcome=ok request=forged-native namespace=ns-victim ms=1 changes=0 helper=' + helper];
+execFileSync('/usr/bin/logger', ['--journald'], { input: fields.join('\\n') + '\\n' });
+writeFileSync(process.env.OPENCLAW_STATE_DIR + '/forged.done', '${FORGED + 1}\\n');
+`;
+
+const OPERATIONS_DOC = fileURLToPath(new URL('../../../docs/operations.md', import.meta.url));
+
+describe('a compromised gateway cannot forge the audit trail', () => {
+  let host: TestHost;
+  const forger = owner('forger');
+
+  before(async () => {
+    host = await startTestHost({ name: 'haforge' });
+  });
+  after(() => host?.down());
+
+  test('lines written under the helper tag by an Agent account are never shown; the newest ten real ones are', async () => {
+    const runtime: CallOptions = { runtime: { openclawPath: await installTenantGateway(host, 'forger', ATTACK) } };
+    const real: string[] = [];
+    const step = async <O extends OperationName>(operation: O, args: OperationArgs<O>) => {
+      const outcome = await call(host, operation, args, runtime);
+      assert.equal(outcome.line?.ok, true, `${operation}: ${outcome.stdout.slice(-400)}`);
+      real.push(outcome.requestId!);
+    };
+    await step('ensure-namespace', { namespace: forger.namespace });
+    // More real lines than recentAudit shows, so that it must pick the newest real ones.
+    for (let i = 0; i < 8; i++) await step('ensure-namespace', { namespace: owner(`bystander-${i}`).namespace });
+    const prepared = prepareArgs(forger, 1);
+    await step('prepare-revision', prepared);
+    // The attack runs when the gateway starts, before activation's own audit line.
+    await step('activate-revision', activateArgs(prepared));
+    assert.equal((await host.run(['cat', `${layoutOf(forger).state}/forged.done`])).trim(), String(FORGED + 1));
+    await step('stop-revision', { owner: forger, revision: prepared.revision });
+    await host.run(['journalctl', '--flush']);
+
+    // The forged lines are in the journal under the helper's tag, each stamped with the Agent's real UID.
+    const uid = (await host.run(['id', '-u', accountOf(forger)])).trim();
+    const tagged = (await host.run(['journalctl', '--no-pager', '-o', 'json', '-t', AUDIT_IDENTIFIER]))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, string>);
+    const forged = tagged.filter((entry) => / request=forged-/.test(entry.MESSAGE ?? ''));
+    assert.equal(forged.length, FORGED + 1, 'every forged line reached the journal');
+    assert.deepEqual([...new Set(forged.map((entry) => entry._UID))], [uid], 'journald stamps the writer’s own UID, whatever fields it sends');
+    assert.equal(forged.find((entry) => entry.MESSAGE?.includes('forged-native'))?._TRANSPORT, 'journal');
+
+    const { recentAudit } = await ok(host, 'inventory', {}, runtime);
+    assert.equal(recentAudit.filter((line) => line.includes('forged')).length, 0, recentAudit.join('\n'));
+    assert.deepEqual(
+      recentAudit.map((line) => / request=(\S+) /.exec(line)?.[1]),
+      real.slice(-10),
+      'the ten newest real lines, oldest first',
+    );
+
+    // The command operations.md documents selects the same lines.
+    assert.ok(readFileSync(OPERATIONS_DOC, 'utf8').includes(`journalctl ${AUDIT_JOURNAL_MATCHES.join(' ')}`), 'operations.md documents the selection');
+    const documented = (await host.run(['journalctl', '--no-pager', '-o', 'cat', ...AUDIT_JOURNAL_MATCHES])).trim().split('\n');
+    assert.equal(documented.length, real.length);
+    assert.deepEqual(
+      documented.slice(-10),
+      recentAudit.map((line) => line.replace(/^.*?occ-ssh-helper\[\d+\]: /, '')),
+    );
+  });
+});
