@@ -78,7 +78,7 @@ export const FULL: Sizes = {
   tenantLockTrials: 6,
   tenantTrickleTrials: 3,
   tenantTreeDepth: 10_000,
-  tenantTreeFiles: 200_000,
+  tenantTreeFiles: 100_000,
 };
 
 export const DEFAULT_SEED = 20_240_601;

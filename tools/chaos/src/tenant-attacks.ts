@@ -106,7 +106,8 @@ fs.renameSync(state + '/planted.tmp', state + '/planted.json');
 
 /** What a reader dumps, one `== section` after another: argv $1 is the victim's unit, $2 the shared root. */
 export const READER_SCRIPT = [
-  'unit="$1"; root="$2"; shape="opaque-[A-Za-z0-9._:-]+"',
+  // From /: find cannot work from a directory the account may not enter (runuser keeps root's).
+  'cd / || exit 1; unit="$1"; root="$2"; shape="opaque-[A-Za-z0-9._:-]+"',
   'section() { printf \'\\n== %s\\n\' "$1"; }',
   "section 'unit directories'; find /etc/systemd/system /run/systemd/system /run/systemd/transient -type f -readable -exec cat {} + 2>/dev/null",
   'section \'shared root\'; grep -r -a -s -h -o -D skip -E "$shape" "$root"',

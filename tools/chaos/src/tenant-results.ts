@@ -79,7 +79,7 @@ export interface Probe {
   ownWay: string[];
 }
 
-/** What a process saw of a path: lstat identity (inode, mode, uid) and directory listing, or the error codes. */
+/** What a process saw of a path: lstat `inode mode uid` and directory listing, or the error codes. */
 export interface Seen {
   path: string;
   stat?: string;
@@ -121,6 +121,9 @@ export interface TenantsResult {
   durationMs: number;
 }
 
+/** Inode and mode: the owner may read as nobody inside a user namespace (PrivateUsers=) and still be the real thing. */
+const identity = (stat: string) => stat.split(' ').slice(0, 2).join(' ');
+
 /** Judges each probe a gateway made against what root sees of the same path. */
 export function visibilityRows(gateway: string, probes: readonly Probe[], inside: readonly Seen[], real: readonly Seen[]): VisibilityRow[] {
   return probes.map((probe) => {
@@ -128,7 +131,7 @@ export function visibilityRows(gateway: string, probes: readonly Probe[], inside
     const truth = real.find((entry) => entry.path === probe.path);
     if (!seen) return { gateway, path: probe.path, category: probe.category, revealed: true, seen: 'not probed (the attacker wrote nothing for it)' };
     const reasons: string[] = [];
-    if (probe.judgeStat && seen.stat !== undefined && truth?.stat !== undefined && seen.stat === truth.stat) reasons.push('stat shows the real inode');
+    if (probe.judgeStat && seen.stat !== undefined && truth?.stat !== undefined && identity(seen.stat) === identity(truth.stat)) reasons.push('stat shows the real inode');
     const leaked = (seen.list ?? []).filter((name) => !probe.ownWay.includes(name) && (truth?.list ?? []).includes(name));
     if (leaked.length > 0) reasons.push(`lists ${leaked.slice(0, 5).join(', ')}${leaked.length > 5 ? ` and ${leaked.length - 5} more` : ''}`);
     const plain = [seen.statError ? `stat ${seen.statError}` : seen.stat === undefined ? '' : 'stat ok', seen.listError ? `list ${seen.listError}` : seen.list ? `list ${seen.list.length}` : '']

@@ -175,10 +175,10 @@ describe('visibilityRows', () => {
     { path: '/r/n/a', stat: '12 711 0', list: ['mine', 'theirs'] },
   ];
 
-  it('the real inode or a listed name that is not on the way to its own files reveals; its own way does not', () => {
+  it('the real inode (whatever owner a user namespace shows) or a listed name not on the way to its own files reveals; its own way does not', () => {
     const inside = [
       { path: '/r', stat: '10 711 0', list: ['namespaces'] },
-      { path: '/r/accounts', stat: '11 700 0', listError: 'EACCES' },
+      { path: '/r/accounts', stat: '11 700 65534', listError: 'EACCES' },
       { path: '/r/n/a', stat: '12 711 0', list: ['mine', 'theirs'] },
     ];
     const rows = visibilityRows('g', probes, inside, real);
