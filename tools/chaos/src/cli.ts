@@ -17,6 +17,7 @@ import { newRaceResult, runAllocations, runPrepareVsDelete } from './races.js';
 import { countsOf, judge, summarizeBadInput, summarizeCrashes, summarizeTrials, summaryLines, type Results } from './report.js';
 import { Rng } from './rng.js';
 import { runSecrets } from './secrets.js';
+import { runTenants } from './tenants.js';
 import { groupSightings, type Corpus, type Sighting } from './sightings.js';
 import { HostLink } from './ssh.js';
 import type { TrialRecord } from './trial.js';
@@ -144,6 +145,11 @@ async function campaign(options: Options): Promise<Results> {
       const { sightings, ...rest } = result;
       results.sections.secrets = { ...rest, sightings: sightings.length, found: groupSightings(sightings), durationMs: Date.now() - t0 };
     },
+    'hostile-tenants': async (link) => {
+      const plan = { lockTrials: sizes.tenantLockTrials, trickleTrials: sizes.tenantTrickleTrials, treeDepth: sizes.tenantTreeDepth, treeFiles: sizes.tenantTreeFiles };
+      const tenantRng = rng.fork('hostile-tenants');
+      results.sections.hostileTenants = await runTenants(link, plan, (length) => tenantRng.hex(length), progress);
+    },
   };
 
   // Prepare racing delete-namespace: the second part of the races section, on the lane the sizes choose.
@@ -172,6 +178,8 @@ async function campaign(options: Options): Promise<Results> {
     // strace runs only on hosts of the strace variant; the helper itself is the shipped artifact.
     { host: 'c', variant: 'strace', run: [['crash-points', crashSection('crash-points')]] },
     { host: 'e', variant: 'strace', run: [['injected-errors', crashSection('injected-errors')]] },
+    // Compromised gateways stall or flood a whole host: on a host of their own, beside every other lane.
+    { host: 't', run: [['hostile-tenants', sections['hostile-tenants']]] },
   ];
   const lanes = plan
     .map((lane) => ({ ...lane, run: lane.run.filter(([section]) => has(section)) }))

@@ -3,7 +3,7 @@ import { namesFrom, parseFlags, UsageError } from '@occ-ssh/test-support';
 
 export { UsageError };
 
-export const SECTIONS = ['kill', 'faults', 'races', 'bad-input', 'hostile', 'secrets', 'crash-points', 'injected-errors'] as const;
+export const SECTIONS = ['kill', 'faults', 'races', 'bad-input', 'hostile', 'secrets', 'crash-points', 'injected-errors', 'hostile-tenants'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface Sizes {
@@ -27,6 +27,12 @@ export interface Sizes {
   prepareDeleteLane: 'races' | 'faults';
   /** Crash points and injected errors: every n-th point of each operation (1: every point). */
   crashPointStep: number;
+  /** Hostile tenants: trials with a lock-holding gateway (alternately --shared and --exclusive), and with a trickling /readyz. */
+  tenantLockTrials: number;
+  tenantTrickleTrials: number;
+  /** Hostile tenants: how deep the planted chains are, and how many files are planted. */
+  tenantTreeDepth: number;
+  tenantTreeFiles: number;
 }
 
 export const QUICK: Sizes = {
@@ -46,6 +52,10 @@ export const QUICK: Sizes = {
   hostileCoreOnly: true,
   prepareDeleteLane: 'races',
   crashPointStep: 5,
+  tenantLockTrials: 2,
+  tenantTrickleTrials: 1,
+  tenantTreeDepth: 3000,
+  tenantTreeFiles: 20_000,
 };
 
 export const FULL: Sizes = {
@@ -65,6 +75,10 @@ export const FULL: Sizes = {
   hostileCoreOnly: false,
   prepareDeleteLane: 'faults',
   crashPointStep: 1,
+  tenantLockTrials: 6,
+  tenantTrickleTrials: 3,
+  tenantTreeDepth: 10_000,
+  tenantTreeFiles: 100_000,
 };
 
 export const DEFAULT_SEED = 20_240_601;

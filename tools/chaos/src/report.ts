@@ -9,6 +9,8 @@ import type { Options, Section, Sizes } from './options.js';
 import type { RaceResult } from './races.js';
 import type { SecretsResult } from './secrets.js';
 import type { SightingGroup } from './sightings.js';
+import { tenantTargets, tenantViolations } from './tenant-judge.js';
+import type { TenantsResult } from './tenant-results.js';
 import type { TrialRecord } from './trial.js';
 
 const MAX_LISTED = 25;
@@ -155,6 +157,7 @@ export interface SectionResults {
   secrets?: Omit<SecretsResult, 'sightings'> & { sightings: number; found: SightingGroup[]; durationMs: number };
   crashPoints?: CrashSummary;
   injectedErrors?: CrashSummary;
+  hostileTenants?: TenantsResult;
 }
 
 /** The same six counts for every section (absent where a count does not apply). */
@@ -188,6 +191,11 @@ export function countsOf(sections: SectionResults): Record<string, Counts> {
   if (sections.crashPoints) counts['crashPoints'] = { trials: sections.crashPoints.trials, violations: sections.crashPoints.violations, nonConverged: sections.crashPoints.nonConverged };
   if (sections.injectedErrors)
     counts['injectedErrors'] = { trials: sections.injectedErrors.trials, violations: sections.injectedErrors.violations, nonConverged: sections.injectedErrors.nonConverged };
+  if (sections.hostileTenants) {
+    const t = sections.hostileTenants;
+    const trials = t.lock.length + t.trickle.length + (t.forgedAudit ? 1 : 0) + (t.hugeTrees ? 1 : 0) + (t.placeholders ? 1 : 0);
+    counts['hostileTenants'] = { trials, violations: tenantViolations(t), sightings: t.placeholders?.sightings ?? 0 };
+  }
   return counts;
 }
 
@@ -385,6 +393,10 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     want(section, 'zero invariant violations', summary.violations === 0, `${summary.violations} trials with violations`);
     want(section, '100% convergence', summary.nonConverged === 0, `${summary.trials - summary.nonConverged}/${summary.trials} converged`);
   }
+  if (run.includes('hostile-tenants')) {
+    if (!sections.hostileTenants) missing('hostile-tenants');
+    else for (const target of tenantTargets(sections.hostileTenants)) want('hostile-tenants', target.name, target.met, target.detail);
+  }
   return targets;
 }
 
@@ -444,6 +456,13 @@ export function summaryLines(results: Results): string[] {
       lines.push(
         `  ${label}: ${c.trials} trials at ${c.exact}/${c.tried} exact points (${c.step === 1 ? 'every point' : `1 point in ${c.step}`})${c.offTarget ? `, ${c.offTarget} off target` : ''}, ${c.violations} violations, ${c.nonConverged} not converged [${seconds(c.durationMs)}]`,
       );
+  }
+  if (s.hostileTenants) {
+    const t = s.hostileTenants;
+    const missed = results.targets.filter((target) => target.section === 'hostile-tenants' && !target.met).length;
+    lines.push(
+      `  hostile-tenants: ${t.lock.length} lock-holder trials, ${t.trickle.length} trickling /readyz, forged audit, huge trees (${t.plan.treeDepth} levels, ${t.plan.treeFiles} files), placeholder readers: ${t.placeholders?.sightings ?? 0} sightings, ${missed} targets missed [${seconds(t.durationMs)}]`,
+    );
   }
   for (const target of results.targets.filter((t) => !t.met)) lines.push(`  MISSED ${target.section}: ${target.name} (${target.detail})`);
   for (const error of results.errors) lines.push(`  ERROR ${error}`);
