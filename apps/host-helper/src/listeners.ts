@@ -127,7 +127,7 @@ export async function listenersOn(port: number, deadline: number): Promise<Liste
 }
 
 /** Reads a socket table in chunks (the event loop runs between them), keeping only listeners on `port`. */
-async function streamListeners(path: string, port: number, deadline: number): Promise<Listener[] | Exceeded> {
+export async function streamListeners(path: string, port: number, deadline: number): Promise<Listener[] | Exceeded> {
   const file = await open(path, 'r').catch(() => undefined);
   if (!file) return [];
   const found: Listener[] = [];
