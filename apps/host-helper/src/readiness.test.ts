@@ -1,8 +1,65 @@
 // The readiness poll's schedule and its early verdicts (pure parts of readiness.ts).
 import assert from 'node:assert/strict';
+import { createServer, type Server, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
-import { listenerVerdict, pollDelay, RESTARTS_BEFORE_GIVING_UP, unitVerdict } from './readiness.js';
+import { listenerVerdict, pollDelay, probeReady, RESTARTS_BEFORE_GIVING_UP, unitVerdict } from './readiness.js';
 import { describeExit } from './systemd.js';
+
+/** A loopback server that answers each connection's first bytes with `answer`; resolves once listening. */
+async function serve(answer: (socket: Socket) => void): Promise<{ server: Server; port: number; closed: Promise<void> }> {
+  let onClose: () => void = () => {};
+  const closed = new Promise<void>((resolve) => (onClose = resolve));
+  const server = createServer((socket) => {
+    socket.on('error', () => {});
+    socket.on('close', () => onClose());
+    socket.once('data', () => answer(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as { port: number }).port, closed };
+}
+
+describe('probeReady', () => {
+  it('gives up at its total deadline on a head trickled one byte at a time (an idle timeout never would)', async () => {
+    const timers: NodeJS.Timeout[] = [];
+    const { server, port, closed } = await serve((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\n');
+      timers.push(setInterval(() => socket.write('X'), 100));
+    });
+    const started = Date.now();
+    assert.equal(await probeReady(port, 600), false);
+    const took = Date.now() - started;
+    assert.ok(took >= 550 && took < 3000, `took ${took} ms for a 600 ms deadline`);
+    await closed;
+    timers.forEach(clearInterval);
+    server.close();
+  });
+
+  it('answers on the head of a 200 and never reads the endless body behind it', async () => {
+    let written = 0;
+    const { server, port, closed } = await serve((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n');
+      const pump = () => {
+        while (!socket.destroyed && socket.write('4000\r\n' + 'x'.repeat(0x4000) + '\r\n')) written += 0x4000;
+      };
+      socket.on('drain', pump);
+      pump();
+    });
+    assert.equal(await probeReady(port, 5000), true);
+    await closed;
+    assert.ok(written < 64 * 1024 * 1024, `${written} bytes of body were drained`);
+    server.close();
+  });
+
+  it('is false for a connection that is accepted and never answered, and for a non-200 head', async () => {
+    const silent = await serve(() => {});
+    assert.equal(await probeReady(silent.port, 300), false);
+    await silent.closed;
+    silent.server.close();
+    const busy = await serve((socket) => socket.end('HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\n\r\n'));
+    assert.equal(await probeReady(busy.port, 2000), false);
+    busy.server.close();
+  });
+});
 
 describe('pollDelay', () => {
   it('polls every 25 ms for the first 3 s, so readiness is seen within one short interval', () => {

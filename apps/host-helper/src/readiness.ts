@@ -1,17 +1,31 @@
-// Polls the gateway's loopback /readyz: fast at first so activation adds little to start-up.
+// Polls the gateway's loopback /readyz: fast at first so activation adds little to start-up. Every
+// step is held to the time left, whatever the gateway sends or how big its unit grows.
 import { request } from 'node:http';
 import { listenersOn, socketInodesOf, type Listener } from './listeners.js';
 import { abortableSleep, type Session } from './session.js';
-import { controlGroup, unitRun, type UnitRun } from './systemd.js';
+import { unitProcesses, unitRun, type UnitRun } from './systemd.js';
 
+/**
+ * One GET /readyz: true when the answer's head says 200. Security: the timer is a total deadline, not
+ * an idle timeout that each byte resets (a gateway trickling its head one byte at a time would hold
+ * the probe forever), and the body is never read: the response is destroyed once its head is in.
+ */
 export function probeReady(port: number, timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = request({ host: '127.0.0.1', port, path: '/readyz', method: 'GET', timeout: timeoutMs }, (res) => {
-      res.resume();
+    const req = request({ host: '127.0.0.1', port, path: '/readyz', method: 'GET', agent: false, headers: { connection: 'close' } }, (res) => {
+      clearTimeout(timer);
       resolve(res.statusCode === 200);
+      res.destroy();
+      req.destroy();
     });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
+    const timer = setTimeout(() => {
+      resolve(false);
+      req.destroy();
+    }, timeoutMs);
+    req.on('error', () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
     req.end();
   });
 }
@@ -24,6 +38,9 @@ export function pollDelay(elapsedMs: number): number {
 const FAST_POLL_MS = 25;
 /** How often systemd is asked about the unit while /readyz does not answer. */
 const UNIT_CHECK_MS = 500;
+/** What one probe may take at most, and what the listener check may take when its caller gives no bound. */
+const PROBE_MS = 1000;
+const LISTENER_CHECK_MS = 5000;
 /**
  * Automatic restarts, since activation's own restart, after which a gateway that never answered is
  * taken as crash-looping. Fewer are tolerated: the real gateway can exit on its own start-up
@@ -47,25 +64,29 @@ export type Readiness = { ready: true } | { ready: false; reason?: string };
 export async function waitReady(port: number, timeoutMs: number, session: Session, watch?: GatewayWatch): Promise<Readiness> {
   const started = Date.now();
   const deadline = started + timeoutMs;
+  const left = () => deadline - Date.now();
   let judge: ((run: UnitRun) => string | undefined) | undefined;
   let nextUnitCheck = started + UNIT_CHECK_MS;
-  while (Date.now() < deadline && !session.isClosed) {
-    if (await probeReady(port, Math.min(1000, Math.max(50, deadline - Date.now())))) {
+  while (left() > 0 && !session.isClosed) {
+    if (await probeReady(port, Math.min(PROBE_MS, Math.max(50, left())))) {
       if (!watch) return { ready: true };
-      const owner = await portOwner(port, watch);
+      const owner = await portOwner(port, watch, deadline);
       if (owner === 'ours') return { ready: true };
       if (owner !== 'none') return { ready: false, reason: owner };
     }
     // The first view is the baseline: no automatic restart can come sooner than RestartSec=2.
-    if (watch && Date.now() >= nextUnitCheck) {
-      const run = await unitRun(watch.unit);
-      judge ??= unitJudge(watch.unit, run);
-      const reason = judge(run);
-      if (reason) return { ready: false, reason };
+    if (watch && Date.now() >= nextUnitCheck && left() > 0) {
+      // A query cut at the deadline gives no view; the loop then ends on the deadline itself.
+      const run = await unitRun(watch.unit, left()).catch(() => undefined);
+      if (run) {
+        judge ??= unitJudge(watch.unit, run);
+        const reason = judge(run);
+        if (reason) return { ready: false, reason };
+      }
       nextUnitCheck = Date.now() + UNIT_CHECK_MS;
     }
     try {
-      await abortableSleep(pollDelay(Date.now() - started), session.signal);
+      await abortableSleep(Math.min(pollDelay(Date.now() - started), Math.max(0, left())), session.signal);
     } catch {
       break;
     }
@@ -89,16 +110,25 @@ export function listenerVerdict(listeners: readonly Listener[], port: number, wa
   return 'ours';
 }
 
-/** Reads who holds the port now: the socket tables, then the unit's processes' open sockets. */
-async function portOwner(port: number, watch: GatewayWatch): Promise<'ours' | 'none' | string> {
-  const listeners = listenersOn(port);
-  if (listeners.length === 0) return 'none';
-  return listenerVerdict(listeners, port, watch, socketInodesOf(await controlGroup(watch.unit)));
+/**
+ * Reads who holds the port now, by `deadline`: the socket tables, then the unit's processes' open
+ * sockets. A check that hits a bound fails closed, saying so; the wait then ends not-ready (retryable).
+ */
+async function portOwner(port: number, watch: GatewayWatch, deadline: number): Promise<'ours' | 'none' | string> {
+  const listeners = await listenersOn(port, deadline);
+  if ('exceeded' in listeners) return `could not tell who holds port ${port}: ${listeners.exceeded}`;
+  const early = listenerVerdict(listeners, port, watch);
+  if (early !== 'ours') return early;
+  const unit = await unitProcesses(watch.unit, Math.max(1, deadline - Date.now())).catch(() => undefined);
+  if (!unit) return `could not tell who holds port ${port}: systemctl did not name the processes of ${watch.unit} within the listener check's bound`;
+  const sockets = await socketInodesOf({ ...unit, wanted: new Set(listeners.map((listener) => listener.inode)), deadline });
+  if (sockets && 'exceeded' in sockets) return `could not tell whether ${watch.unit} holds port ${port}: ${sockets.exceeded}`;
+  return listenerVerdict(listeners, port, watch, sockets);
 }
 
-/** True when something listens on the port and every listener is the unit's, under the Agent's account. */
-export async function ownedListener(port: number, watch: GatewayWatch): Promise<boolean> {
-  return (await portOwner(port, watch)) === 'ours';
+/** True when something listens on the port and every listener is the unit's, under the Agent's account, as found within `boundMs`. */
+export async function ownedListener(port: number, watch: GatewayWatch, boundMs = LISTENER_CHECK_MS): Promise<boolean> {
+  return (await portOwner(port, watch, Date.now() + boundMs)) === 'ours';
 }
 
 /** Judges each view of the unit against the first one, remembering the last exit seen (no log contents). */

@@ -4,6 +4,8 @@ import { beforeChange } from './change-guard.js';
 import { runCommand, mustRun } from './system.js';
 
 const SYSTEMCTL_TIMEOUT_MS = 90_000;
+/** A read-only query: callers with less time left (a readiness wait, inventory) pass their own bound. */
+const QUERY_TIMEOUT_MS = 30_000;
 
 export const daemonReload = () => (beforeChange(), mustRun('systemctl', ['daemon-reload'], SYSTEMCTL_TIMEOUT_MS));
 /**
@@ -33,8 +35,8 @@ interface UnitFacts {
   failed: boolean;
 }
 
-export async function unitFacts(unit: string): Promise<UnitFacts> {
-  const result = await runCommand('systemctl', ['show', '--property=NeedDaemonReload,ActiveState,Result', unit]);
+export async function unitFacts(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitFacts> {
+  const result = await runCommand('systemctl', ['show', '--property=NeedDaemonReload,ActiveState,Result', unit], timeoutMs);
   const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
   return {
     needsReload: result.code !== 0 || value('NeedDaemonReload') !== 'no',
@@ -52,21 +54,21 @@ export async function stopAndDisable(unit: string): Promise<void> {
   await runCommand('systemctl', ['reset-failed', unit]);
 }
 
-async function isKnown(unit: string): Promise<boolean> {
-  const result = await runCommand('systemctl', ['show', '--property=LoadState', '--value', unit]);
+async function isKnown(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  const result = await runCommand('systemctl', ['show', '--property=LoadState', '--value', unit], timeoutMs);
   return result.code === 0 && !['not-found', ''].includes(result.stdout.trim());
 }
 
-export async function isActive(unit: string): Promise<boolean> {
-  return (await runCommand('systemctl', ['is-active', '--quiet', unit])).code === 0;
+export async function isActive(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  return (await runCommand('systemctl', ['is-active', '--quiet', unit], timeoutMs)).code === 0;
 }
 
-export async function isEnabled(unit: string): Promise<boolean> {
-  return (await runCommand('systemctl', ['is-enabled', '--quiet', unit])).code === 0;
+export async function isEnabled(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  return (await runCommand('systemctl', ['is-enabled', '--quiet', unit], timeoutMs)).code === 0;
 }
 
-export async function activeState(unit: string): Promise<string> {
-  const result = await runCommand('systemctl', ['show', '--property=ActiveState', '--value', unit]);
+export async function activeState(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<string> {
+  const result = await runCommand('systemctl', ['show', '--property=ActiveState', '--value', unit], timeoutMs);
   return result.stdout.trim() || 'unknown';
 }
 
@@ -79,8 +81,8 @@ export interface UnitRun {
   exit: string | undefined;
 }
 
-export async function unitRun(unit: string): Promise<UnitRun> {
-  const result = await runCommand('systemctl', ['show', '--property=ActiveState,Result,NRestarts,ExecMainCode,ExecMainStatus', unit]);
+export async function unitRun(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitRun> {
+  const result = await runCommand('systemctl', ['show', '--property=ActiveState,Result,NRestarts,ExecMainCode,ExecMainStatus', unit], timeoutMs);
   const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
   return {
     activeState: value('ActiveState') || 'unknown',
@@ -99,7 +101,12 @@ export function describeExit(code: number, status: number): string | undefined {
   return undefined;
 }
 
-/** The unit's control group as systemd names it (e.g. /system.slice/x.service); empty when it has none. */
-export async function controlGroup(unit: string): Promise<string> {
-  return (await runCommand('systemctl', ['show', '--property=ControlGroup', '--value', unit])).stdout.trim();
+/**
+ * The unit's control group as systemd names it (e.g. /system.slice/x.service; empty when it has none)
+ * and its main process (0 when none), which the listener check reads first.
+ */
+export async function unitProcesses(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ controlGroup: string; mainPid: number }> {
+  const result = await runCommand('systemctl', ['show', '--property=ControlGroup,MainPID', unit], timeoutMs);
+  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
+  return { controlGroup: value('ControlGroup'), mainPid: Number(value('MainPID')) || 0 };
 }

@@ -9,6 +9,10 @@ import { listDir, lstatOrNull, readSymlink } from '../safe-read.js';
 import { activeState, isEnabled } from '../systemd.js';
 
 const RECENT_AUDIT_LINES = 10;
+/** Each Agent's live checks end within this; PROBE_CONCURRENCY of them run at once. */
+const AGENT_BOUND_MS = 3000;
+const PROBE_MS = 500;
+const PROBE_CONCURRENCY = 16;
 
 type Problem = { path: string; message: string };
 
@@ -25,15 +29,18 @@ export async function inventory(ctx: OpContext): Promise<OperationResult<'invent
   const problems: Problem[] = [];
   // Each unreadable marker is reported and skipped; the rest of the tree is still listed.
   const reader: TreeReader = { list: listDir, marker: (path, schema) => attempt(problems, path, () => hostTree.marker(path, schema)) };
+  // The markers first, in order (so problems keep their order); then every gateway at once, each bounded.
   const namespaces = [];
+  const described: Described[] = [];
   for (const { layout, marker: ns } of namespaceEntries(ctx.runtime.root, reader)) {
     if (!ns) continue;
     const agents: InventoryAgent[] = [];
     for (const entry of agentEntries(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, layout.agents, reader)) {
-      if (entry.marker) agents.push(await describeAgent(agentLayoutAt(entry.dir, ctx.runtime.systemdUnitDirectory, entry.marker.agentId), entry.marker, reader, problems));
+      if (entry.marker) described.push(describeAgent(agentLayoutAt(entry.dir, ctx.runtime.systemdUnitDirectory, entry.marker.agentId), entry.marker, reader, problems, agents));
     }
     namespaces.push({ namespaceId: ns.namespaceId, namespaceName: ns.namespaceName, agents });
   }
+  await eachBounded(described, PROBE_CONCURRENCY, (agent) => liveState(agent));
   return { namespaces, problems, recentAudit: await recentAudit(problems) };
 }
 
@@ -44,8 +51,13 @@ async function recentAudit(problems: Problem[]): Promise<string[]> {
   return lines ?? [];
 }
 
-async function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeReader, problems: Problem[]): Promise<InventoryAgent> {
-  const unit = layout.unitName;
+/** An Agent as its markers describe it; the live fields (unit state, enabled, ready) are filled in by liveState. */
+interface Described {
+  agent: InventoryAgent;
+  hasUnitFile: boolean;
+}
+
+function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeReader, problems: Problem[], into: InventoryAgent[]): Described {
   const revisions = [];
   const byDir = new Map<string, string>();
   for (const { layout: paths, marker } of revisionEntries(layout, reader)) {
@@ -55,22 +67,47 @@ async function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: Tr
   }
   const current = attempt(problems, layout.current, () => readSymlink(layout.current));
   const served = reader.marker(layout.served, servedMarker);
-  const unitState = lstatOrNull(layout.unitFile) ? await activeState(unit) : 'not-found';
-  return {
+  const described: InventoryAgent = {
     agentId: agent.agentId,
     servicePrincipalId: agent.servicePrincipalId,
     account: agent.account,
     uid: agent.uid,
     gid: agent.gid,
     port: agent.port,
-    unit,
-    unitState,
-    enabled: unitState !== 'not-found' && (await isEnabled(unit)),
+    unit: layout.unitName,
+    unitState: 'not-found',
+    enabled: false,
     currentRevisionId: current ? (byDir.get(current) ?? null) : null,
     servedRevisionId: served?.revisionId ?? null,
     servedAt: served?.servedAt ?? null,
-    // A port answering is not enough: a squatter may hold it while the gateway is down.
-    ready: unitState === 'active' && (await probeReady(agent.port, 500)) && (await ownedListener(agent.port, { unit, uid: agent.uid })),
+    ready: false,
     revisions: revisions.sort((a, b) => a.number - b.number),
   };
+  into.push(described);
+  return { agent: described, hasUnitFile: lstatOrNull(layout.unitFile) !== null };
+}
+
+/**
+ * systemd's view and a /readyz probe, all within AGENT_BOUND_MS. Security: the gateway decides how it
+ * answers (a trickled head, silence, an endless body) and how big its unit is; none of that may hold
+ * the host's status past a few seconds, so every step gets the time left and a step cut short reads
+ * as not ready (or `unknown` for systemd's state).
+ */
+async function liveState({ agent, hasUnitFile }: Described): Promise<void> {
+  if (!hasUnitFile) return;
+  const deadline = Date.now() + AGENT_BOUND_MS;
+  const left = () => Math.max(1, deadline - Date.now());
+  agent.unitState = await activeState(agent.unit, left()).catch(() => 'unknown');
+  agent.enabled = agent.unitState !== 'not-found' && (await isEnabled(agent.unit, left()).catch(() => false));
+  // A port answering is not enough: a squatter may hold it while the gateway is down.
+  agent.ready = agent.unitState === 'active' && (await probeReady(agent.port, Math.min(PROBE_MS, left()))) && (await ownedListener(agent.port, { unit: agent.unit, uid: agent.uid }, left()));
+}
+
+/** Runs `work` on every item, at most `limit` at a time. */
+async function eachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
