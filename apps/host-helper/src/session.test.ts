@@ -77,7 +77,8 @@ describe('acquireLock', () => {
       session.stop();
       // Far below the holder's 30 s, with room for a loaded machine: it did not wait for the lock.
       assert.ok(Date.now() - started < 10_000, `waited ${Date.now() - started} ms for a 30 s lock`);
-      const waiting = spawn('pgrep', ['-f', `^flock --exclusive .*${lockPath}`]);
+      // The helper's flock opens the verified descriptor as /proc/self/fd/3: look for this process's children.
+      const waiting = spawn('pgrep', ['-P', String(process.pid), '-f', '^flock --exclusive']);
       assert.equal(await new Promise((resolve) => waiting.on('exit', resolve)), 1, 'the flock child was killed');
     } finally {
       holder.kill('SIGKILL');

@@ -40,7 +40,10 @@ describe('the host lock against hostile tenants on a real host', () => {
     await ok(host, 'prepare-revision', prepareArgs(tenant, 1));
     assert.equal(await statOf(host, LOCK), 'root:root 600 regular empty file');
     const uid = await uidOf(accountOf(tenant));
-    for (const argv of [['cat', LOCK], ['flock', '--shared', '--nonblock', LOCK, 'true']]) {
+    for (const argv of [
+      ['cat', LOCK],
+      ['flock', '--shared', '--nonblock', LOCK, 'true'],
+    ]) {
       const attempt = await host.exec(['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', ...argv]);
       assert.notEqual(attempt.code, 0, `${argv.join(' ')} as the Agent's account`);
       assert.match(attempt.stderr, /Permission denied/);
