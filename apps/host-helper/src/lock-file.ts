@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { rootLayout } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
 import { TEMP_MARK, parentOf, sweepTemps, syncDir } from './atomic-write.js';
 import { holdFlock } from './flock-child.js';
@@ -119,20 +120,20 @@ export async function openLockFile(path: string, deadline: number, signal?: Abor
 
 /**
  * Security: chmod would not be enough, as a process that opened the old file may flock it whenever
- * it likes; the path gets a new inode instead, and the old one locks nothing that matters. Replacements
- * by concurrent helpers are serialized by a flock on the root directory (0711: no other account can
- * open it), and the file is looked at again under it.
+ * it likes; the path gets a new inode instead, and the old one locks nothing that matters.
+ * Replacements by concurrent helpers are serialized by a flock on `<root>/accounts`, the one directory
+ * every mutating operation has just verified to be root:root 0711 (`ensureRoot`), so no other account
+ * can open it; the root itself may be an operator's 0755 directory. The file is looked at again under it.
  */
 async function replaceUnderDirLock(path: string, deadline: number, signal?: AbortSignal): Promise<void> {
-  const dir = parentOf(path);
+  const dir = rootLayout(parentOf(path)).accounts;
   const dirFd = fs.openSync(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   try {
     const held = await holdFlock(dirFd, deadline - Date.now(), signal, () => lockTimeout(path), dir);
     try {
       const stat = lstatOrNull(path);
       if (stat === null || refusal(path, stat) || isPrivate(stat)) return;
-      await waitForRootLockers(path, stat, deadline, signal);
-      replaceWithPrivate(path);
+      await replaceOnceUnlocked(path, stat, deadline, signal);
     } finally {
       await held.release();
     }
@@ -144,27 +145,31 @@ async function replaceUnderDirLock(path: string, deadline: number, signal?: Abor
 /**
  * An older helper holding (or queued for) the old file's lock is mid-operation: the replacement waits
  * for it within the lock wait, so old and new helpers never change the host at once. A tenant's hold
- * is not waited for (`rootLockers`).
+ * is not waited for (`rootLockers`). The new file is ready before the wait, so the rename follows the
+ * last look at once; an older helper that opened the old file just before the rename is waited for
+ * after it (from then on the path names the new file, so none can open the old one any more).
  */
-async function waitForRootLockers(path: string, stat: fs.BigIntStats, deadline: number, signal?: AbortSignal): Promise<void> {
-  while (rootLockers(stat).length > 0) {
-    if (signal?.aborted) throw signal.reason as Error;
-    if (Date.now() >= deadline) throw lockTimeout(path);
-    await sleep(HOLDER_POLL_MS, undefined, { signal }).catch(() => undefined);
-  }
-  if (signal?.aborted) throw signal.reason as Error;
-}
-
-function replaceWithPrivate(path: string): void {
+async function replaceOnceUnlocked(path: string, old: fs.BigIntStats, deadline: number, signal?: AbortSignal): Promise<void> {
   const prefix = `${path.slice(path.lastIndexOf('/') + 1)}${TEMP_MARK}`;
   sweepTemps(parentOf(path), prefix);
   const temp = `${parentOf(path)}/${prefix}${randomBytes(6).toString('hex')}`;
   createPrivate(temp);
   try {
+    await waitForRootLockers(path, old, deadline, signal);
     fs.renameSync(temp, path);
   } catch (error) {
     fs.rmSync(temp, { force: true });
     throw error;
   }
   syncDir(parentOf(path));
+  await waitForRootLockers(path, old, deadline, signal);
+}
+
+async function waitForRootLockers(path: string, old: fs.BigIntStats, deadline: number, signal?: AbortSignal): Promise<void> {
+  while (rootLockers(old).length > 0) {
+    if (signal?.aborted) throw signal.reason as Error;
+    if (Date.now() >= deadline) throw lockTimeout(path);
+    await sleep(HOLDER_POLL_MS, undefined, { signal }).catch(() => undefined);
+  }
+  if (signal?.aborted) throw signal.reason as Error;
 }

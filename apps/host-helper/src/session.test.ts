@@ -1,7 +1,7 @@
 // The session's deadline timer and the lock wait it ends (local processes: the lock is a real flock).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +67,7 @@ describe('acquireLock', () => {
   it('stops waiting for a held lock the moment the session ends, and leaves no waiting flock behind', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-lock-'));
     const lockPath = join(dir, '.compute-lock');
+    mkdirSync(join(dir, 'accounts'), { mode: 0o711 });
     const holder = spawn('flock', [lockPath, 'sleep', '30'], { stdio: 'ignore' });
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
