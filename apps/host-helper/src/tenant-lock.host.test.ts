@@ -75,6 +75,7 @@ describe('the host lock against hostile tenants on a real host', () => {
     assert.ok(ensure.ms < 10_000, `took ${ensure.ms} ms`);
     const stop = await call(host, 'stop-revision', { owner: who, revision: rev.revision }, { runtime });
     assert.ok(stop.line?.ok, JSON.stringify(stop.line));
+    process.stderr.write(`# its own stop-revision: ${stop.ms} ms\n`);
     assert.ok(stop.ms < 20_000, `stop took ${stop.ms} ms`);
   });
 
@@ -127,6 +128,7 @@ describe('the host lock against hostile tenants on a real host', () => {
     await sleep(300);
     const ensure = await call(host, 'ensure-namespace', { namespace: owner('older', 'older').namespace });
     assert.ok(ensure.line?.ok, JSON.stringify(ensure.line));
+    process.stderr.write(`# ensure-namespace behind a root holder of the legacy lock (4 s): lock wait ${ensure.line.timings.lockWaitMs} ms\n`);
     assert.ok((ensure.line.timings.lockWaitMs ?? 0) >= 2000, `waited ${ensure.line.timings.lockWaitMs} ms for the older helper`);
     assert.equal((await host.exec(['kill', '-0', holder])).code, 1, 'the older helper had finished before this one went on');
     assert.notEqual(await inode(), legacy);
