@@ -1,9 +1,10 @@
 // The host-wide kernel flock on <root>/.compute-lock, held by a child that dies with the helper.
-import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import { ComputeError } from '@occ-ssh/protocol';
+import { holdFlock } from './flock-child.js';
+import { LOCK_WAIT_MS, lockTimeout, openLockFile } from './lock-file.js';
 
-const LOCK_WAIT_SECONDS = 30;
-const CONFLICT_EXIT = 75;
+const ACQUIRE_ATTEMPTS = 3;
 
 interface HeldLock {
   waitedMs: number;
@@ -12,54 +13,40 @@ interface HeldLock {
 }
 
 /**
- * `flock --exclusive --wait 30 <lock> cat`: cat runs only once the lock is held, and echoes our
- * probe byte to say so. Its stdin is connected only to this helper, so however the helper dies, cat reads EOF,
- * exits, and the kernel drops the lock: there is never a stale lock to reclaim.
- * `signal` (the session's) ends the wait at once: a helper whose caller is gone must not queue for
- * the lock, take it, and hold up the next caller.
+ * Opens and verifies the lock file (`openLockFile`), then flocks that very descriptor, all within
+ * one 30 s wait. Once held, the path must still name the locked file: a concurrent replacement of an
+ * old file would otherwise leave this helper holding a lock nobody else takes, so it tries again.
+ * `signal` (the session's) ends the wait at once.
  */
-export function acquireLock(lockPath: string, signal?: AbortSignal): Promise<HeldLock> {
-  if (signal?.aborted) return Promise.reject(signal.reason as Error);
+export async function acquireLock(lockPath: string, signal?: AbortSignal): Promise<HeldLock> {
+  if (signal?.aborted) throw signal.reason as Error;
   const started = Date.now();
-  const child = spawn('flock', ['--exclusive', '--close', '--wait', String(LOCK_WAIT_SECONDS), '--conflict-exit-code', String(CONFLICT_EXIT), lockPath, 'cat'], {
-    stdio: ['pipe', 'pipe', 'ignore'],
-    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
-  });
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const onAbort = () => fail(signal!.reason as ComputeError);
-    const fail = (error: ComputeError) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      child.kill('SIGKILL');
-      reject(error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', () => fail(new ComputeError('host-requirement', 'flock could not be run')));
-    child.on('exit', (code) => {
-      if (code === CONFLICT_EXIT) fail(new ComputeError('lock-timeout', `${lockPath} is still held after ${LOCK_WAIT_SECONDS} s`, { path: lockPath }));
-      else fail(new ComputeError('host-command', `flock exited with code ${String(code)} before taking ${lockPath}`, { path: lockPath }));
-    });
-    child.stdout!.once('data', () => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      const acquiredAt = Date.now();
-      resolve({ waitedMs: acquiredAt - started, acquiredAt, release: () => release(child) });
-    });
-    child.stdin!.on('error', () => undefined);
-    child.stdin!.write('L');
-  });
+  const deadline = started + LOCK_WAIT_MS;
+  for (let attempt = 0; attempt < ACQUIRE_ATTEMPTS; attempt += 1) {
+    const file = await openLockFile(lockPath, deadline, signal);
+    let held;
+    try {
+      held = await holdFlock(file.fd, deadline - Date.now(), signal, () => lockTimeout(lockPath), lockPath);
+    } catch (error) {
+      fs.closeSync(file.fd);
+      throw error;
+    }
+    if (namesFile(lockPath, file)) {
+      return { waitedMs: held.acquiredAt - started, acquiredAt: held.acquiredAt, release: () => held.release().finally(() => fs.closeSync(file.fd)) };
+    }
+    await held.release();
+    fs.closeSync(file.fd);
+  }
+  throw new ComputeError('host-command', `${lockPath} was replaced each time the helper locked it`, { path: lockPath });
 }
 
-function release(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.removeAllListeners('exit');
-    child.once('exit', () => resolve());
-    child.stdin!.end();
-  });
+function namesFile(path: string, file: { dev: bigint; ino: bigint }): boolean {
+  try {
+    const stat = fs.lstatSync(path, { bigint: true });
+    return stat.dev === file.dev && stat.ino === file.ino;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // The session's deadline timer and the lock wait it ends (local processes: the lock is a real flock).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,6 +67,7 @@ describe('acquireLock', () => {
   it('stops waiting for a held lock the moment the session ends, and leaves no waiting flock behind', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-lock-'));
     const lockPath = join(dir, '.compute-lock');
+    mkdirSync(join(dir, 'accounts'), { mode: 0o711 });
     const holder = spawn('flock', [lockPath, 'sleep', '30'], { stdio: 'ignore' });
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -77,7 +78,8 @@ describe('acquireLock', () => {
       session.stop();
       // Far below the holder's 30 s, with room for a loaded machine: it did not wait for the lock.
       assert.ok(Date.now() - started < 10_000, `waited ${Date.now() - started} ms for a 30 s lock`);
-      const waiting = spawn('pgrep', ['-f', `^flock --exclusive .*${lockPath}`]);
+      // The helper's flock opens the verified descriptor as /proc/self/fd/3: look for this process's children.
+      const waiting = spawn('pgrep', ['-P', String(process.pid), '-f', '^flock --exclusive']);
       assert.equal(await new Promise((resolve) => waiting.on('exit', resolve)), 1, 'the flock child was killed');
     } finally {
       holder.kill('SIGKILL');

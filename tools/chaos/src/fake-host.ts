@@ -21,7 +21,7 @@ const file = (path: string, extra: Partial<Entry> = {}): Entry => ({ path, type:
 const dir = (path: string, extra: Partial<Entry> = {}): Entry => ({ path, type: 'dir', uid: 0, gid: 0, mode: 0o711, size: 4096, ...extra });
 
 export function fakeListing(agents: FakeAgent[]): Listing {
-  const entries: Entry[] = [dir('accounts'), dir('namespaces'), file('.compute-lock', { mode: 0o644, size: 0 })];
+  const entries: Entry[] = [dir('accounts'), dir('namespaces'), file('.compute-lock', { size: 0 })];
   const listing: Listing = {
     root: ROOT,
     unitDir: '/etc/systemd/system',
