@@ -42,7 +42,7 @@ describe('prepare-revision on a real host', () => {
     assert.deepEqual(await ok(host, 'ensure-namespace', { namespace: a.namespace }), { created: true });
     assert.deepEqual(await ok(host, 'ensure-namespace', { namespace: a.namespace }), { created: false });
     assert.equal(await statOf(host, namespaceLayout(ROOT, a.namespace.id).marker), 'root:root 600 regular file');
-    assert.equal(await statOf(host, `${ROOT}/.compute-lock`), 'root:root 644 regular empty file');
+    assert.equal(await statOf(host, `${ROOT}/.compute-lock`), 'root:root 600 regular empty file');
   });
 
   test('ensure-namespace refuses a marker naming another Namespace name', async () => {
