@@ -1,4 +1,4 @@
-// delete-namespace: validate the whole deletion set, then stop units, remove the tree and the accounts.
+// delete-namespace: validate the whole deletion set, then stop units, rename the tree away, empty each Agent's home and state as its account, remove the rest as root, then the accounts.
 import {
   accountEntries,
   accountMarkerPath,
