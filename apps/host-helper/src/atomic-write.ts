@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { beforeChange } from './change-guard.js';
 import { expectOwnership, lstatOrNull, ownershipError, type Ownership } from './safe-read.js';
+import { emptyAsAccount, removeTreeBounded, type AccountIds } from './tree-removal.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
 
@@ -155,17 +156,34 @@ export function removeFile(path: string): boolean {
   return true;
 }
 
-/** Removes a tree without following links inside it (rm unlinks links, never their targets). */
-export function removeTree(path: string): boolean {
+/**
+ * Removes a tree without following links inside it, in a child rm (see tree-removal.ts): however deep
+ * or wide the tree, the helper's heartbeats, deadline and cancellation keep working meanwhile.
+ */
+export async function removeTree(path: string, signal: AbortSignal): Promise<boolean> {
   const stat = lstatOrNull(path);
   if (stat === null) return false;
   beforeChange();
-  fs.rmSync(path, { recursive: true, force: true });
+  await removeTreeBounded(path, signal);
   syncDir(parentOf(path));
   return true;
 }
 
-/** Deletes temp files an interrupted write left in a directory the driver owns. */
+/**
+ * Empties an Agent's home/ or state/ as its account (see tree-removal.ts); absent is fine. What the
+ * account could not remove stays for the root removal of the whole tree that follows.
+ */
+export async function emptyAgentDir(path: string, account: AccountIds, signal: AbortSignal): Promise<boolean> {
+  if (lstatOrNull(path) === null) return false;
+  beforeChange();
+  return emptyAsAccount(path, account, signal);
+}
+
+/**
+ * Deletes temp files an interrupted write left in a directory the driver owns. Security: a temp is
+ * the helper's own, made in a root-owned directory outside the unit's ReadWritePaths, so no tenant
+ * can have filled it; a tenant's own trees are removed by removeTree and emptyAsAccount instead.
+ */
 export function sweepTemps(dir: string, prefix = '.'): void {
   // Only a real directory is swept: never through a link to somewhere else.
   if (!lstatOrNull(dir)?.isDirectory()) return;

@@ -1,7 +1,7 @@
 // Real-host proof of delete-namespace: validate everything first, then remove units, tree and accounts.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { accountName, agentLayout, namespaceLayout } from '@occ-ssh/markers';
+import { accountName, agentLayout, deletingNamespacePath, namespaceLayout } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { ROOT, UNIT_DIR, activateArgs, exists, fails, ok, owner, prepareArgs } from '@occ-ssh/test-support';
 
@@ -74,5 +74,26 @@ describe('delete-namespace on a real host', () => {
     const result = await ok(host, 'delete-namespace', { namespace: who.namespace });
     assert.deepEqual(result, { treeExisted: false, agentsRemoved: 0, accountsRemoved: [name] });
     assert.equal((await host.exec(['getent', 'passwd', name])).code, 2);
+  });
+
+  test('a tree an interrupted deletion left renamed away is resumed: as its account while it exists, by root once it is gone', async () => {
+    const cases = [owner('resume-live', 'doomed'), owner('resume-gone', 'doomed')];
+    for (const who of cases) {
+      await ok(host, 'ensure-namespace', { namespace: who.namespace });
+      await ok(host, 'prepare-revision', prepareArgs(who, 1));
+      const name = accountName('openclaw', who.namespace.id, who.agent.id);
+      const home = agentLayout(ROOT, UNIT_DIR, who.namespace.id, who.agent.id).home;
+      // What the Agent made in its home, closed to itself; then the state an interruption after the rename leaves.
+      await host.run(['setpriv', `--reuid=${name}`, `--regid=${name}`, '--clear-groups', '--', 'sh', '-c', 'mkdir -p "$1/a/b" && touch "$1/a/b/f" && chmod 000 "$1/a/b" "$1/a"', 'sh', home]);
+      await host.run(['mv', namespaceLayout(ROOT, who.namespace.id).dir, deletingNamespacePath(ROOT, who.namespace.id)]);
+    }
+    await host.run(['userdel', accountName('openclaw', cases[1]!.namespace.id, cases[1]!.agent.id)]);
+    for (const who of cases) {
+      const name = accountName('openclaw', who.namespace.id, who.agent.id);
+      assert.deepEqual(await ok(host, 'delete-namespace', { namespace: who.namespace }), { treeExisted: false, agentsRemoved: 0, accountsRemoved: [name] });
+      assert.equal(await exists(host, deletingNamespacePath(ROOT, who.namespace.id)), false);
+      assert.equal(await exists(host, `${ROOT}/accounts/${name}.json`), false);
+      assert.equal((await host.exec(['getent', 'passwd', name])).code, 2);
+    }
   });
 });

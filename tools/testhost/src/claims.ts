@@ -1,7 +1,9 @@
 // Race-free ownership across processes: a directory appears atomically with its owner record inside.
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { toolEnv } from './command.js';
 import { isAlive, sleep, type ProcessRef } from './process-identity.js';
 
 export interface OwnerRecord {
@@ -10,6 +12,22 @@ export interface OwnerRecord {
 }
 
 const OWNER_FILE = 'owner.json';
+
+/** A host's state can hold millions of entries; no honest removal of it takes this long. */
+const REMOVAL_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * Removes a tree with a child `rm`, synchronously (exit handlers use it): whatever a test planted in
+ * a host, thousands of levels deep (Node 20's recursive rmSync overflows its stack at about 2,500)
+ * or millions of entries, it never follows a link and never crosses into a mount still inside.
+ * Returns the problem, or null once `dir` is gone.
+ */
+export function removeTreeSync(dir: string): string | null {
+  const r = spawnSync('rm', ['--recursive', '--force', '--one-file-system', '--', dir], { env: toolEnv(), stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: REMOVAL_TIMEOUT_MS });
+  if (r.status === 0) return null;
+  const why = r.error ? String(r.error) : (r.stderr ?? '').trim().split('\n').slice(-3).join('; ');
+  return `rm -rf ${dir} failed (${r.status === null ? `signal ${r.signal ?? '?'}` : `exit ${r.status}`})${why ? `: ${why}` : ''}`;
+}
 
 function tempSibling(target: string, tag: string): string {
   return path.join(path.dirname(target), `.${tag}-${process.pid}-${randomBytes(4).toString('hex')}`);
@@ -58,7 +76,8 @@ export function releaseClaim(dir: string): void {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw e;
   }
-  rmSync(tomb, { recursive: true, force: true });
+  const problem = removeTreeSync(tomb);
+  if (problem) throw new Error(problem);
 }
 
 export function claimIsStale(dir: string): boolean {

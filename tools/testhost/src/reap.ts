@@ -1,7 +1,7 @@
 // Removes what crashed runs left behind: only hosts, slots and kernel objects whose owner is gone.
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { claimIsStale, readClaim, releaseClaim, removeStaleClaim, tryClaim } from './claims.js';
+import { claimIsStale, readClaim, releaseClaim, removeStaleClaim, removeTreeSync, tryClaim } from './claims.js';
 import { cgroupParents, removeHostCgroups } from './cgroups.js';
 import { runSync } from './command.js';
 import { readHostRecord, type HostRecord, type SlotRecord } from './host-record.js';
@@ -91,8 +91,9 @@ function reapDebris(dir: string, removed: string[]): void {
   for (const e of list(dir)) {
     const m = /^\.(claim|released)-(\d+)-/.exec(e);
     if (m?.[2] && !isAlive(refOf(Number(m[2])))) {
-      rmSync(path.join(dir, e), { recursive: true, force: true });
-      removed.push(`debris ${path.join(dir, e)}`);
+      const problem = removeTreeSync(path.join(dir, e));
+      if (problem) process.stderr.write(`[testhost] reap: ${problem}\n`);
+      else removed.push(`debris ${path.join(dir, e)}`);
     }
   }
 }

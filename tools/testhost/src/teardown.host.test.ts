@@ -4,8 +4,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { readHostRecord } from './host-record.js';
-import { reapTestHosts } from './index.js';
+import { mkdirSync } from 'node:fs';
+import { hostFiles, readHostRecord } from './host-record.js';
+import { reapTestHosts, startTestHost } from './index.js';
 import { leftoversOf } from './leftovers.js';
 import { isAlive, sleep } from './process-identity.js';
 
@@ -30,6 +31,24 @@ function holdHost(mode: 'wait' | 'exit'): Promise<Held> {
     });
     child.once('exit', (code) => reject(new Error(`holder exited early with ${code}`)));
   });
+}
+
+/** Levels past what Node 20's recursive rmSync survives (it overflows its stack at about 2,500). */
+const DEPTH = 5000;
+
+/** A chain `depth` levels deep under `dir`, made level by level (a path this long cannot be named whole). */
+function plantChain(dir: string, depth: number): void {
+  const cwd = process.cwd();
+  mkdirSync(dir, { recursive: true });
+  process.chdir(dir);
+  try {
+    for (let i = 0; i < depth; i++) {
+      mkdirSync('d');
+      process.chdir('d');
+    }
+  } finally {
+    process.chdir(cwd);
+  }
 }
 
 const exited = (child: ChildProcess) =>
@@ -76,5 +95,25 @@ describe('teardown outside the happy path', { timeout: 10 * 60_000 }, () => {
     survivor.child.kill('SIGTERM');
     assert.equal(await exited(survivor.child), 143);
     assert.deepEqual(leftoversOf(survivor.name, survivor.index), []);
+  });
+
+  it('a host holding a chain thousands of levels deep, planted from inside, tears down completely', async () => {
+    const host = await startTestHost();
+    const index = Number(host.address.split('.')[2]);
+    const script = `const fs = require('node:fs'); fs.mkdirSync('/var/tmp/chain'); process.chdir('/var/tmp/chain'); for (let i = 0; i < ${DEPTH}; i++) { fs.mkdirSync('d'); process.chdir('d'); }`;
+    await host.run([host.nodePath, '-e', script]);
+    assert.match(await host.run(['sh', '-c', 'find /var/tmp/chain -type d | wc -l']), new RegExp(`^${DEPTH + 1}\n`));
+    await host.down();
+    assert.deepEqual(leftoversOf(host.name, index), []);
+  });
+
+  it("reap clears a killed process's host whose state holds such a chain", async () => {
+    const killed = await holdHost('wait');
+    killed.child.kill('SIGKILL');
+    await exited(killed.child);
+    plantChain(`${hostFiles(killed.name).upper}/var/tmp/chain`, DEPTH);
+    const { removed } = await reapTestHosts();
+    assert.ok(removed.includes(`host ${killed.name}`), removed.join(', '));
+    assert.deepEqual(leftoversOf(killed.name, killed.index), []);
   });
 });

@@ -1,6 +1,5 @@
 // Takes a host apart: container, overlay mount, network, cgroups, slot and state directory.
-import { rmSync } from 'node:fs';
-import { readClaim, releaseClaim } from './claims.js';
+import { readClaim, releaseClaim, removeTreeSync } from './claims.js';
 import { runSync } from './command.js';
 import { removeHostCgroups } from './cgroups.js';
 import { hostFiles, slotDir, type HostRecord, type SlotRecord } from './host-record.js';
@@ -30,7 +29,9 @@ export function releaseResourcesSync(rec: HostRecord): string[] {
     const slot = readClaim(slotDir(rec.index)) as SlotRecord | undefined;
     if (slot?.name === rec.name) releaseClaim(slotDir(rec.index));
   }
-  for (const sub of [f.upper, f.work, f.root]) rmSync(sub, { recursive: true, force: true });
+  // Whatever a test planted in the host lives in upper/; while any of it is left the claim stays, so reap tries again.
+  const left = [f.upper, f.work, f.root].map(removeTreeSync).filter((problem) => problem !== null);
+  if (left.length > 0) return [...problems, ...left, `${f.dir} kept`];
   releaseClaim(f.dir);
   return [...problems, ...releaseTestRange()];
 }

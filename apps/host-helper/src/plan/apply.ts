@@ -3,7 +3,7 @@
 // plan between two steps exactly as before, and the audit line's count stays each change's own.
 import { renameSync } from 'node:fs';
 import { createAccount, removeAccount, type Account } from '../accounts.js';
-import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
+import { createDirAtomic, emptyAgentDir, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
 import { boundCompileCache } from '../compile-cache.js';
 import { beforeChange } from '../change-guard.js';
 import type { OpContext } from '../context.js';
@@ -51,7 +51,10 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       removeFile(step.path);
       return;
     case 'remove-tree':
-      removeTree(step.path);
+      await removeTree(step.path, ctx.session.signal);
+      return;
+    case 'empty-as-account':
+      await emptyAgentDir(step.path, step, ctx.session.signal);
       return;
     case 'rename':
       beforeChange();

@@ -29,7 +29,10 @@ export type Step =
   | { op: 'create-password-file'; path: string }
   | { op: 'replace-symlink'; path: string; target: string }
   | { op: 'remove-file'; path: string }
+  /** In a child rm, never by recursion in the helper (see tree-removal.ts). */
   | { op: 'remove-tree'; path: string }
+  /** An Agent's home/ or state/ emptied as its own account, before root removes the rest (see tree-removal.ts). */
+  | { op: 'empty-as-account'; path: string; uid: number; gid: number }
   | { op: 'rename'; from: string; to: string }
   /** useradd (or groupadd for a half-made account), then the account marker turned `active`. */
   | { op: 'create-account'; name: string; home: string; marker: string; creating: AccountMarker; userExists: boolean; groupExists: boolean }
