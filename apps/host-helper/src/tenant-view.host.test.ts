@@ -3,8 +3,26 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
+import { environmentFileLine } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { ROOT, UNIT_DIR, accountOf, activateArgs, exists, fails, gatewayEnviron, installTenantGateway, layoutOf, mainPid, ok, owner, prepareArgs, statOf } from '@occ-ssh/test-support';
+import {
+  ROOT,
+  UNIT_DIR,
+  accountOf,
+  activateArgs,
+  exists,
+  fails,
+  gatewayEnviron,
+  installTenantGateway,
+  layoutOf,
+  mainPid,
+  ok,
+  owner,
+  prepareArgs,
+  statOf,
+  unitProperty,
+  unitState,
+} from '@occ-ssh/test-support';
 
 /** What the spying gateway writes to its state directory: argv run inside the unit and paths it tried. */
 interface TenantView {
@@ -53,7 +71,19 @@ describe('what a tenant can see on a real host', { timeout: 15 * 60_000 }, () =>
     await ok(host, 'activate-revision', activateArgs(prepareArgs(victim, 1), { OCC_SECRET_REF: SECRET }));
     // An operator-made root may allow listing (root:root 0755 is accepted): the sandbox must hide it anyway.
     await host.run(['chmod', '0755', ROOT]);
-    const probes = [ROOT, spyLayout.dir, `${spyLayout.current}/openclaw.json`, `${ROOT}/accounts`, `${ROOT}/.compute-lock`, `${ROOT}/namespaces`, victimLayout.dir, victimLayout.served, UNIT_DIR, victimLayout.unitFile, '/run/dbus/system_bus_socket'];
+    const probes = [
+      ROOT,
+      spyLayout.dir,
+      `${spyLayout.current}/openclaw.json`,
+      `${ROOT}/accounts`,
+      `${ROOT}/.compute-lock`,
+      `${ROOT}/namespaces`,
+      victimLayout.dir,
+      victimLayout.served,
+      UNIT_DIR,
+      victimLayout.unitFile,
+      '/run/dbus/system_bus_socket',
+    ];
     const openclawPath = await installTenantGateway(host, 'view-spy', spyAttack(victimLayout.unitName, probes));
     const runtime = { openclawPath };
     await ok(host, 'prepare-revision', prepareArgs(spy, 1), { runtime });
@@ -128,5 +158,59 @@ describe('what a tenant can see on a real host', { timeout: 15 * 60_000 }, () =>
     }
     assert.equal(await exists(host, layoutOf(who).unitFile), false);
     await host.run(['rm', gateway]);
+  });
+
+  test("launch.env's quoting survives systemd's own env-file parser byte for byte", async () => {
+    // Beyond what the protocol admits today, so a wider placeholder pattern stays safe to render.
+    const values = [
+      'back\\slash',
+      'dq "inside"',
+      'dollar $HOME ${HOME} $(id)',
+      'tick `id`',
+      'specifier %h %i %%',
+      "single 'q'",
+      '#hash ;semi',
+      '  spaced  ',
+      'trailing\\',
+      'a=b=c',
+      'caf\u00e9 \u2713',
+    ];
+    const file = '/run/occ-quoting.env';
+    await host.run(['install', '-m', '600', '/dev/stdin', file], { input: values.map((value, i) => `${environmentFileLine(`OCC_Q${i}`, value)}\n`).join('') });
+    const environ = (await host.run(['systemd-run', '--quiet', '--wait', '--pipe', '-p', `EnvironmentFile=${file}`, '/usr/bin/env', '-0'])).split('\0');
+    for (const [i, value] of values.entries())
+      assert.ok(environ.includes(`OCC_Q${i}=${value}`), `${JSON.stringify(value)} arrived as ${JSON.stringify(environ.find((entry) => entry.startsWith(`OCC_Q${i}=`)))}`);
+    await host.run(['rm', file]);
+  });
+
+  test('activation over a unit an earlier helper wrote with Environment= lines moves the placeholder out of it; stop removes launch.env', async () => {
+    const who = owner('view-upgrade', 'upgrade');
+    const layout = layoutOf(who);
+    const args = activateArgs(prepareArgs(who, 1), { OCC_OLD_REF: 'opaque-old-1' });
+    await ok(host, 'ensure-namespace', { namespace: who.namespace });
+    await ok(host, 'prepare-revision', prepareArgs(who, 1));
+    await ok(host, 'activate-revision', args);
+    // What an earlier helper left: the placeholder as an Environment= line of the unit, no launch.env.
+    const unit = await host.run(['cat', layout.unitFile]);
+    const earlier = unit.replace(`EnvironmentFile=${layout.launchEnvFile}\n`, 'Environment="OCC_OLD_REF=opaque-old-1"\n');
+    assert.notEqual(earlier, unit);
+    await host.run(['tee', layout.unitFile], { input: earlier });
+    await host.run(['rm', layout.launchEnvFile]);
+    await host.run(['systemctl', 'daemon-reload']);
+    await host.run(['systemctl', 'restart', layout.unitName]);
+    assert.match((await unitProperty(host, who, 'Environment')).join('\n'), /OCC_OLD_REF=opaque-old-1/, 'control: systemd shows it to anyone');
+
+    const result = await ok(host, 'activate-revision', args);
+    assert.equal(result.unitChanged, true);
+    assert.equal(await host.run(['cat', layout.unitFile]), unit);
+    assert.doesNotMatch((await unitProperty(host, who, 'Environment')).join('\n'), /opaque-/);
+    assert.ok((await gatewayEnviron(host, who)).includes('OCC_OLD_REF=opaque-old-1'));
+
+    await ok(host, 'stop-revision', { owner: who, revision: args.revision });
+    assert.equal(await unitState(host, who), 'inactive');
+    assert.equal(await exists(host, layout.launchEnvFile), false, "the hooks revoked the stopped gateway's placeholders: their file goes");
+    assert.equal(await exists(host, layout.unitFile), true);
+    await ok(host, 'activate-revision', args);
+    assert.ok((await gatewayEnviron(host, who)).includes('OCC_OLD_REF=opaque-old-1'), 'a later activation writes it again');
   });
 });

@@ -152,7 +152,6 @@ describe('renderUnit goldens', () => {
     }
   });
 
-
   it('sandboxes only inside [Service], keeps the seed directives, and leaves out what breaks the gateway', () => {
     for (const text of [PASSWORD_UNIT, TRUSTED_PROXY_UNIT]) {
       const service = text.slice(text.indexOf('[Service]\n'), text.indexOf('[Install]\n'));
@@ -177,7 +176,12 @@ describe('renderUnit goldens', () => {
   it("hides the root and the unit directory, binding back exactly the rendered Agent's own home, state and snapshot", () => {
     const other = agentLayout('/srv/oc', '/run/systemd/system', NS, 'agent-other');
     const text = renderUnit(input({ agentId: 'agent-other', root: '/srv/oc', layout: other }));
-    for (const line of ['TemporaryFileSystem=/srv/oc:ro', `BindPaths=${other.home} ${other.state}`, `BindReadOnlyPaths=${other.current}`, 'InaccessiblePaths=/run/systemd/system -/run/dbus/system_bus_socket']) {
+    for (const line of [
+      'TemporaryFileSystem=/srv/oc:ro',
+      `BindPaths=${other.home} ${other.state}`,
+      `BindReadOnlyPaths=${other.current}`,
+      'InaccessiblePaths=/run/systemd/system -/run/dbus/system_bus_socket',
+    ]) {
       assert.match(text, new RegExp(`^${line.replace(/[.+]/g, '\\$&')}$`, 'm'), line);
     }
     assert.doesNotMatch(text, /fcfbd503951a/);
@@ -231,7 +235,9 @@ describe('renderUnit refusals', () => {
       assert.throws(() => renderUnit(input({ root: `${dir}/openclaw-enterprise`, layout: agentLayout(`${dir}/openclaw-enterprise`, UNIT_DIR, NS, AGENT) })), /sandbox hides/, dir);
     }
     // Only whole path segments count.
-    assert.doesNotThrow(() => renderUnit(input({ nodePath: '/homebrew/bin/node', openclawPath: '/rootfs/openclaw.mjs', root: '/tmpdata/oc', layout: agentLayout('/tmpdata/oc', UNIT_DIR, NS, AGENT) })));
+    assert.doesNotThrow(() =>
+      renderUnit(input({ nodePath: '/homebrew/bin/node', openclawPath: '/rootfs/openclaw.mjs', root: '/tmpdata/oc', layout: agentLayout('/tmpdata/oc', UNIT_DIR, NS, AGENT) })),
+    );
     assert.doesNotThrow(() => renderUnit(input({ root: '/run/openclaw', layout: agentLayout('/run/openclaw', UNIT_DIR, NS, AGENT) })));
   });
 
