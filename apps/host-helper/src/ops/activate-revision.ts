@@ -161,20 +161,16 @@ function launchFileText(path: string): string | null {
 /**
  * Before the activation's locked section: the Agent's compile cache, kept within its bound as the
  * Agent (compile-cache.ts). Best effort, and read without the lock: the Agent marker only names the
- * account to run as, and that account can remove only what it owns. A retry of the activation that
- * is already served leaves it alone, as it leaves the running gateway.
+ * account to run as, and that account can remove only what it owns.
  */
 async function trimCompileCache(ctx: OpContext, args: Args): Promise<void> {
   const layout = agentPaths(ctx, args.owner);
   let agent: AgentMarker;
-  let served: ServedMarker | null;
   try {
     agent = requireAgent(layout, args.owner);
-    served = readServed(layout, args.owner);
   } catch {
     return; // the locked read refuses the same state with its own error
   }
-  if (served?.revisionId === args.revision.id && served.configurationHash === args.configurationHash) return;
   await boundCompileCache(layout.compileCache, agent, ctx.session.signal);
 }
 
