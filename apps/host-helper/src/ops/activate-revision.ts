@@ -45,10 +45,14 @@ export interface ActivateState {
 }
 
 export async function activateRevision(ctx: OpContext, args: Args): Promise<Result> {
-  // The trim runs as the Agent over a tree it controls: never while the host is locked.
-  if (ctx.lock) await ctx.lock.outside(() => trimCompileCache(ctx, args));
-  else await trimCompileCache(ctx, args);
-  const state = await readActivateRevision(ctx, args);
+  let state = await readActivateRevision(ctx, args);
+  if (!state.alreadyServing) {
+    // Security: the trim runs as the Agent over a tree it controls, so never under the host lock,
+    // and only once the request is verified; whatever was read may be stale after it.
+    const trim = () => boundCompileCache(state.layout.compileCache, state.account, ctx.session.signal);
+    await (ctx.lock ? ctx.lock.outside(trim) : trim());
+    state = await readActivateRevision(ctx, args);
+  }
   const { layout, agent, account } = state;
   const base = { port: agent.port, unit: layout.unitName, unitChanged: state.unitChanged };
   if (state.alreadyServing) return { ...base, readyMs: 0 };
@@ -156,22 +160,6 @@ function launchFileText(path: string): string | null {
     if (error instanceof ComputeError) return null;
     throw error;
   }
-}
-
-/**
- * Before the activation's locked section: the Agent's compile cache, kept within its bound as the
- * Agent (compile-cache.ts). Best effort, and read without the lock: the Agent marker only names the
- * account to run as, and that account can remove only what it owns.
- */
-async function trimCompileCache(ctx: OpContext, args: Args): Promise<void> {
-  const layout = agentPaths(ctx, args.owner);
-  let agent: AgentMarker;
-  try {
-    agent = requireAgent(layout, args.owner);
-  } catch {
-    return; // the locked read refuses the same state with its own error
-  }
-  await boundCompileCache(layout.compileCache, agent, ctx.session.signal);
 }
 
 async function isServing(layout: AgentLayout, served: ServedMarker | null, marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
