@@ -89,7 +89,10 @@ for (const transport of TRANSPORTS)
       assert.equal(agent?.servedRevisionId, rev1.id);
       assert.equal(agent?.ready, true);
       const unit = await host.run(['cat', `/etc/systemd/system/${agent!.unit}`]);
-      assert.match(unit, /^Environment="OCC_IAM_PLACEHOLDER=opaque-iam-7f3a"$/m);
+      assert.doesNotMatch(unit, /opaque-iam-7f3a/, 'the world-readable unit never holds a placeholder');
+      const launchEnv = /^EnvironmentFile=(\S+\/launch\.env)$/m.exec(unit)?.[1];
+      assert.ok(launchEnv, 'the unit loads its launch.env');
+      assert.match(await host.run(['cat', launchEnv]), /^OCC_IAM_PLACEHOLDER="opaque-iam-7f3a"$/m);
       const endpoint = await driver.gatewayAddress(rev1);
       assert.deepEqual(endpoint, { host: host.address, port: 18800, url: 'http://127.0.0.1:18800' });
     });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { agentLayout, revisionLayout } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { ROOT, UNIT_DIR, activateArgs, callRaw, envelopeFor, exists, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from '@occ-ssh/test-support';
+import { ROOT, UNIT_DIR, activateArgs, call, callRaw, envelopeFor, exists, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from '@occ-ssh/test-support';
 
 describe('activation lifecycle on a real host', () => {
   let host: TestHost;
@@ -38,7 +38,10 @@ describe('activation lifecycle on a real host', () => {
     assert.equal(served.revisionId, rev1.revision.id);
     assert.equal(await readyz(result.port), '200');
     const unit = await host.run(['cat', layout.unitFile]);
-    assert.match(unit, /^Environment="OCC_IAM_TOKEN=opaque-abc123"$/m);
+    assert.doesNotMatch(unit, /opaque-abc123/);
+    assert.match(unit, new RegExp(`^EnvironmentFile=${layout.launchEnvFile}$`, 'm'));
+    assert.equal(await statOf(host, layout.launchEnvFile), 'root:root 600 regular file');
+    assert.match(await host.run(['cat', layout.launchEnvFile]), /^OCC_IAM_TOKEN="opaque-abc123"$/m);
     assert.doesNotMatch(unit, /OPENCLAW_LOG_LEVEL/);
     const env = await host.run(['systemctl', 'show', '--property=User,NoNewPrivileges,PrivateTmp,Restart,RestartUSec,TimeoutStopUSec,KillSignal', layout.unitName]);
     assert.match(env, /^Restart=always$/m);
@@ -71,20 +74,32 @@ describe('activation lifecycle on a real host', () => {
     assert.equal(await starts(), before);
   });
 
+  test('a new placeholder value restarts the gateway with it, rewriting launch.env but not the unit', async () => {
+    const unit = await host.run(['sha256sum', layout.unitFile]);
+    const before = await starts();
+    const result = await ok(host, 'activate-revision', activateArgs(rev1, { OCC_IAM_TOKEN: 'opaque-def456' }));
+    assert.equal(result.unitChanged, false);
+    assert.equal(await starts(), before + 1);
+    assert.equal(await host.run(['sha256sum', layout.unitFile]), unit);
+    const pid = (await host.run(['systemctl', 'show', '--property=MainPID', '--value', layout.unitName])).trim();
+    assert.ok((await host.run(['cat', `/proc/${pid}/environ`])).split('\0').includes('OCC_IAM_TOKEN=opaque-def456'));
+  });
+
   test('a unit written by an attempt cut before its daemon-reload is reloaded by the retry', async () => {
     // What the cut attempt left: served.json removed (the first step of a change), the file
-    // holding what the retry renders, and systemd still running the old definition.
+    // holding what the retry renders, and systemd still running an older definition.
     const unit = await host.run(['cat', layout.unitFile]);
-    const next = unit.replace('OCC_IAM_TOKEN=opaque-abc123', 'OCC_IAM_TOKEN=opaque-def456');
-    assert.notEqual(next, unit);
+    const older = unit.replace('RestartSec=2\n', 'RestartSec=3\n');
+    assert.notEqual(older, unit);
+    await host.run(['tee', layout.unitFile], { input: older });
+    await host.run(['systemctl', 'daemon-reload']);
     await host.run(['rm', layout.served]);
-    await host.run(['tee', layout.unitFile], { input: next });
+    await host.run(['tee', layout.unitFile], { input: unit });
     assert.equal((await host.run(['systemctl', 'show', '--property=NeedDaemonReload', '--value', layout.unitName])).trim(), 'yes');
     const result = await ok(host, 'activate-revision', activateArgs(rev1, { OCC_IAM_TOKEN: 'opaque-def456' }));
     assert.equal(result.unitChanged, false);
     assert.equal((await host.run(['systemctl', 'show', '--property=NeedDaemonReload', '--value', layout.unitName])).trim(), 'no');
-    const pid = (await host.run(['systemctl', 'show', '--property=MainPID', '--value', layout.unitName])).trim();
-    assert.ok((await host.run(['cat', `/proc/${pid}/environ`])).split('\0').includes('OCC_IAM_TOKEN=opaque-def456'));
+    assert.equal((await host.run(['systemctl', 'show', '--property=RestartUSec', '--value', layout.unitName])).trim(), '2s');
   });
 
   test('verify-revision reports current and served only for the running revision', async () => {
@@ -100,7 +115,7 @@ describe('activation lifecycle on a real host', () => {
     assert.equal((JSON.parse(await host.run(['cat', layout.served])) as { revisionId: string }).revisionId, rev2.revision.id);
     assert.equal(await exists(host, `${layout.state}/kept`), true);
     assert.equal(await host.run(['sha256sum', layout.passwordFile]), password);
-    assert.doesNotMatch(await host.run(['cat', layout.unitFile]), /OCC_IAM_TOKEN/);
+    assert.doesNotMatch(await host.run(['cat', layout.launchEnvFile]), /OCC_IAM_TOKEN/, "the placeholders are each activation's own");
   });
 
   test('an activation is not refused by the start rate limit that quick restarts reach', async () => {
@@ -172,7 +187,7 @@ describe('activation lifecycle on a real host', () => {
     assert.deepEqual(result, { unitFound: true, currentRemoved: true });
     assert.equal(await unitState(), 'inactive');
     assert.equal(await unitEnabled(), 'disabled');
-    for (const path of [layout.current, layout.served]) assert.equal(await exists(host, path), false);
+    for (const path of [layout.current, layout.served, layout.launchEnvFile]) assert.equal(await exists(host, path), false);
     for (const path of [revisionLayout(layout.dir, rev5.revision.id).config, layout.home, `${layout.state}/kept`, layout.passwordFile]) assert.equal(await exists(host, path), true);
   });
 
@@ -202,6 +217,22 @@ describe('activation lifecycle on a real host', () => {
     await restart('c');
     assert.equal(await exists(host, '/root/cache-target/big'), true);
     await asAgent(['rm', layout.compileCache]);
+  });
+
+  test("a compile cache of 200 000 files the Agent planted is trimmed outside the host lock: the activation's lock hold stays short", async () => {
+    const account = (await host.run(['stat', '-c', '%U', layout.state])).trim();
+    const planted = `${layout.compileCache}/openclaw/planted`;
+    const plant = 'mkdir -p "$1" && cd "$1" && for d in $(seq 1 200); do mkdir "$d" && (cd "$d" && seq 1 1000 | xargs touch); done && truncate -s 300M big';
+    await host.run(['runuser', '-u', account, '--', 'sh', '-c', plant, 'plant', planted], { timeoutMs: 300_000 });
+    assert.equal((await host.run(['sh', '-c', 'find "$1" -type f | wc -l', 'count', planted])).trim(), '200001');
+    const outcome = await call(host, 'activate-revision', activateArgs(rev5, { OCC_ROUND: 'opaque-planted' }));
+    assert.equal(outcome.line?.ok, true, outcome.stdout.slice(-500));
+    const { lockHoldMs, totalMs } = outcome.line.timings;
+    process.stderr.write(`# 200 000-file compile cache: lock held ${String(lockHoldMs)} ms of an activation of ${totalMs} ms\n`);
+    assert.ok(lockHoldMs !== undefined && lockHoldMs < 2500, `lock held ${String(lockHoldMs)} ms`);
+    const left = Number((await host.run(['sh', '-c', 'find "$1" -type f 2>/dev/null | wc -l', 'count', layout.compileCache])).trim());
+    assert.ok(left < 200_001, `the trim ran (${left} files left); a cut removal resumes at the next activation`);
+    await host.run(['runuser', '-u', account, '--', 'rm', '-rf', layout.compileCache]);
   });
 
   test('retiring the current revision stops the unit and removes the pointer first', async () => {

@@ -81,16 +81,20 @@ describe('credential files on a real host', () => {
     await ok(host, 'prepare-revision', plain);
     await ok(host, 'activate-revision', activateArgs(plain));
     assert.equal(await exists(host, layout.passwordFile), false);
-    assert.deepEqual(await unitProperty(host, who, 'EnvironmentFiles'), [`${layout.operatorEnvFile} (ignore_errors=yes)`]);
+    assert.deepEqual(await unitProperty(host, who, 'EnvironmentFiles'), [`${layout.launchEnvFile} (ignore_errors=no)`, `${layout.operatorEnvFile} (ignore_errors=yes)`]);
     assert.equal((await gatewayEnviron(host, who)).filter((entry) => entry.startsWith('OPENCLAW_GATEWAY_PASSWORD=')).length, 0);
     await ok(host, 'prepare-revision', withPassword);
     assert.equal(await statOf(host, layout.passwordFile), 'root:root 600 regular file');
     await ok(host, 'activate-revision', activateArgs(withPassword));
-    assert.deepEqual(await unitProperty(host, who, 'EnvironmentFiles'), [`${layout.passwordFile} (ignore_errors=no)`, `${layout.operatorEnvFile} (ignore_errors=yes)`]);
+    assert.deepEqual(await unitProperty(host, who, 'EnvironmentFiles'), [
+      `${layout.passwordFile} (ignore_errors=no)`,
+      `${layout.launchEnvFile} (ignore_errors=no)`,
+      `${layout.operatorEnvFile} (ignore_errors=yes)`,
+    ]);
     assert.ok((await gatewayEnviron(host, who)).includes((await host.run(['cat', layout.passwordFile])).trim()));
     assert.deepEqual(await ok(host, 'retire-revision', { owner: who, revision: withPassword.revision }), { removed: true, wasCurrent: true });
     assert.deepEqual([await unitState(host, who), (await host.exec(['systemctl', 'is-enabled', layout.unitName])).stdout.trim()], ['inactive', 'disabled']);
-    for (const path of [layout.current, layout.served]) assert.equal(await exists(host, path), false, path);
+    for (const path of [layout.current, layout.served, layout.launchEnvFile]) assert.equal(await exists(host, path), false, path);
     for (const path of [revisionLayout(layout.dir, plain.revision.id).config, layout.passwordFile, layout.state]) assert.equal(await exists(host, path), true, path);
   });
 });

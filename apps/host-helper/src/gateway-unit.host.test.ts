@@ -49,7 +49,7 @@ describe('the gateway under its unit on a real host', () => {
     assert.equal((await gatewayEnviron(host, g)).filter((entry) => entry.startsWith('OPENCLAW_LOG_LEVEL=')).length, 0);
     assert.deepEqual(
       await unitProperty(host, g, 'EnvironmentFiles'),
-      [`${layout.passwordFile} (ignore_errors=no)`, `${layout.operatorEnvFile} (ignore_errors=yes)`],
+      [`${layout.passwordFile} (ignore_errors=no)`, `${layout.launchEnvFile} (ignore_errors=no)`, `${layout.operatorEnvFile} (ignore_errors=yes)`],
       'no legacy credential or environment file',
     );
     assert.match(await host.journal(layout.unitName), new RegExp(`fixture gateway listening on 127\\.0\\.0\\.1:${port}`));

@@ -111,6 +111,7 @@ describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
       state: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state',
       passwordFile: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/gateway-password.env',
       operatorEnvFile: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env',
+      launchEnvFile: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/launch.env',
       revisions: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/revisions',
       current: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current',
       served: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/served.json',

@@ -60,6 +60,8 @@ export interface AgentLayout {
   state: string;
   passwordFile: string;
   operatorEnvFile: string;
+  /** The beforeWorkloadStart hooks' placeholders: root 0600, loaded by systemd, never in the world-readable unit. */
+  launchEnvFile: string;
   revisions: string;
   current: string;
   served: string;
@@ -92,6 +94,7 @@ export function agentLayoutAt(dir: string, unitDirectory: string, agentId: strin
     state: `${dir}/state`,
     passwordFile: `${dir}/gateway-password.env`,
     operatorEnvFile: `${dir}/env`,
+    launchEnvFile: `${dir}/launch.env`,
     revisions: `${dir}/revisions`,
     current: `${dir}/current`,
     served: `${dir}/served.json`,

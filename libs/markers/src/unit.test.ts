@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { MAX_LAUNCH_ENV_BYTES, MAX_LAUNCH_ENV_ENTRIES } from '@occ-ssh/protocol';
 import { accountName } from './account.js';
 import { agentLayout } from './layout.js';
-import { hasOwnershipHeader, renderUnit, type UnitInput, UnitRenderError, unitOwnershipHeader } from './unit.js';
+import { environmentFileLine, hasOwnershipHeader, renderLaunchEnvironment, renderUnit, type UnitInput, UnitRenderError, unitOwnershipHeader } from './unit.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 const UNIT_DIR = '/etc/systemd/system';
@@ -19,9 +19,9 @@ function input(overrides: Partial<UnitInput> = {}): UnitInput {
     nodePath: '/usr/bin/node',
     openclawPath: '/opt/openclaw/current/dist/index.js',
     port: 18800,
+    root: ROOT,
     layout: agentLayout(ROOT, UNIT_DIR, NS, AGENT),
     managedPassword: true,
-    launchEnvironment: {},
     ...overrides,
   };
 }
@@ -34,7 +34,10 @@ TimeoutStopSec=30
 NoNewPrivileges=true
 PrivateTmp=true
 ProtectSystem=strict
-ReadWritePaths=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home /var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state
+TemporaryFileSystem=/var/lib/openclaw-enterprise:ro
+BindPaths=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home /var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state
+BindReadOnlyPaths=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current
+InaccessiblePaths=/etc/systemd/system -/run/dbus/system_bus_socket
 ReadOnlyPaths=/run
 ProtectHome=yes
 TemporaryFileSystem=/dev/shm:ro
@@ -84,6 +87,7 @@ Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c1
 Environment="OPENCLAW_GATEWAY_PORT=18800"
 Environment="NODE_COMPILE_CACHE=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache"
 EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/gateway-password.env
+EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/launch.env
 EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
 ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18800
 ${SANDBOX}SocketBindAllow=tcp:18800
@@ -111,9 +115,8 @@ Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a
 Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
 Environment="OPENCLAW_GATEWAY_PORT=18801"
 Environment="NODE_COMPILE_CACHE=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache"
+EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/launch.env
 EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
-Environment="OCC_CONFIG_BINDING=opaque-cfg.binding=abc"
-Environment="OCC_IAM_TOKEN_REF=opaque-iam/ref:42"
 ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18801
 ${SANDBOX}SocketBindAllow=tcp:18801
 SocketBindDeny=any
@@ -127,15 +130,8 @@ describe('renderUnit goldens', () => {
     assert.equal(renderUnit(input()), PASSWORD_UNIT);
   });
 
-  it('trusted proxy without password, two launch placeholders: exact unit text', () => {
-    const text = renderUnit(
-      input({
-        port: 18801,
-        managedPassword: false,
-        // Given out of order: the renderer sorts them.
-        launchEnvironment: { OCC_IAM_TOKEN_REF: 'opaque-iam/ref:42', OCC_CONFIG_BINDING: 'opaque-cfg.binding=abc' },
-      }),
-    );
+  it('trusted proxy without password: exact unit text', () => {
+    const text = renderUnit(input({ port: 18801, managedPassword: false }));
     assert.equal(text, TRUSTED_PROXY_UNIT);
     assert.doesNotMatch(text, /gateway-password\.env/);
   });
@@ -156,13 +152,6 @@ describe('renderUnit goldens', () => {
     }
   });
 
-  it('is deterministic and independent of launch-environment insertion order', () => {
-    const a = renderUnit(input({ launchEnvironment: { B_REF: 'opaque-b', A_REF: 'opaque-a' } }));
-    const b = renderUnit(input({ launchEnvironment: { A_REF: 'opaque-a', B_REF: 'opaque-b' } }));
-    assert.equal(a, b);
-    assert.ok(a.indexOf('A_REF') < a.indexOf('B_REF'));
-  });
-
   it('sandboxes only inside [Service], keeps the seed directives, and leaves out what breaks the gateway', () => {
     for (const text of [PASSWORD_UNIT, TRUSTED_PROXY_UNIT]) {
       const service = text.slice(text.indexOf('[Service]\n'), text.indexOf('[Install]\n'));
@@ -180,14 +169,21 @@ describe('renderUnit goldens', () => {
         assert.match(service, new RegExp(`^${line}$`, 'm'), line);
       }
       assert.doesNotMatch(text, /^(MemoryDenyWriteExecute|RestrictSUIDSGID|PrivateNetwork|IPAddressDeny|IPAddressAllow|AmbientCapabilities=.+|CapabilityBoundingSet=.+)/m);
-      assert.equal(text.match(/^ReadWritePaths=/gm)?.length, 1);
+      assert.doesNotMatch(text, /^ReadWritePaths=/m);
     }
   });
 
-  it("ReadWritePaths names exactly the rendered Agent's own home and state", () => {
-    const other = agentLayout(ROOT, UNIT_DIR, NS, 'agent-other');
-    const text = renderUnit(input({ agentId: 'agent-other', layout: other }));
-    assert.match(text, new RegExp(`^ReadWritePaths=${other.home} ${other.state}$`, 'm'));
+  it("hides the root and the unit directory, binding back exactly the rendered Agent's own home, state and snapshot", () => {
+    const other = agentLayout('/srv/oc', '/run/systemd/system', NS, 'agent-other');
+    const text = renderUnit(input({ agentId: 'agent-other', root: '/srv/oc', layout: other }));
+    for (const line of [
+      'TemporaryFileSystem=/srv/oc:ro',
+      `BindPaths=${other.home} ${other.state}`,
+      `BindReadOnlyPaths=${other.current}`,
+      'InaccessiblePaths=/run/systemd/system -/run/dbus/system_bus_socket',
+    ]) {
+      assert.match(text, new RegExp(`^${line.replace(/[.+]/g, '\\$&')}$`, 'm'), line);
+    }
     assert.doesNotMatch(text, /fcfbd503951a/);
   });
 
@@ -219,19 +215,30 @@ describe('renderUnit refusals', () => {
 
   it('refuses an Agent directory under a root with a space, %, $, a quote or a newline', () => {
     for (const root of ['/var/lib/open claw', '/var/lib/%h', '/var/lib/$ROOT', '/var/lib/"oc"', '/var/lib/oc\nX=1']) {
-      assert.throws(() => renderUnit(input({ layout: agentLayout(root, UNIT_DIR, NS, AGENT) })), UnitRenderError, JSON.stringify(root));
+      assert.throws(() => renderUnit(input({ root, layout: agentLayout(root, UNIT_DIR, NS, AGENT) })), UnitRenderError, JSON.stringify(root));
     }
+  });
+
+  it('refuses programs under the root or the unit directory, which the sandbox hides, and an Agent directory outside the root', () => {
+    for (const dir of [ROOT, `${ROOT}/tools`, UNIT_DIR]) {
+      assert.throws(() => renderUnit(input({ nodePath: `${dir}/node` })), /nodePath .*is under .*sandbox hides/, dir);
+      assert.throws(() => renderUnit(input({ openclawPath: `${dir}/openclaw.mjs` })), /openclawPath .*is under .*sandbox hides/, dir);
+    }
+    assert.doesNotThrow(() => renderUnit(input({ nodePath: `${ROOT}-tools/node`, openclawPath: '/etc/systemd/systemd-openclaw.mjs' })), 'only whole path segments count');
+    assert.throws(() => renderUnit(input({ root: '/srv/oc' })), /not inside the root/);
   });
 
   it('refuses paths the sandbox hides from the gateway (ProtectHome, PrivateTmp, /dev/shm)', () => {
     for (const dir of ['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm']) {
       assert.throws(() => renderUnit(input({ nodePath: `${dir}/deploy/node` })), /sandbox hides/, dir);
       assert.throws(() => renderUnit(input({ openclawPath: `${dir}/openclaw.mjs` })), /sandbox hides/, dir);
-      assert.throws(() => renderUnit(input({ layout: agentLayout(`${dir}/openclaw-enterprise`, UNIT_DIR, NS, AGENT) })), /sandbox hides/, dir);
+      assert.throws(() => renderUnit(input({ root: `${dir}/openclaw-enterprise`, layout: agentLayout(`${dir}/openclaw-enterprise`, UNIT_DIR, NS, AGENT) })), /sandbox hides/, dir);
     }
     // Only whole path segments count.
-    assert.doesNotThrow(() => renderUnit(input({ nodePath: '/homebrew/bin/node', openclawPath: '/rootfs/openclaw.mjs', layout: agentLayout('/tmpdata/oc', UNIT_DIR, NS, AGENT) })));
-    assert.doesNotThrow(() => renderUnit(input({ layout: agentLayout('/run/openclaw', UNIT_DIR, NS, AGENT) })));
+    assert.doesNotThrow(() =>
+      renderUnit(input({ nodePath: '/homebrew/bin/node', openclawPath: '/rootfs/openclaw.mjs', root: '/tmpdata/oc', layout: agentLayout('/tmpdata/oc', UNIT_DIR, NS, AGENT) })),
+    );
+    assert.doesNotThrow(() => renderUnit(input({ root: '/run/openclaw', layout: agentLayout('/run/openclaw', UNIT_DIR, NS, AGENT) })));
   });
 
   it('refuses a bad account name', () => {
@@ -250,27 +257,27 @@ describe('renderUnit refusals', () => {
 
   it('refuses a launch environment with a bad name', () => {
     for (const name of ['lower_case', '1ABC', 'A-B', 'A B', 'A=B', '', 'X\nExecStartPre']) {
-      assert.throws(() => renderUnit(input({ launchEnvironment: { [name]: 'opaque-x' } })), UnitRenderError, JSON.stringify(name));
+      assert.throws(() => renderLaunchEnvironment({ [name]: 'opaque-x' }), UnitRenderError, JSON.stringify(name));
     }
   });
 
   it('refuses a non-opaque launch value', () => {
     for (const value of ['plain', 'opaque-', 'opaque-a b', 'opaque-"x"', 'opaque-%i', 'opaque-$HOME', 'opaque-x\nExecStartPre=/bin/sh', 'sk-live-secret', `opaque-${'x'.repeat(501)}`]) {
-      assert.throws(() => renderUnit(input({ launchEnvironment: { OCC_REF: value } })), UnitRenderError, JSON.stringify(value));
+      assert.throws(() => renderLaunchEnvironment({ OCC_REF: value }), UnitRenderError, JSON.stringify(value));
     }
   });
 
   it('refuses driver-owned and loader names', () => {
     for (const name of ['HOME', 'OPENCLAW_GATEWAY_PASSWORD', 'OPENCLAW_STATE_DIR', 'OPENCLAW_CONFIG_PATH', 'OPENCLAW_GATEWAY_PORT', 'LD_PRELOAD', 'NODE_OPTIONS', 'NODE_COMPILE_CACHE', 'PATH']) {
-      assert.throws(() => renderUnit(input({ launchEnvironment: { [name]: 'opaque-x' } })), UnitRenderError, name);
+      assert.throws(() => renderLaunchEnvironment({ [name]: 'opaque-x' }), UnitRenderError, name);
     }
   });
 
   it('refuses too many entries', () => {
     const env = Object.fromEntries(Array.from({ length: MAX_LAUNCH_ENV_ENTRIES + 1 }, (_, i) => [`OCC_REF_${i}`, 'opaque-x']));
-    assert.throws(() => renderUnit(input({ launchEnvironment: env })), UnitRenderError);
+    assert.throws(() => renderLaunchEnvironment(env), UnitRenderError);
     const atLimit = Object.fromEntries(Array.from({ length: MAX_LAUNCH_ENV_ENTRIES }, (_, i) => [`OCC_REF_${i}`, 'opaque-x']));
-    assert.doesNotThrow(() => renderUnit(input({ launchEnvironment: atLimit })));
+    assert.doesNotThrow(() => renderLaunchEnvironment(atLimit));
   });
 
   it('refuses too many bytes', () => {
@@ -278,12 +285,43 @@ describe('renderUnit refusals', () => {
     const env = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`OCC_REF_${i}`, `opaque-${'v'.repeat(500)}`]));
     const bytes = Object.entries(env).reduce((sum, [k, v]) => sum + k.length + v.length, 0);
     assert.ok(bytes > MAX_LAUNCH_ENV_BYTES && Object.keys(env).length <= MAX_LAUNCH_ENV_ENTRIES);
-    assert.throws(() => renderUnit(input({ launchEnvironment: env })), UnitRenderError);
+    assert.throws(() => renderLaunchEnvironment(env), UnitRenderError);
   });
 
   it('refuses IDs that could forge header lines', () => {
     assert.throws(() => renderUnit(input({ agentId: 'agent-1\n[Service]' })), UnitRenderError);
     assert.throws(() => renderUnit(input({ namespaceId: 'ns 1' })), UnitRenderError);
+  });
+});
+
+describe('renderLaunchEnvironment', () => {
+  it('two placeholders, given out of order: exact launch.env text, sorted', () => {
+    assert.equal(
+      renderLaunchEnvironment({ OCC_IAM_TOKEN_REF: 'opaque-iam/ref:42', OCC_CONFIG_BINDING: 'opaque-cfg.binding=abc' }),
+      '# Launch placeholders of beforeWorkloadStart hooks, loaded by systemd as root.\nOCC_CONFIG_BINDING="opaque-cfg.binding=abc"\nOCC_IAM_TOKEN_REF="opaque-iam/ref:42"\n',
+    );
+  });
+
+  it('no placeholders: the comment line only, so the unit can always load the file', () => {
+    assert.equal(renderLaunchEnvironment({}), '# Launch placeholders of beforeWorkloadStart hooks, loaded by systemd as root.\n');
+  });
+
+  it('the unit text does not depend on the placeholder values', () => {
+    assert.doesNotMatch(renderUnit(input()), /opaque-/);
+  });
+});
+
+describe('environmentFileLine', () => {
+  it("escapes exactly what systemd's env-file parser reads inside double quotes: backslash, double quote, backtick, dollar", () => {
+    assert.equal(environmentFileLine('A', 'plain'), 'A="plain"');
+    assert.equal(environmentFileLine('A', 'a\\b"c`d$e'), 'A="a\\\\b\\"c\\`d\\$e"');
+    assert.equal(environmentFileLine('A', "%h ${X} 'q' #;="), 'A="%h \\${X} \'q\' #;="', 'specifiers, quotes and comment marks are plain');
+    assert.equal(environmentFileLine('A', 'end\\'), 'A="end\\\\"');
+  });
+
+  it('refuses control characters and bad names', () => {
+    for (const value of ['a\nB=1', 'a\rb', 'a\u0000b', 'a\u007fb', 'a\tb']) assert.throws(() => environmentFileLine('A', value), UnitRenderError, JSON.stringify(value));
+    for (const name of ['a', '1A', 'A-B', 'A=B', '']) assert.throws(() => environmentFileLine(name, 'x'), UnitRenderError, JSON.stringify(name));
   });
 });
 

@@ -9,10 +9,11 @@ export interface UnitInput {
   nodePath: string;
   openclawPath: string;
   port: number;
+  /** The driver's root: the sandbox hides it whole, binding back only this Agent's home/, state/ and snapshot. */
+  root: string;
   layout: AgentLayout;
   /** Load the per-Agent gateway-password.env (password auth, or trusted proxy opting into it). */
   managedPassword: boolean;
-  launchEnvironment: Readonly<Record<string, string>>;
 }
 
 export class UnitRenderError extends Error {
@@ -32,10 +33,16 @@ export function hasOwnershipHeader(unitText: string, namespaceId: string, agentI
 }
 
 export function renderUnit(input: UnitInput): string {
-  const { layout } = input;
-  const paths = { nodePath: input.nodePath, openclawPath: input.openclawPath, 'Agent directory': layout.dir };
-  for (const [what, value] of Object.entries(paths)) {
-    const problem = safePathProblem(value) ?? sandboxHiddenProblem(value);
+  const { layout, root } = input;
+  const unitDirectory = layout.unitFile.slice(0, layout.unitFile.lastIndexOf('/'));
+  for (const [what, value] of Object.entries({ root, 'unit directory': unitDirectory })) {
+    const problem = safePathProblem(value);
+    if (problem) throw new UnitRenderError(`${what} cannot be rendered into a unit: ${problem}`);
+  }
+  const dirProblem = safePathProblem(layout.dir) ?? sandboxHiddenProblem(layout.dir) ?? (layout.dir.startsWith(`${root}/`) ? undefined : 'is not inside the root');
+  if (dirProblem) throw new UnitRenderError(`Agent directory cannot be rendered into a unit: ${dirProblem}`);
+  for (const [what, value] of Object.entries({ nodePath: input.nodePath, openclawPath: input.openclawPath })) {
+    const problem = safePathProblem(value) ?? sandboxHiddenProblem(value) ?? driverDirProblem(value, [root, unitDirectory]);
     if (problem) throw new UnitRenderError(`${what} cannot be rendered into a unit: ${problem}`);
   }
   // Security: only a per-Agent account name (prefix, hyphen, 12 hex) may run a gateway; never root.
@@ -43,16 +50,11 @@ export function renderUnit(input: UnitInput): string {
   if (!Number.isInteger(input.port) || input.port < 1024 || input.port > 65535) {
     throw new UnitRenderError('port cannot be rendered into a unit');
   }
-  const problems = launchEnvironmentProblems(input.launchEnvironment);
-  if (problems.length > 0) throw new UnitRenderError(`launch environment refused: ${problems.join('; ')}`);
-
-  const launch = Object.keys(input.launchEnvironment)
-    .sort()
-    .map((name) => environmentLine(name, input.launchEnvironment[name] ?? ''));
   return [
-    // No revision in the unit: the same Agent's unit stays byte-identical across revisions, so an
-    // activation rewrites it and runs daemon-reload (which grows with the host's unit count) only
-    // when the port, paths, password mode or launch environment change. `current` selects the revision.
+    // No revision and no placeholder value in the unit: the same Agent's unit stays byte-identical
+    // across revisions and launch environments, so an activation rewrites it and runs daemon-reload
+    // (which grows with the host's unit count) only when the port, paths or password mode change.
+    // `current` selects the revision, launch.env carries the placeholders.
     unitOwnershipHeader(input.namespaceId, input.agentId),
     '',
     '[Unit]',
@@ -72,8 +74,10 @@ export function renderUnit(input: UnitInput): string {
     // persistent one in home/ makes every start after the first warm (bounded by the helper).
     environmentLine('NODE_COMPILE_CACHE', layout.compileCache),
     ...(input.managedPassword ? [`EnvironmentFile=${layout.passwordFile}`] : []),
+    // Always present, possibly empty: a missing file fails the start rather than run without them.
+    // The operator's file comes last, so its values win, as they did over Environment= lines.
+    `EnvironmentFile=${layout.launchEnvFile}`,
     `EnvironmentFile=-${layout.operatorEnvFile}`,
-    ...launch,
     `ExecStart=${input.nodePath} ${input.openclawPath} gateway --port ${input.port}`,
     'Restart=always',
     'RestartSec=2',
@@ -81,7 +85,7 @@ export function renderUnit(input: UnitInput): string {
     'TimeoutStopSec=30',
     'NoNewPrivileges=true',
     'PrivateTmp=true',
-    ...sandboxLines(layout),
+    ...sandboxLines(layout, root, unitDirectory),
     ...socketBindLines(input.port),
     '',
     '[Install]',
@@ -92,7 +96,8 @@ export function renderUnit(input: UnitInput): string {
 
 /**
  * Security: systemd sandboxing of the gateway (see docs/hardening.md for the measured exposure of each
- * group). Only the Agent's own home/ and state/ stay writable (plus the unit's private /tmp and
+ * group). Only the Agent's own home/, state/ and current snapshot stay visible under the root, and only
+ * home/ and state/ stay writable (plus the unit's private /tmp and
  * /var/tmp from PrivateTmp=true); no capabilities, no new namespaces, a system-service syscall filter.
  * Left out on purpose, each proven against the real OpenClaw gateway:
  * - MemoryDenyWriteExecute=: V8's JIT needs writable and executable memory.
@@ -105,11 +110,19 @@ export function renderUnit(input: UnitInput): string {
  * ProtectControlGroups=, ProtectProc= or ProcSubset= was observed to leave /run and the world-writable
  * /run/lock writable; this keeps them read-only whatever the systemd build does.
  */
-function sandboxLines(layout: AgentLayout): string[] {
+function sandboxLines(layout: AgentLayout, root: string, unitDirectory: string): string[] {
   return [
     // Filesystem: everything read-only except the Agent's own home/ and state/.
     'ProtectSystem=strict',
-    `ReadWritePaths=${layout.home} ${layout.state}`,
+    // Security: the shared root (accounts, the lock, other Namespaces and Agents) becomes an empty
+    // read-only tmpfs with only this Agent's own paths bound back. systemd resolves `current` when
+    // the unit starts, so each restart binds the snapshot it then points at.
+    `TemporaryFileSystem=${root}:ro`,
+    `BindPaths=${layout.home} ${layout.state}`,
+    `BindReadOnlyPaths=${layout.current}`,
+    // Security: every sibling's unit file, and the system bus, through which any account can list
+    // every unit and read its properties. The gateway needs neither.
+    `InaccessiblePaths=${unitDirectory} -/run/dbus/system_bus_socket`,
     'ReadOnlyPaths=/run',
     'ProtectHome=yes',
     'TemporaryFileSystem=/dev/shm:ro',
@@ -163,6 +176,36 @@ function environmentLine(name: string, value: string): string {
   if (/[\u0000-\u001f\u007f]/.test(value)) throw new UnitRenderError(`environment value of ${name} contains control characters`);
   const escaped = value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%');
   return `Environment="${name}=${escaped}"`;
+}
+
+/** Launch placeholders, one line each: the text of launch.env (a comment line when there are none). */
+export function renderLaunchEnvironment(env: Readonly<Record<string, string>>): string {
+  const problems = launchEnvironmentProblems(env);
+  if (problems.length > 0) throw new UnitRenderError(`launch environment refused: ${problems.join('; ')}`);
+  const lines = Object.keys(env)
+    .sort()
+    .map((name) => environmentFileLine(name, env[name] ?? ''));
+  return [LAUNCH_ENV_HEADER, ...lines, ''].join('\n');
+}
+
+const LAUNCH_ENV_HEADER = '# Launch placeholders of beforeWorkloadStart hooks, loaded by systemd as root.';
+
+/**
+ * Security: one `NAME="value"` line of an EnvironmentFile=. Inside double quotes systemd's env-file
+ * parser reads a backslash before a backslash, ", ` or $ as that character alone, and keeps any other backslash
+ * as it is; it expands neither specifiers nor variables there. Control characters are refused (a
+ * newline would begin a line of its own).
+ */
+export function environmentFileLine(name: string, value: string): string {
+  if (!LAUNCH_ENV_NAME_PATTERN.test(name)) throw new UnitRenderError(`environment name ${JSON.stringify(name)} cannot be rendered`);
+  if (/[\u0000-\u001f\u007f]/.test(value)) throw new UnitRenderError(`environment value of ${name} contains control characters`);
+  return `${name}="${value.replace(/[\\"`$]/g, (c) => `\\${c}`)}"`;
+}
+
+/** Security: the sandbox hides the root and the unit directory, so a program there could never start. */
+function driverDirProblem(path: string, dirs: readonly string[]): string | undefined {
+  const hidden = dirs.find((dir) => path === dir || path.startsWith(`${dir}/`));
+  return hidden && `is under ${hidden}, which the gateway unit's sandbox hides from the gateway`;
 }
 
 function commentValue(value: string): string {

@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sshGatewayConfigurationDocument } from '@occ-ssh/controller';
-import { accountName, agentLayout, renderUnit, revHash, type AgentLayout } from '@occ-ssh/markers';
+import { accountName, agentLayout, renderLaunchEnvironment, renderUnit, revHash, type AgentLayout } from '@occ-ssh/markers';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, TRANSPORTS, UNIT_DIRECTORY, type BenchHost, type Transport } from './installation.js';
 import { runSsh } from './ssh.js';
@@ -157,14 +157,15 @@ class AnsibleSide {
       nodePath: this.host.nodePath,
       openclawPath: this.host.fixtureGatewayPath,
       port: ANSIBLE_PORT,
+      root: ANSIBLE_ROOT,
       layout: this.layout,
       managedPassword: true,
-      launchEnvironment: {},
     });
     const files = {
       config_src: [join(cycleDir, 'openclaw.json'), document.text],
       marker_src: [join(cycleDir, 'revision.json'), `${JSON.stringify({ kind: 'revision', revisionId, revisionNumber: number, configurationHash: document.hash })}\n`],
       unit_src: [join(cycleDir, 'unit'), unit],
+      launch_env_src: [join(cycleDir, 'launch.env'), renderLaunchEnvironment({})],
       served_src: [join(cycleDir, 'served.json'), `${JSON.stringify({ kind: 'served', revisionId, port: ANSIBLE_PORT })}\n`],
     } as const;
     for (const [path, text] of Object.values(files)) writeFileSync(path, text);
@@ -181,6 +182,7 @@ class AnsibleSide {
       current: this.layout.current,
       served: this.layout.served,
       password_file: this.layout.passwordFile,
+      launch_env_file: this.layout.launchEnvFile,
       password: this.password,
       unit_name: ANSIBLE_UNIT,
       unit_path: this.layout.unitFile,

@@ -14,10 +14,12 @@ const OFF: Record<string, string> = {
   NoNewPrivileges: 'no',
   PrivateTmp: 'no',
   ProtectSystem: 'no',
-  ReadWritePaths: '',
+  TemporaryFileSystem: '',
+  BindPaths: '',
+  BindReadOnlyPaths: '',
+  InaccessiblePaths: '',
   ReadOnlyPaths: '',
   ProtectHome: 'no',
-  TemporaryFileSystem: '',
   PrivateDevices: 'no',
   DevicePolicy: 'auto',
   ProtectKernelTunables: 'no',
@@ -63,9 +65,9 @@ export function renderedUnit(): string {
     nodePath: '/usr/bin/node',
     openclawPath: '/usr/lib/node_modules/openclaw/openclaw.mjs',
     port: 18800,
+    root: '/var/lib/openclaw-enterprise',
     layout,
     managedPassword: true,
-    launchEnvironment: {},
   });
 }
 

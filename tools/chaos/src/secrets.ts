@@ -1,7 +1,9 @@
 // The secrets section: secrets never leak. A deployment carries a unique document sentinel and hook
 // placeholders; the managed password is read back from the host. Controller logs, every error
-// message, the operator CLI's output, the gateway journal and process argv on both sides (sampled
-// while operations run) are searched for all three in every encoding.
+// message, the operator CLI's output, the gateway journal, process argv on both sides (sampled
+// while operations run), and what another account on the host can read (files under the root and
+// the unit directory, every gateway unit's systemd properties) are searched for all of them in
+// every encoding.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -62,6 +64,27 @@ function runCli(args: string[]): Promise<{ code: number | null; output: string }
   });
 }
 
+/** An account that is neither root nor the Agent: what any other account on the host can read, it can. */
+const OTHER = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--'];
+
+/**
+ * As another account: the contents of every regular file under the root and the unit directory it
+ * can open (root lists the paths, so a file in a directory it cannot list is tried too, by name, as
+ * a sibling who knows the layout would), one `path:line` per line, and `systemctl show --all` of
+ * every gateway unit, asked over D-Bus as that account.
+ */
+async function readableByOthers(link: HostLink): Promise<{ files: string; properties: string; units: number }> {
+  const paths = await link.run(['find', ROOT, UNIT_DIR, '-type', 'f', '-print0']);
+  const files = (await link.exec([...OTHER, 'xargs', '-0', '-r', 'grep', '-a', '-H', '-s', '', '--'], { input: paths })).stdout;
+  const listed = await link.run(['systemctl', 'list-units', '--all', '--plain', '--no-legend', '--type=service', 'openclaw-enterprise-gateway-*']);
+  const units = listed
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter((unit) => unit.endsWith('.service'));
+  const properties = units.length === 0 ? '' : (await link.exec([...OTHER, 'systemctl', 'show', '--all', ...units])).stdout;
+  return { files, properties, units: units.length };
+}
+
 const describe = (error: unknown) => (error instanceof ComputeError ? `${error.code} ${error.failure}: ${error.message} ${JSON.stringify(error.details)}` : String(error));
 
 /**
@@ -116,6 +139,13 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   const layout = agentLayout(ROOT, UNIT_DIR, namespace.id, binding.agent.id);
   const work = mkdtempSync(`${tmpdir()}/occ-chaos-secrets-`);
   const cliOutput: string[] = [];
+  const others = { files: [] as string[], properties: [] as string[], units: 0 };
+  const readOthers = async () => {
+    const seen = await readableByOthers(link);
+    others.files.push(seen.files);
+    others.properties.push(seen.properties);
+    others.units = Math.max(others.units, seen.units);
+  };
   let password: string;
   let delivered: boolean;
   try {
@@ -124,6 +154,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     const good = revision(1, { readyAfterMs: 1500 });
     await sampleArgv(link, () => driver.prepareRevision(good), argv);
     await sampleArgv(link, () => driver.activateRevision(good), argv);
+    await readOthers();
     password = (await link.run(['cat', layout.passwordFile])).trim().replace(/^OPENCLAW_GATEWAY_PASSWORD=/, '');
     // The pattern goes on grep's stdin, never on an argv the sampler could see.
     delivered = (await link.exec(['grep', '-rlF', '-f', '-', ROOT], { input: docSentinel })).stdout.trim() !== '';
@@ -142,6 +173,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
         ),
       argv,
     );
+    await readOthers(); // the failed activation's placeholder is still the unit's
     await driver.prepareRevision({ ...revision(3, {}), configuration: { gateway: { auth: { mode: 'password', password: docSentinel } } } }).then(
       () => problems.push('a plaintext password was admitted'),
       (error: unknown) => errors.push(describe(error)),
@@ -206,6 +238,8 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     { name: 'gateway journal', text: journal },
     { name: 'host argv', text: argv.host.join('\n'), argv: true },
     { name: 'local argv', text: argv.local.join('\n'), argv: true },
+    { name: 'files other accounts can read under the root and the unit directory', text: others.files.join('\n') },
+    { name: 'gateway unit properties (systemctl show) as another account', text: others.properties.join('\n') },
   ];
   const sightings = findSightings(secrets, corpora);
   // The search must have had something to find: helpers were caught on both argvs while they ran,
@@ -214,6 +248,9 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   if (helperInvocationsSampled.host === 0 || helperInvocationsSampled.local === 0)
     problems.push(`helper invocations sampled on argv: ${helperInvocationsSampled.host} on the host, ${helperInvocationsSampled.local} locally`);
   if (!delivered) problems.push('the document sentinel never reached the host');
+  // Both reads must have seen something: the unit files are world-readable, and the Agent's unit ran.
+  if (others.units === 0 || !others.properties.join('').includes(`Id=${layout.unitName}`)) problems.push("another account's systemctl show saw no gateway unit");
+  if (!others.files.join('').includes(`${layout.unitFile}:`)) problems.push("another account's file read did not reach the Agent's unit file");
   progress(`secrets: ${sightings.length} sightings; ${helperInvocationsSampled.host} helper invocations sampled on the host argv, ${helperInvocationsSampled.local} locally`);
   return {
     result: {

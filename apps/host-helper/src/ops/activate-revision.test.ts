@@ -20,6 +20,8 @@ function state(overrides: Partial<ActivateState>): ActivateState {
     marker,
     unitText: '# unit\n',
     unitChanged: false,
+    launchText: '# launch\n',
+    launchChanged: false,
     current: 'revisions/ad30d4665b02',
     alreadyServing: false,
     enabled: true,
@@ -29,13 +31,14 @@ function state(overrides: Partial<ActivateState>): ActivateState {
   };
 }
 
-const restart = (failed = false) => [{ op: 'checkpoint' }, { op: 'bound-compile-cache', cache: `${DIR}/home/.node-compile-cache`, uid: 991, gid: 992 }, { op: 'restart-unit', unit: UNIT, failed }];
+const restart = (failed = false) => [{ op: 'checkpoint' }, { op: 'restart-unit', unit: UNIT, failed }];
 
 describe('planActivateRevision', () => {
-  it('first activation: served.json out, the claim, the unit, current, enable, one reload, then the restart', () => {
-    assert.deepEqual(planActivateRevision(state({ unitChanged: true, current: null, enabled: false })), [
+  it('first activation: served.json out, the claim, launch.env, the unit, current, enable, one reload, then the restart', () => {
+    assert.deepEqual(planActivateRevision(state({ unitChanged: true, launchChanged: true, current: null, enabled: false })), [
       { op: 'remove-file', path: `${DIR}/served.json` },
       { op: 'stake-claim', path: `${DIR}/activation` },
+      { op: 'write-file', path: `${DIR}/launch.env`, content: '# launch\n', owner: { uid: 0, gid: 0, mode: 0o600 } },
       { op: 'sweep-temps', dir: '/etc/systemd/system', prefix: `.${UNIT}` },
       { op: 'write-file', path: `/etc/systemd/system/${UNIT}`, content: '# unit\n', owner: { uid: 0, gid: 0, mode: 0o644 } },
       { op: 'replace-symlink', path: `${DIR}/current`, target: 'revisions/d87b8f76768c' },
@@ -57,6 +60,15 @@ describe('planActivateRevision', () => {
   it('reloads for a unit systemd loaded before it was rewritten, and resets a failed one in the restart', () => {
     const steps = planActivateRevision(state({ current: 'revisions/d87b8f76768c', needsReload: true, failed: true }));
     assert.deepEqual(steps, [{ op: 'remove-file', path: `${DIR}/served.json` }, { op: 'stake-claim', path: `${DIR}/activation` }, { op: 'daemon-reload' }, ...restart(true)]);
+  });
+
+  it('new placeholder values rewrite only launch.env and restart, with neither the unit nor a reload', () => {
+    assert.deepEqual(planActivateRevision(state({ current: 'revisions/d87b8f76768c', launchChanged: true })), [
+      { op: 'remove-file', path: `${DIR}/served.json` },
+      { op: 'stake-claim', path: `${DIR}/activation` },
+      { op: 'write-file', path: `${DIR}/launch.env`, content: '# launch\n', owner: { uid: 0, gid: 0, mode: 0o600 } },
+      ...restart(),
+    ]);
   });
 
   it('changes nothing when the revision is already served and ready', () => {

@@ -4,7 +4,7 @@
 // Two plans around the wait: the switch, then the record. The record depends on what the wait found
 // and on the claim re-read under the lock once it is taken again, facts that do not exist when the
 // switch is planned; a single plan would need a step that decides what the next ones are.
-import { renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionLayout, type RevisionMarker, type ServedMarker } from '@occ-ssh/markers';
+import { renderLaunchEnvironment, renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionLayout, type RevisionMarker, type ServedMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount, type Account } from '../accounts.js';
 import { verifyClaim } from '../activation-claim.js';
@@ -12,11 +12,12 @@ import { parentOf, refuseDirectory } from '../atomic-write.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
+import { boundCompileCache } from '../compile-cache.js';
 import { apply } from '../plan/apply.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownedListener, probeReady, waitReady, type Readiness } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
-import { ownershipError } from '../safe-read.js';
+import { ownershipError, readOwnedFile, ROOT_FILE } from '../safe-read.js';
 import { isActive, isEnabled, unitFacts } from '../systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
@@ -31,6 +32,9 @@ export interface ActivateState {
   marker: RevisionMarker;
   unitText: string;
   unitChanged: boolean;
+  /** The text of launch.env for this activation's placeholders, and whether the file holds other bytes. */
+  launchText: string;
+  launchChanged: boolean;
   current: string | null;
   /** A retry after a lost result: this exact revision is served and ready, so nothing needs to change. */
   alreadyServing: boolean;
@@ -41,7 +45,14 @@ export interface ActivateState {
 }
 
 export async function activateRevision(ctx: OpContext, args: Args): Promise<Result> {
-  const state = await readActivateRevision(ctx, args);
+  let state = await readActivateRevision(ctx, args);
+  if (!state.alreadyServing) {
+    // Security: the trim runs as the Agent over a tree it controls, so never under the host lock,
+    // and only once the request is verified; whatever was read may be stale after it.
+    const trim = () => boundCompileCache(state.layout.compileCache, state.account, ctx.session.signal);
+    await (ctx.lock ? ctx.lock.outside(trim) : trim());
+    state = await readActivateRevision(ctx, args);
+  }
   const { layout, agent, account } = state;
   const base = { port: agent.port, unit: layout.unitName, unitChanged: state.unitChanged };
   if (state.alreadyServing) return { ...base, readyMs: 0 };
@@ -83,13 +94,15 @@ async function readActivateRevision(ctx: OpContext, args: Args): Promise<Activat
   refuseRollback(layout, owner, revision);
   const served = readServed(layout, owner);
   refuseDirectory(layout.activation); // the claim is written there after served.json goes
-  const unitText = render(ctx, args, layout, account, agent.port, managedPassword);
+  const unitText = render(() => renderUnit(unitInput(ctx, args, layout, account, agent.port, managedPassword)));
   const unitChanged = previousUnit !== unitText;
-  const alreadyServing = !unitChanged && current === paths.currentTarget && (await isServing(layout, served, marker, agent.port, account.uid));
+  const launchText = render(() => renderLaunchEnvironment(args.launchEnvironment));
+  const launchChanged = launchFileText(layout.launchEnvFile) !== launchText;
+  const alreadyServing = !unitChanged && !launchChanged && current === paths.currentTarget && (await isServing(layout, served, marker, agent.port, account.uid));
   // Whether it is enabled is read from the disk (`is-enabled`); systemd's cached view would miss a link removed by hand.
   const enabled = !alreadyServing && (await isEnabled(layout.unitName));
   const facts = alreadyServing ? { needsReload: false, failed: false } : await unitFacts(layout.unitName);
-  return { layout, paths, agent, account, marker, unitText, unitChanged, current, alreadyServing, enabled, ...facts };
+  return { layout, paths, agent, account, marker, unitText, unitChanged, launchText, launchChanged, current, alreadyServing, enabled, ...facts };
 }
 
 /** The switch: served.json goes before anything else changes, the claim is staked before the unit is written. */
@@ -100,6 +113,8 @@ export function planActivateRevision(state: ActivateState): Step[] {
     { op: 'remove-file', path: layout.served },
     { op: 'stake-claim', path: layout.activation },
   ];
+  // Security: the placeholders go to a root 0600 file, before the unit that loads it, never into the unit.
+  if (state.launchChanged) steps.push({ op: 'write-file', path: layout.launchEnvFile, content: state.launchText, owner: { uid: 0, gid: 0, mode: 0o600 } });
   if (unitChanged) {
     steps.push(
       { op: 'sweep-temps', dir: parentOf(layout.unitFile), prefix: siblingTempPrefix(layout.unitFile) },
@@ -112,11 +127,7 @@ export function planActivateRevision(state: ActivateState): Step[] {
   // host's unit count). systemd's NeedDaemonReload catches a unit written by an attempt that was
   // cut before its reload.
   if (unitChanged || !state.enabled || state.needsReload) steps.push({ op: 'daemon-reload' });
-  steps.push(
-    { op: 'checkpoint' },
-    { op: 'bound-compile-cache', cache: layout.compileCache, uid: state.account.uid, gid: state.account.gid },
-    { op: 'restart-unit', unit: layout.unitName, failed: state.failed },
-  );
+  steps.push({ op: 'checkpoint' }, { op: 'restart-unit', unit: layout.unitName, failed: state.failed });
   return steps;
 }
 
@@ -127,21 +138,26 @@ export function planRecordActivation({ layout, marker, agent }: ActivateState, r
   return { steps: [{ op: 'write-marker', path: layout.served, marker: servedMarker(marker, agent.port, now) }, drop], result: { ready: true } };
 }
 
-function render(ctx: OpContext, args: Args, layout: AgentLayout, account: Account, port: number, managedPassword: boolean): string {
+function unitInput(ctx: OpContext, args: Args, layout: AgentLayout, account: Account, port: number, managedPassword: boolean) {
+  const { root, nodePath, openclawPath } = ctx.runtime;
+  return { namespaceId: args.owner.namespace.id, agentId: args.owner.agent.id, account: account.name, nodePath, openclawPath, port, root, layout, managedPassword };
+}
+
+function render(renderer: () => string): string {
   try {
-    return renderUnit({
-      namespaceId: args.owner.namespace.id,
-      agentId: args.owner.agent.id,
-      account: account.name,
-      nodePath: ctx.runtime.nodePath,
-      openclawPath: ctx.runtime.openclawPath,
-      port,
-      layout,
-      managedPassword,
-      launchEnvironment: args.launchEnvironment,
-    });
+    return renderer();
   } catch (error) {
     if (error instanceof UnitRenderError) throw new ComputeError('configuration', error.message);
+    throw error;
+  }
+}
+
+/** What launch.env holds when it is root's 0600 regular file; anything else there is replaced. */
+function launchFileText(path: string): string | null {
+  try {
+    return readOwnedFile(path, ROOT_FILE)?.toString('utf8') ?? null;
+  } catch (error) {
+    if (error instanceof ComputeError) return null;
     throw error;
   }
 }

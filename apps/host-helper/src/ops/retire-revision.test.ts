@@ -36,6 +36,7 @@ describe('planRetireRevision', () => {
     assert.deepEqual(planRetireRevision(state('revisions/ad30d4665b02')), {
       steps: [
         { op: 'stop-and-disable', unit: 'openclaw-enterprise-gateway-fcfbd503951a.service' },
+        { op: 'remove-file', path: `${DIR}/launch.env` },
         { op: 'remove-file', path: `${DIR}/served.json` },
         { op: 'remove-file', path: `${DIR}/current` },
         { op: 'remove-file', path: `${REV}/revision.json` },

@@ -20,6 +20,7 @@ export function planRetireRevision({ agent, layout, paths, marker, current, snap
   const steps: Step[] = wasCurrent
     ? [
         { op: 'stop-and-disable', unit: layout.unitName },
+        { op: 'remove-file', path: layout.launchEnvFile },
         { op: 'remove-file', path: layout.served },
         { op: 'remove-file', path: layout.current },
       ]

@@ -25,6 +25,7 @@ describe('planStopRevision', () => {
     assert.deepEqual(planStopRevision(state('revisions/ad30d4665b02')), {
       steps: [
         { op: 'stop-and-disable', unit: UNIT },
+        { op: 'remove-file', path: `${DIR}/launch.env` },
         { op: 'remove-file', path: `${DIR}/served.json` },
         { op: 'remove-file', path: `${DIR}/current` },
       ],

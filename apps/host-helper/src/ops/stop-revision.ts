@@ -21,6 +21,8 @@ export function planStopRevision({ agent, layout, paths, unit, current }: Revisi
   return {
     steps: [
       { op: 'stop-and-disable', unit: layout.unitName },
+      // The hooks' beforeWorkloadStop revoked its placeholders; the next activation writes new ones.
+      { op: 'remove-file', path: layout.launchEnvFile },
       { op: 'remove-file', path: layout.served },
       { op: 'remove-file', path: layout.current },
     ],

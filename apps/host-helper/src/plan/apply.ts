@@ -4,7 +4,6 @@
 import { renameSync } from 'node:fs';
 import { createAccount, removeAccount, type Account } from '../accounts.js';
 import { createDirAtomic, emptyAgentDir, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
-import { boundCompileCache } from '../compile-cache.js';
 import { beforeChange } from '../change-guard.js';
 import type { OpContext } from '../context.js';
 import { writeMarker } from '../marker-io.js';
@@ -72,9 +71,6 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       return stopAndDisable(step.unit);
     case 'daemon-reload':
       await daemonReload();
-      return;
-    case 'bound-compile-cache':
-      await boundCompileCache(step.cache, step);
       return;
     case 'restart-unit':
       applied.restartedAt = Date.now();

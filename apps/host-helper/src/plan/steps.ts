@@ -40,8 +40,6 @@ export type Step =
   | { op: 'enable-unit'; unit: string }
   | { op: 'stop-and-disable'; unit: string }
   | { op: 'daemon-reload' }
-  /** Run as the Agent's account, best effort (see compile-cache.ts). */
-  | { op: 'bound-compile-cache'; cache: string; uid: number; gid: number }
   | { op: 'restart-unit'; unit: string; failed: boolean }
   /** A fresh random token, made by `apply`, which it returns. */
   | { op: 'stake-claim'; path: string }
