@@ -96,7 +96,7 @@ describe('socketBindWarning', () => {
   const probe = (socketBindMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing });
 
   it('warns with a stable code, naming the configured host, its address, each missing piece and what then stands alone', () => {
-    const warning = socketBindWarning('stable', '10.0.0.5', probe(['systemd 252 is built without its BPF framework', '/sys/fs/cgroup is not the unified cgroup v2 hierarchy']));
+    const warning = socketBindWarning('stable', '203.0.113.10', probe(['systemd 252 is built without its BPF framework', '/sys/fs/cgroup is not the unified cgroup v2 hierarchy']));
     assert.equal(warning?.code, SOCKET_BIND_NOT_ENFORCED);
     assert.equal(warning.code, 'SOCKET_BIND_NOT_ENFORCED');
     assert.deepEqual(Object.keys(warning).sort(), ['code', 'message'], "exactly OCC's ComputePreflightWarning");
@@ -108,7 +108,7 @@ describe('socketBindWarning', () => {
   });
 
   it('says nothing for a host that can enforce them, and never turns a warning into a failure', () => {
-    assert.equal(socketBindWarning('stable', '10.0.0.5', probe([])), undefined);
-    assert.equal(missingOnHost('stable', '10.0.0.5', probe(['systemd 252 is built without its BPF framework'])), undefined);
+    assert.equal(socketBindWarning('stable', '203.0.113.10', probe([])), undefined);
+    assert.equal(missingOnHost('stable', '203.0.113.10', probe(['systemd 252 is built without its BPF framework'])), undefined);
   });
 });
