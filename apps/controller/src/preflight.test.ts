@@ -102,7 +102,7 @@ describe('socketBindWarning', () => {
     assert.deepEqual(Object.keys(warning).sort(), ['code', 'message'], "exactly OCC's ComputePreflightWarning");
     assert.match(
       warning.message,
-      /^host "stable" \(10\.0\.0\.5\) cannot enforce the gateway units' SocketBindAllow=\/SocketBindDeny=: systemd 252 is built without its BPF framework; \/sys\/fs\/cgroup is not/,
+      /^host "stable" \(203\.0\.113\.10\) cannot enforce the gateway units' SocketBindAllow=\/SocketBindDeny=: systemd 252 is built without its BPF framework; \/sys\/fs\/cgroup is not/,
     );
     assert.match(warning.message, /listener-ownership test .* then stands alone/);
   });
