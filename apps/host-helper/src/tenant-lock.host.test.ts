@@ -65,8 +65,9 @@ describe('the host lock against hostile tenants on a real host', () => {
     }
     const { code, stderr } = JSON.parse(attack) as { code: number; stderr: string };
     assert.notEqual(code, 0, "the gateway's flock did not take the lock");
-    // Permission denied on the root 0600 file; a unit that hides the root makes it "No such file" instead.
-    assert.match(stderr, /cannot open lock file .*(Permission denied|No such file or directory)/);
+    // Inside the unit the root is an empty read-only tmpfs (flock's O_CREAT there fails read-only);
+    // the root 0600 file itself refuses the account outside it (the fresh-root test above).
+    assert.match(stderr, /cannot open lock file .*(Permission denied|No such file or directory|Read-only file system)/);
 
     const sibling = owner('sibling', 'sibling');
     const ensure = await call(host, 'ensure-namespace', { namespace: sibling.namespace });
