@@ -140,13 +140,30 @@ export interface Driver {
   readonly computeLifecycleHooks?: ComputeLifecycleHooks;
 }
 
+/**
+ * OCC's prepare-failure diagnostic (worker.compute-prepare-failed): code ^[A-Z][A-Z0-9_]{0,63}$, stage
+ * ^[a-z][a-z0-9_]{0,63}$, message one line of at most 256 printable characters. The types of
+ * errorClass and status are not in our notes; unknown here checks only that they may be absent.
+ */
+export interface ComputePrepareFailureDiagnostic {
+  readonly code: string;
+  readonly stage: string;
+  readonly errorClass?: unknown;
+  readonly status?: unknown;
+  readonly message?: string;
+}
+
 export interface ComputeDriver extends Driver {
   readonly capability: 'compute';
   readonly supportsWorkspaceSetup?: true;
+  readonly operatorProvisionedSecrets?: true;
   readonly activationOrder?: 'beforeCommit' | 'afterCommit';
   readonly maintenanceIntervalMs?: number;
   requiresStoppedPredecessors?(revision: AgentRevision): boolean;
   validateHarnessAuth?(harness: RevisionHarnessDescriptor, auth: HarnessAuthSnapshot, configuration: OpenClawConfigurationDocument, secretBindings?: SecretBindings): void;
+  // Our notes give only `validateGatewaySettings?(configuration)`: typed here like validateHarnessAuth's document, refusing by a throw.
+  validateGatewaySettings?(configuration: OpenClawConfigurationDocument): void;
+  describePrepareRevisionFailure?(error: unknown): ComputePrepareFailureDiagnostic;
   preflight?(): Promise<void | { readonly warnings: readonly { readonly code: string; readonly message: string }[] }>;
   setLifecycleDrivers?(drivers: readonly Driver[]): void;
   bindAgent?(binding: { readonly namespace: Readonly<Namespace>; readonly agent: Readonly<Agent> }): void | Promise<void>;

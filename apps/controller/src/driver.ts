@@ -5,6 +5,7 @@ import { sshGatewayConfigurationDocument } from './admission/document.js';
 import { Bindings, refuseExistingNamespace } from './bindings.js';
 import { hostFor, type SshComputeConfiguration } from './config/index.js';
 import { createDefaultDeps, type HelperProgress } from './deps.js';
+import { describePrepareRevisionFailure, type PrepareFailureDiagnostic } from './diagnostics.js';
 import type { HelperArtifact } from './helper-artifact.js';
 import { HookRegistry } from './hooks/registry.js';
 import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './hooks/run.js';
@@ -45,6 +46,11 @@ export class SshComputeDriver {
   readonly implementation: string;
   readonly capability = 'compute' as const;
   readonly activationOrder = 'afterCommit' as const;
+  /**
+   * OCC does not validate unbound channel SecretRefs: they resolve from the operator's env file on
+   * the host. Bound OCC Secrets are still refused (validateHarnessAuth, admitContext).
+   */
+  readonly operatorProvisionedSecrets = true as const;
 
   private readonly config: SshComputeConfiguration;
   private readonly runner: OperationRunner;
@@ -133,6 +139,16 @@ export class SshComputeDriver {
   validateHarnessAuth(harness: unknown, auth: unknown, configuration: unknown, secretBindings?: unknown): void {
     validateHarnessAuth(harness, auth, secretBindings);
     sshGatewayConfigurationDocument(configuration);
+  }
+
+  /** OCC's gateway-settings admission: the same document admission, so a setting the gateway cannot start with is refused before OCC commits. */
+  validateGatewaySettings(configuration: unknown): void {
+    sshGatewayConfigurationDocument(configuration);
+  }
+
+  /** For OCC's worker.compute-prepare-failed log event: the catalogue code, stage and one printable line. */
+  describePrepareRevisionFailure(error: unknown): PrepareFailureDiagnostic {
+    return describePrepareRevisionFailure(error);
   }
 
   /** Stages the account, port and immutable snapshot; never touches the unit or `current`. */

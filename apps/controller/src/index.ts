@@ -15,4 +15,5 @@ export { createLogger, REDACTED_PATHS, type Logger } from './logging.js';
 export { loadHelperArtifact, type HelperArtifact } from './helper-artifact.js';
 export { DRIVER_VERSION } from './version.js';
 export { ComputeError, ERROR_CODES, FAILURE_OF, type ErrorCode, type Failure } from '@occ-ssh/protocol';
+export type { PrepareFailureDiagnostic } from './diagnostics.js';
 export type * from './types.js';

@@ -2,6 +2,7 @@
 import { canonicalJson, sha256Hex } from '@occ-ssh/markers';
 import { ComputeError, MAX_DOCUMENT_BYTES, type GatewayAuthMode } from '@occ-ssh/protocol';
 import { gatewayAuthFieldProblem, GATEWAY_AUTH_FIELDS } from './gateway-auth.js';
+import { gatewaySettingProblem } from './gateway-settings.js';
 
 /** The only password source SSH Compute supports: the managed per-Agent environment variable. */
 export const MANAGED_PASSWORD_REF = Object.freeze({ source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' });
@@ -71,7 +72,8 @@ function admitManagedPasswordProvider(document: Record<string, unknown>): void {
 }
 
 /**
- * Admits only supported `gateway.auth` fields and modes, each with OpenClaw's own type, then
+ * Admits only supported `gateway.auth` fields and modes, each with OpenClaw's own type, and no
+ * setting with which the gateway would not start or answer readiness (gateway-settings.ts), then
  * renders the snapshot: omitted mode becomes password mode with the managed env SecretRef; an
  * explicit password must be that ref (or OpenClaw's `${OPENCLAW_GATEWAY_PASSWORD}` spelling of
  * it); trusted-proxy keeps its configured trust and may opt into the same loopback password.
@@ -84,6 +86,8 @@ export function sshGatewayConfigurationDocument(configuration: unknown): Rendere
   if ('port' in gateway) refuse('gateway.port', 'is assigned per Agent by the driver; remove it');
   // OpenClaw blocks `gateway` from starting unless gateway.mode is "local" ("Gateway start blocked").
   if (gateway.mode !== undefined && gateway.mode !== 'local') refuse('gateway.mode', 'must be "local" (or omitted): OpenClaw starts no gateway in any other mode');
+  const setting = gatewaySettingProblem(document);
+  if (setting) refuse(setting.key, setting.reason);
   const auth = gateway.auth ?? {};
   if (!isPlainObject(auth)) refuse('gateway.auth', 'expected an object');
   admitAuthFields(auth);
