@@ -14,7 +14,7 @@ import type { ForgedAudit, LockTrial, TenantBounds, TenantsResult, Timed, Trickl
 import { runHugeTrees } from './tenant-trees.js';
 import type { HostLink } from './ssh.js';
 
-export const TENANT_BOUNDS: TenantBounds = {
+const TENANT_BOUNDS: TenantBounds = {
   operationMs: 15_000,
   readinessTimeoutMs: 15_000,
   readinessMarginMs: 10_000,
