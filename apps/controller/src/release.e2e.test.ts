@@ -166,8 +166,9 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
             assert.equal(await unitState(), 'active', (await host.exec(['systemctl', 'status', '--no-pager', layout.unitName])).stdout);
             assert.match(await host.run(['cat', layout.served]), new RegExp(`rev-${agent.id}-1`));
             // The hook's placeholder reaches the gateway from the root 0600 launch.env, never the unit's properties.
-            const pid = (await host.run(['systemctl', 'show', '-p', 'MainPID', '--value', layout.unitName])).trim();
-            assert.ok((await host.run(['cat', `/proc/${pid}/environ`])).split('\0').includes('OCC_CONSUMER_PLACEHOLDER=opaque-consumer-placeholder'));
+            assert.ok(
+              (await host.run(['sh', '-c', `cat /proc/$(systemctl show -p MainPID --value ${layout.unitName})/environ`])).split('\0').includes('OCC_CONSUMER_PLACEHOLDER=opaque-consumer-placeholder'),
+            );
             assert.doesNotMatch(await host.run(['systemctl', 'show', '-p', 'Environment', '--value', layout.unitName]), /opaque-consumer-placeholder/);
             break;
           case 'stopped':
