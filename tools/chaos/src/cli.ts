@@ -11,6 +11,7 @@ import { runBadInput } from './bad-input.js';
 import { faultLane, waitLane } from './host-faults.js';
 import { runHostile, type HostileResult } from './hostile.js';
 import { killLane } from './kill-trials.js';
+import { measuredCommit } from './measured-commit.js';
 import { helperArtifact, runCommandLine } from '@occ-ssh/test-support';
 import { parseOptions, SECTIONS, USAGE, type Options, type Section } from './options.js';
 import { newRaceResult, runAllocations, runPrepareVsDelete } from './races.js';
@@ -42,10 +43,12 @@ async function campaign(options: Options): Promise<Results> {
   const rng = new Rng(options.seed);
   const { sizes } = options;
   const progress = (line: string) => process.stderr.write(`[chaos +${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`);
+  const commit = measuredCommit();
   const results: Results = {
     mode: options.mode,
     seed: options.seed,
     command: `npm run chaos --${options.mode === 'quick' ? ' --quick' : ''} --seed ${options.seed}${options.sections.length < SECTIONS.length ? ` --only ${options.sections.join(',')}` : ''}`,
+    ...(commit ? { commit } : {}),
     startedAt: new Date(started).toISOString(),
     durationMs: 0,
     sizes,

@@ -12,6 +12,7 @@ import type { SightingGroup } from './sightings.js';
 import { tenantTargets, tenantViolations } from './tenant-judge.js';
 import type { TenantsResult } from './tenant-results.js';
 import type { TrialRecord } from './trial.js';
+import type { MeasuredCommit } from './measured-commit.js';
 
 const MAX_LISTED = 25;
 
@@ -210,6 +211,8 @@ export interface Results {
   mode: Options['mode'];
   seed: number;
   command: string;
+  /** The commit measured (absent outside a git checkout). */
+  commit?: MeasuredCommit;
   startedAt: string;
   durationMs: number;
   sizes: Sizes;

@@ -1,0 +1,24 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { measuredCommit } from './measured-commit.js';
+
+describe('measuredCommit', () => {
+  it("names this checkout's HEAD as a full SHA", () => {
+    const commit = measuredCommit();
+    assert.ok(commit, 'the campaign runs from a git checkout');
+    assert.match(commit.sha, /^[0-9a-f]{40}$/);
+    assert.equal(typeof commit.dirty, 'boolean');
+  });
+
+  it('is undefined outside a git checkout', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'occ-ssh-nogit-'));
+    try {
+      assert.equal(measuredCommit(dir), undefined);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
