@@ -33,7 +33,7 @@ const inventoryResult = z.strictObject({
   namespaces: z.array(inventoryNamespace),
   /** Anything that could not be read or did not verify; status reports it instead of failing. */
   problems: z.array(z.strictObject({ path: z.string(), message: z.string() })),
-  /** The newest audit lines of mutating operations on this host (journal identifier occ-ssh-helper), oldest first. */
+  /** The newest audit lines of mutating operations on this host (root's syslog lines under the identifier occ-ssh-helper: _UID=0, never the tag alone), oldest first. */
   recentAudit: z.array(z.string()),
 });
 
