@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { ComputeError, MAX_DOCUMENT_BYTES } from '@occ-ssh/protocol';
+import { MAX_DOCUMENT_BYTES } from '@occ-ssh/protocol';
+import { refusedDocument } from '../../test/admission.js';
 import { MANAGED_PASSWORD_REF, sshGatewayConfigurationDocument } from './document.js';
 
 const REF = { source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' } as const;
@@ -13,19 +14,7 @@ function render(configuration: unknown) {
   return { ...rendered, document: JSON.parse(rendered.text) as { gateway: { mode: string; auth: Record<string, unknown> } } & Record<string, unknown> };
 }
 
-/** Asserts a permanent `admission` refusal whose key is `configuration.<key>`. */
-function refused(configuration: unknown, key?: string): ComputeError {
-  try {
-    sshGatewayConfigurationDocument(configuration);
-  } catch (error) {
-    assert.ok(error instanceof ComputeError, `expected a ComputeError, got ${String(error)}`);
-    assert.equal(error.code, 'admission');
-    assert.equal(error.failure, 'permanent');
-    if (key !== undefined) assert.equal(error.details.key, `configuration.${key}`);
-    return error;
-  }
-  assert.fail(`expected ${JSON.stringify(configuration)?.slice(0, 200)} to be refused`);
-}
+const refused = refusedDocument;
 
 describe('sshGatewayConfigurationDocument: password mode', () => {
   it('renders omitted auth as password mode with the exact managed env SecretRef', () => {

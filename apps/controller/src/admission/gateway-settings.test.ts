@@ -2,23 +2,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
+import { refusedDocument } from '../../test/admission.js';
 import { sshGatewayConfigurationDocument } from './document.js';
 
 const POLICY_KEY = 'configuration.plugins.entries.codex.config.appServer.approvalPolicy';
 const codex = (approvalPolicy: unknown) => ({ plugins: { entries: { codex: { enabled: true, config: { appServer: { approvalPolicy } } } } } });
 
+/** A refusal keyed to the exact path, whose message starts with it. */
 function refused(configuration: unknown, key: string): ComputeError {
-  try {
-    sshGatewayConfigurationDocument(configuration);
-  } catch (error) {
-    assert.ok(error instanceof ComputeError, `expected a ComputeError, got ${String(error)}`);
-    assert.equal(error.code, 'admission');
-    assert.equal(error.failure, 'permanent');
-    assert.equal(error.details.key, key);
-    assert.ok(error.message.startsWith(`${key}: `), error.message);
-    return error;
-  }
-  assert.fail(`expected ${JSON.stringify(configuration)} to be refused`);
+  const error = refusedDocument(configuration, key.slice('configuration.'.length));
+  assert.ok(error.message.startsWith(`${key}: `), error.message);
+  return error;
 }
 
 describe('gateway.tls', () => {
