@@ -1,6 +1,7 @@
 // Keeps the Agent's Node compile cache (NODE_COMPILE_CACHE, in its home/) within a size bound.
 import { execFile } from 'node:child_process';
 import { lstatOrNull } from './safe-read.js';
+import { PROGRAM_ENV } from './system.js';
 
 /**
  * OpenClaw keys its cache by its version and install, and Node by its own version inside that, so
@@ -42,8 +43,7 @@ export async function boundCompileCache(cache: string, account: Ids, signal: Abo
 /** setpriv with these arguments: its output on success, else how it ended. Never throws. */
 function asBounded(args: readonly string[], timeoutMs: number, signal: AbortSignal): Promise<string | 'failed' | 'timeout'> {
   return new Promise((resolve) => {
-    const env = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
-    execFile('setpriv', args, { timeout: timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: 64 * 1024, env, encoding: 'utf8' }, (error, stdout) => {
+    execFile('setpriv', args, { timeout: timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: 64 * 1024, env: PROGRAM_ENV, encoding: 'utf8' }, (error, stdout) => {
       if (!error) resolve(stdout);
       else resolve(error.killed && !signal.aborted ? 'timeout' : 'failed');
     });

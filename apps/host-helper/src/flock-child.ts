@@ -1,6 +1,7 @@
 // A kernel flock on a descriptor the helper opened and verified, held by a child that dies with the helper.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ComputeError } from '@occ-ssh/protocol';
+import { HOST_PATH } from './system.js';
 
 const CONFLICT_EXIT = 75;
 
@@ -23,7 +24,7 @@ export function holdFlock(fd: number, waitMs: number, signal: AbortSignal | unde
   const seconds = (Math.max(waitMs, 100) / 1000).toFixed(1);
   const child = spawn('flock', ['--exclusive', '--close', '--wait', seconds, '--conflict-exit-code', String(CONFLICT_EXIT), '/proc/self/fd/3', 'cat'], {
     stdio: ['pipe', 'pipe', 'ignore', fd],
-    env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' },
+    env: { PATH: HOST_PATH },
   });
   return new Promise((resolve, reject) => {
     let settled = false;

@@ -37,11 +37,14 @@ function firstLine(text: string): string {
   return (text.split('\n').find((line) => line.trim()) ?? '').trim().slice(0, 300);
 }
 
-/** A fixed, minimal environment: host programs never see the caller's variables. */
+/** The only PATH host programs are looked up in. */
+export const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** A fixed, minimal environment for programs the helper runs: they never see the caller's variables. */
+export const PROGRAM_ENV = { PATH: HOST_PATH, LANG: 'C.UTF-8' } as const;
+
 function commandEnv(): NodeJS.ProcessEnv {
   return {
-    PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
-    LANG: 'C.UTF-8',
+    ...PROGRAM_ENV,
     SYSTEMD_PAGER: '',
     SYSTEMD_COLORS: '0',
   };

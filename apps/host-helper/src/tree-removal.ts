@@ -7,14 +7,12 @@
 import { spawn } from 'node:child_process';
 import { ComputeError } from '@occ-ssh/protocol';
 import { lstatOrNull, ownershipError } from './safe-read.js';
+import { PROGRAM_ENV } from './system.js';
 
 export interface AccountIds {
   uid: number;
   gid: number;
 }
-
-/** A fixed, minimal environment: rm and find never see the caller's variables. */
-const ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' };
 
 /**
  * Runs argv in its own process group and resolves with its exit code. Rejects with the signal's
@@ -24,7 +22,7 @@ const ENV = { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 export function runUntilAborted(file: string, args: readonly string[], signal: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason as Error);
-    const child = spawn(file, args, { stdio: 'ignore', env: ENV, cwd: '/', detached: true });
+    const child = spawn(file, args, { stdio: 'ignore', env: PROGRAM_ENV, cwd: '/', detached: true });
     const onAbort = () => {
       try {
         if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
