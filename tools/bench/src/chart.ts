@@ -81,7 +81,7 @@ export function renderSvg(results: BenchResults): string {
   }
   const m = results.machine;
   const header = [
-    `<text x="${LABEL_X}" y="24" font-size="17" font-weight="bold">SSH Compute Driver benchmarks (${results.plan.quick ? 'quick' : 'full'} run, ${escape(results.startedAt.slice(0, 16).replace('T', ' '))} UTC)</text>`,
+    `<text x="${LABEL_X}" y="24" font-size="17" font-weight="bold">SSH Compute Driver benchmarks (${results.plan.quick ? 'quick' : 'full'} run, ${escape(results.startedAt.slice(0, 16).replace('T', ' '))} UTC${results.commit ? `, commit ${results.commit.sha.slice(0, 7)}${results.commit.dirty ? ' with local changes' : ''}` : ''})</text>`,
     `<text x="${LABEL_X}" y="44" font-size="12" fill="${COLORS.muted}">${escape(`${m.cpus} cores, load average ${m.loadAtStart.one} at start and ${m.loadAtEnd.one} at end; local test hosts (systemd-nspawn, OpenSSH), fixture gateway`)}</text>`,
     legend(LABEL_X, 64),
   ];

@@ -8,7 +8,7 @@ import { cpus, release, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadHelperArtifact } from '@occ-ssh/controller';
-import { namesFrom, parseFlags, runCommandLine, UsageError } from '@occ-ssh/test-support';
+import { measuredCommit, namesFrom, parseFlags, runCommandLine, UsageError } from '@occ-ssh/test-support';
 import { ensureRootfs, NODE_VERSION, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { measureActivation } from './activation.js';
 import { measureAnsible } from './ansible.js';
@@ -69,6 +69,7 @@ async function main(): Promise<number> {
   process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
   const ctx: BenchContext = { plan, scratch };
   const startedAt = new Date();
+  const commit = measuredCommit();
   const loadAtStart = loadAverage();
   const helper = loadHelperArtifact();
   progress(`${args.quick ? 'quick' : 'full'} run of ${[...args.only].join(', ')}; load average ${loadAtStart.one} ${loadAtStart.five} ${loadAtStart.fifteen} on ${cpus().length} cores`);
@@ -141,6 +142,7 @@ async function main(): Promise<number> {
   const finishedAt = new Date();
   const base: Omit<BenchResults, 'rows'> = {
     schema: 1,
+    ...(commit ? { commit } : {}),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),

@@ -1,5 +1,6 @@
 // The shape of bench/results/latest.json.
 import type { ActivationResult } from './activation.js';
+import type { MeasuredCommit } from '@occ-ssh/test-support';
 import type { AnsibleResult } from './ansible.js';
 import type { BytesResult } from './bytes.js';
 import type { FleetResult } from './fleet.js';
@@ -33,6 +34,8 @@ export interface FigureRow {
 
 export interface BenchResults {
   schema: 1;
+  /** The commit the run measured (absent outside a git checkout). */
+  commit?: MeasuredCommit;
   startedAt: string;
   finishedAt: string;
   durationS: number;

@@ -12,7 +12,7 @@ import type { SightingGroup } from './sightings.js';
 import { tenantTargets, tenantViolations } from './tenant-judge.js';
 import type { TenantsResult } from './tenant-results.js';
 import type { TrialRecord } from './trial.js';
-import type { MeasuredCommit } from './measured-commit.js';
+import type { MeasuredCommit } from '@occ-ssh/test-support';
 
 const MAX_LISTED = 25;
 

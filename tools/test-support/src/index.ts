@@ -8,3 +8,4 @@ export * from './unreachable.js';
 export * from './installation.js';
 export * from './test-host-installation.js';
 export * from './tenant.js';
+export * from './measured-commit.js';

@@ -1,4 +1,4 @@
-// The commit a campaign measured, so a published results file says which code it judged.
+// The commit a chaos campaign or a benchmark run measured, so a published results file says which code it judged.
 import { execFileSync } from 'node:child_process';
 
 export interface MeasuredCommit {
@@ -7,7 +7,7 @@ export interface MeasuredCommit {
   dirty: boolean;
 }
 
-/** `git rev-parse HEAD` of the checkout the campaign runs from; undefined outside a git checkout. */
+/** `git rev-parse HEAD` of the checkout the run starts from; undefined outside a git checkout. */
 export function measuredCommit(cwd = process.cwd()): MeasuredCommit | undefined {
   try {
     const git = (args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();

@@ -8,7 +8,7 @@ import { measuredCommit } from './measured-commit.js';
 describe('measuredCommit', () => {
   it("names this checkout's HEAD as a full SHA", () => {
     const commit = measuredCommit();
-    assert.ok(commit, 'the campaign runs from a git checkout');
+    assert.ok(commit, 'the tests run from a git checkout');
     assert.match(commit.sha, /^[0-9a-f]{40}$/);
     assert.equal(typeof commit.dirty, 'boolean');
   });
