@@ -1,8 +1,10 @@
-// Verification of the markers, snapshots and unit file an operation is about to rely on.
+// Verification of the markers, snapshots, unit file and unit link an operation is about to rely on.
 import { readFileSync } from 'node:fs';
 import {
   agentMarker,
   hasOwnershipHeader,
+  SYSTEMD_LOAD_PATH,
+  unitLinkPath,
   namespaceMarker,
   revHash,
   revisionLayoutAt,
@@ -79,6 +81,7 @@ export function verifySnapshot(paths: RevisionLayout, marker: RevisionMarker, gi
 
 /** Security: a unit file that exists must start with this Namespace/Agent's exact header. */
 export function verifyUnitFile(layout: AgentLayout, owner: AgentOwner): string | null {
+  verifyUnitLinks(layout);
   const stat = lstatOrNull(layout.unitFile);
   if (stat === null) return null;
   if (!stat.isFile() || stat.uid !== 0) throw ownershipError(layout.unitFile, 'unit is not a root-owned regular file');
@@ -87,6 +90,25 @@ export function verifyUnitFile(layout: AgentLayout, owner: AgentOwner): string |
     throw ownershipError(layout.unitFile, 'unit file lacks the exact Namespace/Agent ownership header; refusing to adopt it');
   }
   return text;
+}
+
+/**
+ * Security: with the unit directory outside systemd's load path, systemctl finds the unit by name
+ * through its link, so every stop, disable or restart by that name would act on whatever else holds
+ * the name there. The only entry allowed is our own link, pointing exactly at the unit file; a
+ * foreign one is refused before any change, never followed, removed or replaced.
+ */
+function verifyUnitLinks(layout: AgentLayout): void {
+  const unitDirectory = layout.unitFile.slice(0, layout.unitFile.lastIndexOf('/'));
+  const link = unitLinkPath(unitDirectory, layout.unitName);
+  if (link === null) return;
+  for (const dir of SYSTEMD_LOAD_PATH) {
+    const path = `${dir}/${layout.unitName}`;
+    const stat = lstatOrNull(path);
+    if (stat === null) continue;
+    if (path === link && stat.isSymbolicLink() && readSymlink(path) === layout.unitFile) continue;
+    throw ownershipError(path, `systemd's load path holds another unit of this name than the link to ${layout.unitFile}; refusing to act on it`);
+  }
 }
 
 /** The revision directory name `current` points at, or null; anything else is refused. */

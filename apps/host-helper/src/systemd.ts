@@ -20,8 +20,14 @@ export async function restartUnit(unit: string, failed: boolean): Promise<void> 
   await runCommand('systemctl', ['reset-failed', unit], SYSTEMCTL_TIMEOUT_MS);
   await mustRun('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS);
 }
-/** Only the symlink: the caller runs the one daemon-reload (enable would run its own). */
-export const enableUnit = (unit: string) => (beforeChange(), mustRun('systemctl', ['enable', '--quiet', '--no-reload', unit], SYSTEMCTL_TIMEOUT_MS));
+/**
+ * Only the symlinks: the caller runs the one daemon-reload (enable would run its own). By absolute
+ * path, so a unit kept outside systemd's load path gets its load-path link too; inside it, enabling
+ * by path makes the same wants link as by name.
+ */
+export const enableUnit = (unitFile: string) => (beforeChange(), mustRun('systemctl', ['enable', '--quiet', '--no-reload', unitFile], SYSTEMCTL_TIMEOUT_MS));
+/** The load-path link alone (`systemctl link`), without the reload it would run. */
+export const linkUnit = (unitFile: string) => (beforeChange(), mustRun('systemctl', ['link', '--quiet', '--no-reload', unitFile], SYSTEMCTL_TIMEOUT_MS));
 
 /**
  * What activation reads of a unit before it restarts it, in one `systemctl show`. Not whether it is

@@ -4,6 +4,7 @@ export * from './canonical.js';
 export * from './examples.js';
 export * from './hashes.js';
 export * from './layout.js';
+export * from './load-path.js';
 export * from './schemas.js';
 export * from './unit.js';
 export * from './tree.js';

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { accountName } from './account.js';
 import { agentHash, nsHash, revHash, sha256Hex, shortHash } from './hashes.js';
+import { inLoadPath, unitLinkPath, unitWantsLinkPath } from './load-path.js';
 import {
   accountMarkerPath,
   accountOfMarkerFile,
@@ -160,5 +161,21 @@ describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
     assert.equal(layout.dir, '/srv/occ/namespaces/edd5c19a1cef/agents/fcfbd503951a');
     assert.equal(layout.unitFile, '/run/systemd/system/openclaw-enterprise-gateway-fcfbd503951a.service');
     assert.equal(rootLayout('/srv/occ').lock, '/srv/occ/.compute-lock');
+  });
+});
+
+describe('unit load path', () => {
+  it('links a unit only when its directory is outside the load path, always from /etc/systemd/system', () => {
+    const unit = 'openclaw-enterprise-gateway-fcfbd503951a.service';
+    for (const dir of ['/etc/systemd/system', '/usr/local/lib/systemd/system', '/run/systemd/system']) {
+      assert.equal(inLoadPath(dir), true, dir);
+      assert.equal(unitLinkPath(dir, unit), null, dir);
+    }
+    // systemd finds units by name in the load-path directories themselves, not below them.
+    for (const dir of ['/srv/occ-units', '/etc/systemd/system/occ', '/etc/systemd']) {
+      assert.equal(inLoadPath(dir), false, dir);
+      assert.equal(unitLinkPath(dir, unit), `/etc/systemd/system/${unit}`, dir);
+    }
+    assert.equal(unitWantsLinkPath(unit), `/etc/systemd/system/multi-user.target.wants/${unit}`);
   });
 });

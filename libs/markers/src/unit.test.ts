@@ -173,14 +173,15 @@ describe('renderUnit goldens', () => {
     }
   });
 
-  it("hides the root and the unit directory, binding back exactly the rendered Agent's own home, state and snapshot", () => {
+  it("hides the root, the unit directory and systemd's configuration directory, binding back exactly the rendered Agent's own home, state and snapshot", () => {
     const other = agentLayout('/srv/oc', '/run/systemd/system', NS, 'agent-other');
     const text = renderUnit(input({ agentId: 'agent-other', root: '/srv/oc', layout: other }));
     for (const line of [
       'TemporaryFileSystem=/srv/oc:ro',
       `BindPaths=${other.home} ${other.state}`,
       `BindReadOnlyPaths=${other.current}`,
-      'InaccessiblePaths=/run/systemd/system -/run/dbus/system_bus_socket',
+      // The links and wants links in /etc/systemd/system name every sibling's unit.
+      'InaccessiblePaths=/run/systemd/system /etc/systemd/system -/run/dbus/system_bus_socket',
     ]) {
       assert.match(text, new RegExp(`^${line.replace(/[.+]/g, '\\$&')}$`, 'm'), line);
     }
@@ -226,6 +227,16 @@ describe('renderUnit refusals', () => {
     }
     assert.doesNotThrow(() => renderUnit(input({ nodePath: `${ROOT}-tools/node`, openclawPath: '/etc/systemd/systemd-openclaw.mjs' })), 'only whole path segments count');
     assert.throws(() => renderUnit(input({ root: '/srv/oc' })), /not inside the root/);
+  });
+
+  it("with the unit directory elsewhere, refuses programs and a root under systemd's configuration directory, which the sandbox then hides too", () => {
+    const layout = agentLayout(ROOT, '/srv/occ-units', NS, AGENT);
+    for (const dir of ['/srv/occ-units', '/etc/systemd/system', '/etc/systemd/system/bin']) {
+      assert.throws(() => renderUnit(input({ layout, nodePath: `${dir}/node` })), /nodePath .*is under .*sandbox hides/, dir);
+    }
+    const root = '/etc/systemd/system/occ';
+    assert.throws(() => renderUnit(input({ root, layout: agentLayout(root, '/srv/occ-units', NS, AGENT) })), /root .*is under \/etc\/systemd\/system, which the gateway unit's sandbox hides/);
+    assert.match(renderUnit(input({ layout })), /^InaccessiblePaths=\/srv\/occ-units \/etc\/systemd\/system -\/run\/dbus\/system_bus_socket$/m);
   });
 
   it('refuses paths the sandbox hides from the gateway (ProtectHome, PrivateTmp, /dev/shm)', () => {

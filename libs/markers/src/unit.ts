@@ -1,6 +1,7 @@
 // Pure renderer of the per-Agent systemd gateway unit, and the check of its ownership header.
 import { LAUNCH_ENV_NAME_PATTERN, launchEnvironmentProblems, safePathProblem, sandboxHiddenProblem } from '@occ-ssh/protocol';
 import type { AgentLayout } from './layout.js';
+import { SYSTEMD_CONFIG_DIR } from './load-path.js';
 
 export interface UnitInput {
   namespaceId: string;
@@ -39,10 +40,13 @@ export function renderUnit(input: UnitInput): string {
     const problem = safePathProblem(value);
     if (problem) throw new UnitRenderError(`${what} cannot be rendered into a unit: ${problem}`);
   }
+  const hidden = hiddenUnitDirs(unitDirectory);
+  const rootProblem = driverDirProblem(root, hidden.slice(1));
+  if (rootProblem) throw new UnitRenderError(`root cannot be rendered into a unit: ${rootProblem}`);
   const dirProblem = safePathProblem(layout.dir) ?? sandboxHiddenProblem(layout.dir) ?? (layout.dir.startsWith(`${root}/`) ? undefined : 'is not inside the root');
   if (dirProblem) throw new UnitRenderError(`Agent directory cannot be rendered into a unit: ${dirProblem}`);
   for (const [what, value] of Object.entries({ nodePath: input.nodePath, openclawPath: input.openclawPath })) {
-    const problem = safePathProblem(value) ?? sandboxHiddenProblem(value) ?? driverDirProblem(value, [root, unitDirectory]);
+    const problem = safePathProblem(value) ?? sandboxHiddenProblem(value) ?? driverDirProblem(value, [root, ...hidden]);
     if (problem) throw new UnitRenderError(`${what} cannot be rendered into a unit: ${problem}`);
   }
   // Security: only a per-Agent account name (prefix, hyphen, 12 hex) may run a gateway; never root.
@@ -85,7 +89,7 @@ export function renderUnit(input: UnitInput): string {
     'TimeoutStopSec=30',
     'NoNewPrivileges=true',
     'PrivateTmp=true',
-    ...sandboxLines(layout, root, unitDirectory),
+    ...sandboxLines(layout, root, hidden),
     ...socketBindLines(input.port),
     '',
     '[Install]',
@@ -110,7 +114,7 @@ export function renderUnit(input: UnitInput): string {
  * ProtectControlGroups=, ProtectProc= or ProcSubset= was observed to leave /run and the world-writable
  * /run/lock writable; this keeps them read-only whatever the systemd build does.
  */
-function sandboxLines(layout: AgentLayout, root: string, unitDirectory: string): string[] {
+function sandboxLines(layout: AgentLayout, root: string, hiddenUnits: readonly string[]): string[] {
   return [
     // Filesystem: everything read-only except the Agent's own home/ and state/.
     'ProtectSystem=strict',
@@ -120,9 +124,9 @@ function sandboxLines(layout: AgentLayout, root: string, unitDirectory: string):
     `TemporaryFileSystem=${root}:ro`,
     `BindPaths=${layout.home} ${layout.state}`,
     `BindReadOnlyPaths=${layout.current}`,
-    // Security: every sibling's unit file, and the system bus, through which any account can list
-    // every unit and read its properties. The gateway needs neither.
-    `InaccessiblePaths=${unitDirectory} -/run/dbus/system_bus_socket`,
+    // Security: every sibling's unit file and link, and the system bus, through which any account can
+    // list every unit and read its properties. The gateway needs none of them.
+    `InaccessiblePaths=${hiddenUnits.join(' ')} -/run/dbus/system_bus_socket`,
     'ReadOnlyPaths=/run',
     'ProtectHome=yes',
     'TemporaryFileSystem=/dev/shm:ro',
@@ -202,7 +206,15 @@ export function environmentFileLine(name: string, value: string): string {
   return `${name}="${value.replace(/[\\"`$]/g, (c) => `\\${c}`)}"`;
 }
 
-/** Security: the sandbox hides the root and the unit directory, so a program there could never start. */
+/**
+ * The unit directory, and systemd's configuration directory when it is another: there a unit kept
+ * outside it has its load-path link and every unit its wants link, which name each sibling's unit.
+ */
+function hiddenUnitDirs(unitDirectory: string): string[] {
+  return unitDirectory === SYSTEMD_CONFIG_DIR ? [unitDirectory] : [unitDirectory, SYSTEMD_CONFIG_DIR];
+}
+
+/** Security: the sandbox hides the root and the unit directories, so a program there could never start. */
 function driverDirProblem(path: string, dirs: readonly string[]): string | undefined {
   const hidden = dirs.find((dir) => path === dir || path.startsWith(`${dir}/`));
   return hidden && `is under ${hidden}, which the gateway unit's sandbox hides from the gateway`;

@@ -42,7 +42,7 @@ describe('planActivateRevision', () => {
       { op: 'sweep-temps', dir: '/etc/systemd/system', prefix: `.${UNIT}` },
       { op: 'write-file', path: `/etc/systemd/system/${UNIT}`, content: '# unit\n', owner: { uid: 0, gid: 0, mode: 0o644 } },
       { op: 'replace-symlink', path: `${DIR}/current`, target: 'revisions/d87b8f76768c' },
-      { op: 'enable-unit', unit: UNIT },
+      { op: 'enable-unit', path: `/etc/systemd/system/${UNIT}` },
       { op: 'daemon-reload' },
       ...restart(),
     ]);

@@ -122,7 +122,7 @@ export function planActivateRevision(state: ActivateState): Step[] {
     );
   }
   if (state.current !== paths.currentTarget) steps.push({ op: 'replace-symlink', path: layout.current, target: paths.currentTarget });
-  if (!state.enabled) steps.push({ op: 'enable-unit', unit: layout.unitName });
+  if (!state.enabled) steps.push({ op: 'enable-unit', path: layout.unitFile });
   // One reload at most, and none when a new revision keeps the same unit (its cost grows with the
   // host's unit count). systemd's NeedDaemonReload catches a unit written by an attempt that was
   // cut before its reload.

@@ -10,7 +10,8 @@ import { writeMarker } from '../marker-io.js';
 import { ensurePasswordFile } from '../password.js';
 import type { Ownership } from '../safe-read.js';
 import { stakeToken } from '../activation-claim.js';
-import { daemonReload, enableUnit, restartUnit, stopAndDisable } from '../systemd.js';
+import { daemonReload, enableUnit, restartUnit } from '../systemd.js';
+import { stopAndDisableLinked } from '../unit-links.js';
 import { relocate, type Id, type InnerStep, type PlannedMarker, type PlannedOwnership, type Step } from './steps.js';
 
 /** What only running the steps could tell: the accounts they created and the claim token they staked. */
@@ -65,10 +66,10 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
     case 'remove-account':
       return removeAccount(ctx, step.marker, step.account);
     case 'enable-unit':
-      await enableUnit(step.unit);
+      await enableUnit(step.path);
       return;
     case 'stop-and-disable':
-      return stopAndDisable(step.unit);
+      return stopAndDisableLinked(ctx.runtime.systemdUnitDirectory, step.unit);
     case 'daemon-reload':
       await daemonReload();
       return;

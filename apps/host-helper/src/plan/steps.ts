@@ -37,7 +37,9 @@ export type Step =
   /** useradd (or groupadd for a half-made account), then the account marker turned `active`. */
   | { op: 'create-account'; name: string; home: string; marker: string; creating: AccountMarker; userExists: boolean; groupExists: boolean }
   | { op: 'remove-account'; marker: string; account: AccountMarker }
-  | { op: 'enable-unit'; unit: string }
+  /** By the unit file's absolute path (see systemd.ts enableUnit). */
+  | { op: 'enable-unit'; path: string }
+  /** With the unit directory outside the load path, relinked first and unlinked after (see unit-links.ts). */
   | { op: 'stop-and-disable'; unit: string }
   | { op: 'daemon-reload' }
   | { op: 'restart-unit'; unit: string; failed: boolean }
