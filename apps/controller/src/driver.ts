@@ -11,6 +11,7 @@ import { HookRegistry } from './hooks/registry.js';
 import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './hooks/run.js';
 import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
+import { namespaceFailureReason } from './namespace-reason.js';
 import { OperationRunner } from './runner.js';
 import { TRACED_METHODS, inHelperSpan, traceMethods } from './telemetry.js';
 import { checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
@@ -113,7 +114,8 @@ export class SshComputeDriver {
     try {
       return await this.ensureNamespaceOrThrow(namespace);
     } catch (error) {
-      return { namespaceId: namespace.id, namespaceReady: false, failure: toComputeError(error).failure };
+      const failure = toComputeError(error);
+      return { namespaceId: namespace.id, namespaceReady: false, failure: failure.failure, reason: namespaceFailureReason(failure) };
     }
   }
 
