@@ -69,7 +69,7 @@ export function validateHarnessAuth(harness: unknown, auth: unknown, secretBindi
 }
 
 /** `<name>@<version>` as OCC records an external package: the name (scoped ones start with '@'), or undefined when it is not that form. */
-export function packageOf(implementation: unknown): string | undefined {
+function packageOf(implementation: unknown): string | undefined {
   if (typeof implementation !== 'string') return undefined;
   const at = implementation.lastIndexOf('@');
   if (at <= 0) return undefined;
