@@ -71,7 +71,12 @@ for (const transport of TRANSPORTS)
     test('ensureNamespace prepares the marker and then runs afterNamespacePrepared', async () => {
       assert.deepEqual(await driver.ensureNamespace(binding.namespace), { namespaceId: binding.namespace.id, namespaceReady: true });
       assert.deepEqual(calls.splice(0), ['afterNamespacePrepared:stable']);
-      assert.deepEqual(await driver.ensureNamespace({ id: 'ns-unmapped', name: 'nowhere' }), { namespaceId: 'ns-unmapped', namespaceReady: false, failure: 'permanent' });
+      assert.deepEqual(await driver.ensureNamespace({ id: 'ns-unmapped', name: 'nowhere' }), {
+        namespaceId: 'ns-unmapped',
+        namespaceReady: false,
+        failure: 'permanent',
+        reason: 'configuration: Namespace nowhere is not mapped to a host in drivers.compute.configuration.hosts',
+      });
     });
 
     test('lifecycle owners are fixed once the first operation began', () => {
@@ -266,8 +271,9 @@ describe('an unreachable host is a retryable transport failure naming the host',
           assert.equal(error.details.host, 'gone');
           assert.equal(error.details.transportCause, cause, error.message);
           assert.match(error.message, new RegExp(`could not run the helper \\(${cause}\\): `));
-          const result = await driver.ensureNamespace({ id: 'ns-gone', name: 'gone' });
+          const { reason, ...result } = await driver.ensureNamespace({ id: 'ns-gone', name: 'gone' });
           assert.deepEqual(result, { namespaceId: 'ns-gone', namespaceReady: false, failure: 'retryable' });
+          assert.match(reason ?? '', new RegExp(`^transport: .*could not run the helper ${cause}: `));
         } finally {
           await driver.close();
         }

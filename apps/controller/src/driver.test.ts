@@ -163,7 +163,12 @@ describe('SshComputeDriver: bindings fail closed', () => {
       () => driver.bindAgent({ namespace: adopting, agent: agentFor() }),
       (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.details.key === 'existingNamespace',
     );
-    assert.deepEqual(await driver.ensureNamespace(adopting), { namespaceId: 'ns-1', namespaceReady: false, failure: 'permanent' });
+    assert.deepEqual(await driver.ensureNamespace(adopting), {
+      namespaceId: 'ns-1',
+      namespaceReady: false,
+      failure: 'permanent',
+      reason: 'admission: Namespace ns-1: existingNamespace adoption is not supported by SSH Compute',
+    });
     assert.deepEqual(await driver.deleteNamespace(adopting), { namespaceId: 'ns-1', namespaceDeleted: false, failure: 'permanent' });
     assert.equal(executor.calls.length, 0);
     assert.deepEqual(events, [], 'no hook runs for a refused Namespace');
@@ -189,6 +194,17 @@ describe('SshComputeDriver: admission', () => {
         (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.permanent,
       );
     }
+  });
+
+  it("validateHarnessAuth takes OCC's 5th argument, the credential source type, and refuses one", () => {
+    const { driver, executor } = setup();
+    const sourceType = { type: 'openai', config: [], secrets: [], rotation: 'none', harnessAuth: { modelProvider: 'openai', loginMode: 'api_key' } };
+    assert.throws(
+      () => driver.validateHarnessAuth(HARNESS, { method: 'runtime' }, {}, undefined, sourceType),
+      (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.details.key === 'credentialSourceType',
+    );
+    assert.doesNotThrow(() => driver.validateHarnessAuth(HARNESS, { method: 'runtime' }, {}, undefined, undefined));
+    assert.equal(executor.calls.length, 0);
   });
 
   it('refusals never reach the executor or the hooks', async () => {
@@ -405,24 +421,33 @@ describe('SshComputeDriver: Namespaces', () => {
 
   it('ensureNamespace fails permanently for an unmapped Namespace name, without contacting a host', async () => {
     const { driver, executor, events } = setup();
-    assert.deepEqual(await driver.ensureNamespace({ id: 'ns-9', name: 'unmapped' }), { namespaceId: 'ns-9', namespaceReady: false, failure: 'permanent' });
+    assert.deepEqual(await driver.ensureNamespace({ id: 'ns-9', name: 'unmapped' }), {
+      namespaceId: 'ns-9',
+      namespaceReady: false,
+      failure: 'permanent',
+      reason: 'configuration: Namespace unmapped is not mapped to a host in drivers.compute.configuration.hosts',
+    });
     assert.equal(executor.calls.length, 0);
     assert.deepEqual(events, []);
   });
 
   it('ensureNamespace reports transport, timeout and hook failures as retryable, ownership as permanent', async () => {
-    const cases: [Responder, 'retryable' | 'permanent'][] = [
-      [() => ({ exitCode: 255, transportFailed: true }), 'retryable'],
-      [() => ({ timedOut: true, exitCode: null, signal: 'SIGTERM' }), 'retryable'],
-      [failing('ensure-namespace', 'ownership'), 'permanent'],
-      [failing('ensure-namespace', 'lock-timeout'), 'retryable'],
+    const cases: [Responder, 'retryable' | 'permanent', RegExp][] = [
+      [() => ({ exitCode: 255, transportFailed: true }), 'retryable', /^transport: /],
+      [() => ({ timedOut: true, exitCode: null, signal: 'SIGTERM' }), 'retryable', /^timeout: /],
+      [failing('ensure-namespace', 'ownership'), 'permanent', /^ownership: ensure-namespace on host stable: ensure-namespace failed$/],
+      [failing('ensure-namespace', 'lock-timeout'), 'retryable', /^lock-timeout: ensure-namespace on host stable: ensure-namespace failed$/],
     ];
-    for (const [responder, failure] of cases) {
+    for (const [responder, failure, reason] of cases) {
       const { driver } = setup({ responder });
-      assert.deepEqual(await driver.ensureNamespace(NAMESPACE), { namespaceId: 'ns-1', namespaceReady: false, failure });
+      const { reason: actual, ...result } = await driver.ensureNamespace(NAMESPACE);
+      assert.deepEqual(result, { namespaceId: 'ns-1', namespaceReady: false, failure });
+      assert.match(actual ?? '', reason);
     }
     const { driver } = setup({ cfg: { fail: ['afterNamespacePrepared'] } });
-    assert.deepEqual(await driver.ensureNamespace(NAMESPACE), { namespaceId: 'ns-1', namespaceReady: false, failure: 'retryable' });
+    const { reason, ...result } = await driver.ensureNamespace(NAMESPACE);
+    assert.deepEqual(result, { namespaceId: 'ns-1', namespaceReady: false, failure: 'retryable' });
+    assert.match(reason ?? '', /^hook: /);
   });
 
   it('deleteNamespace runs beforeNamespaceDelete in reverse, then deletes and clears the bindings', async () => {

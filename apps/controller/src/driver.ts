@@ -11,6 +11,7 @@ import { HookRegistry } from './hooks/registry.js';
 import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './hooks/run.js';
 import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
+import { namespaceFailureReason } from './namespace-reason.js';
 import { OperationRunner } from './runner.js';
 import { TRACED_METHODS, inHelperSpan, traceMethods } from './telemetry.js';
 import { checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
@@ -113,7 +114,8 @@ export class SshComputeDriver {
     try {
       return await this.ensureNamespaceOrThrow(namespace);
     } catch (error) {
-      return { namespaceId: namespace.id, namespaceReady: false, failure: toComputeError(error).failure };
+      const failure = toComputeError(error);
+      return { namespaceId: namespace.id, namespaceReady: false, failure: failure.failure, reason: namespaceFailureReason(failure) };
     }
   }
 
@@ -136,8 +138,8 @@ export class SshComputeDriver {
    * OCC's deploy admission: only OpenClaw in embedded mode with `{ "method": "runtime" }`, no OCC
    * Secret bindings, and a native document SSH can render, so a bad one is refused before OCC commits.
    */
-  validateHarnessAuth(harness: unknown, auth: unknown, configuration: unknown, secretBindings?: unknown): void {
-    validateHarnessAuth(harness, auth, secretBindings);
+  validateHarnessAuth(harness: unknown, auth: unknown, configuration: unknown, secretBindings?: unknown, credentialSourceType?: unknown): void {
+    validateHarnessAuth(harness, auth, secretBindings, credentialSourceType);
     sshGatewayConfigurationDocument(configuration);
   }
 
@@ -251,16 +253,20 @@ export class SshComputeDriver {
     await this.runner.close();
   }
 
-  /** Every revision operation: the exact bound Agent, this driver's Compute identity and the bound ServicePrincipal. */
+  /**
+   * Teardown and reads (stop, retire, deactivate, gateway address): the exact bound Agent, the bound
+   * ServicePrincipal, and this driver's Compute identity or an earlier or later version of its package,
+   * so that an upgraded driver can still retire what the previous version deployed.
+   */
   private target(revision: AgentRevision) {
     const bound = this.bindings.require(revision);
-    checkRevisionIdentity(revision, bound.agent, this);
+    checkRevisionIdentity(revision, bound.agent, this, 'teardown');
     return bound;
   }
 
-  /** Preparation and activation also refuse everything SSH cannot honour, before any hook or host. */
+  /** Preparation and activation: this exact implementation only, and everything SSH cannot honour refused, before any hook or host. */
   private admit(revision: AgentRevision, context: ComputeRevisionContext | undefined) {
-    const bound = this.target(revision);
+    const bound = this.bindings.require(revision);
     admitRevision(revision, bound.agent, this);
     admitContext(context);
     return bound;

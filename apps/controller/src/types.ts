@@ -38,6 +38,8 @@ export interface Agent {
   readonly status?: 'active' | 'deleting';
   readonly backendId?: string | null;
   readonly harnessAuth?: unknown;
+  /** Non-model credential sources future revisions freeze; the driver reads only the revision's own list. */
+  readonly credentialSources?: readonly unknown[];
   readonly executionMode?: 'embedded' | 'dedicated';
   readonly activeRevisionId?: string;
   readonly createdAt?: string;
@@ -91,6 +93,8 @@ export interface AgentRevision {
   readonly pluginApprovers?: readonly PluginApprover[];
   /** Repository credentials cannot be delivered to an SSH host; refused. */
   readonly repositoryCredentials?: unknown;
+  /** Non-model credential sources frozen at admission; refused by SSH Compute when it has any entry. */
+  readonly credentialSources?: readonly unknown[];
   readonly backendId?: string | null;
   readonly configurationId?: string;
   readonly configurationKind?: 'agent';
@@ -116,6 +120,8 @@ export interface ComputeRevisionContext {
   readonly workspaceSetup?: unknown;
   /** Refused by SSH Compute when it has any entry. */
   readonly repositoryCredentials?: readonly unknown[];
+  /** Non-model credential sources resolved for this pass; refused by SSH Compute when it has any entry. */
+  readonly credentialSources?: readonly unknown[];
 }
 
 /** `bindAgent` input: the authoritative Namespace and Agent. */
@@ -130,6 +136,8 @@ export interface NamespaceEnsureResult {
   readonly namespaceId: string;
   readonly namespaceReady: boolean;
   readonly failure?: NamespaceLifecycleFailure;
+  /** With `failure`: at most 256 characters of `[A-Za-z0-9 ._:/@-]`, secret-free; OCC only logs it. */
+  readonly reason?: string;
 }
 
 export interface NamespaceDeleteResult {
@@ -144,6 +152,8 @@ export interface RuntimeFailureEvidence {
   readonly check: string;
   readonly checkedAt: string;
   readonly code: string;
+  /** OCC's classified cause, only with code MODEL_PROBE_FAILED; this driver never reports one. */
+  readonly cause?: { readonly kind: 'PROCESS_EXIT' | 'PROBE_STATUS' | 'INVALID_OUTPUT' | 'WRAPPER_ERROR'; readonly detail?: string };
 }
 
 export interface ComputeReadiness {

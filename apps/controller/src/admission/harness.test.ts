@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { ComputeError, DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
 import { agentFor, revisionFor } from '../../test/fakes.js';
 import type { AgentRevision, ComputeRevisionContext } from '../types.js';
-import { SUPPORTED_HARNESS, admitContext, admitRevision, validateHarnessAuth } from './harness.js';
+import { SUPPORTED_HARNESS, admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth } from './harness.js';
 
 const SELF = { id: DRIVER_ID, implementation: DRIVER_IMPLEMENTATION };
 const HARNESS = { id: 'openclaw', version: '2026.1.0', mode: 'embedded' };
@@ -78,6 +78,12 @@ describe('validateHarnessAuth', () => {
     assert.doesNotThrow(() => validateHarnessAuth(HARNESS, { method: 'runtime' }, {}));
   });
 
+  it("refuses a credential source type, OCC's 5th argument: SSH Compute cannot deliver a credential source", () => {
+    const sourceType = { type: 'openai', config: [], secrets: [{ name: 'apiKey', required: true }], rotation: 'none', harnessAuth: { modelProvider: 'openai', loginMode: 'api_key' } };
+    assert.equal(refused(() => validateHarnessAuth(HARNESS, { method: 'runtime' }, undefined, sourceType)).details.key, 'credentialSourceType');
+    assert.doesNotThrow(() => validateHarnessAuth(HARNESS, { method: 'runtime' }, undefined, undefined));
+  });
+
   it('never echoes an unprintable harness id verbatim', () => {
     const error = refused(() => validateHarnessAuth({ ...HARNESS, id: 'evil\n\u001b[31m' }, { method: 'runtime' }));
     assert.ok(!error.message.includes('\n'));
@@ -128,6 +134,13 @@ describe('admitRevision', () => {
     }
   });
 
+  it("refuses non-model credential sources frozen into the revision (OCC's credentialSources), an empty list admitted", () => {
+    const credentialSources = [{ sourceId: 'cs-1', credentialGatewayId: 'openshell', sourceType: 'github' }];
+    assert.equal(refused(() => admitRevision(revisionWith({ credentialSources }), agent, SELF)).details.key, 'credentialSources');
+    assert.equal(refused(() => admitRevision(revisionWith({ credentialSources: 'cs-1' }), agent, SELF)).details.key, 'credentialSources');
+    assert.doesNotThrow(() => admitRevision(revisionWith({ credentialSources: [] }), agent, SELF));
+  });
+
   it("refuses repository credentials and runs the Harness checks on OCC's harness object", () => {
     assert.equal(refused(() => admitRevision(revisionWith({ repositoryCredentials: { bindings: [] } }), agent, SELF)).details.key, 'repositoryCredentials');
     assert.equal(refused(() => admitRevision(revisionWith({ harness: { ...HARNESS, mode: 'dedicated' } }), agent, SELF)).details.key, 'harness.mode');
@@ -156,8 +169,59 @@ describe('admitContext', () => {
     assert.equal(refused(() => admitContext({ ...base, workspaceSetup })).details.key, 'context.workspaceSetup');
   });
 
+  it("refuses credential sources resolved into the context (OCC's credentialSources), an empty list admitted", () => {
+    const source = { id: 'cs-1', namespaceId: 'ns-1', name: 'github', type: 'github', config: {}, secrets: {}, driverId: 'openshell', state: 'ready', createdAt: '2026-01-01T00:00:00.000Z' };
+    assert.equal(refused(() => admitContext({ ...base, credentialSources: [source] } as ComputeRevisionContext)).details.key, 'context.credentialSources');
+    assert.doesNotThrow(() => admitContext({ ...base, credentialSources: [] } as ComputeRevisionContext));
+  });
+
   it('refuses resolved managed credentials and repository material', () => {
     assert.equal(refused(() => admitContext({ ...base, harnessAuth: { method: 'api_key', backendRef: {} } })).details.key, 'context.harnessAuth');
     assert.equal(refused(() => admitContext({ ...base, repositoryCredentials: [{ kind: 'retained' }] })).details.key, 'context.repositoryCredentials');
+  });
+});
+
+describe('checkRevisionIdentity across versions of this driver package', () => {
+  const agent = agentFor();
+  const PACKAGED = { id: 'ssh-fleet', implementation: '@occ-ssh/compute-driver@1.1.0' };
+  const recordedFor = (implementation: unknown, id: unknown = PACKAGED.id) => revisionWith({ compute: { id, implementation } });
+
+  it('teardown accepts the exact implementation and the same package at any other version', () => {
+    for (const implementation of ['@occ-ssh/compute-driver@1.1.0', '@occ-ssh/compute-driver@1.0.0', '@occ-ssh/compute-driver@2.0.0-rc.1+build.7']) {
+      assert.doesNotThrow(() => checkRevisionIdentity(recordedFor(implementation), agent, PACKAGED, 'teardown'), implementation);
+    }
+    const unscoped = { id: 'ssh-fleet', implementation: 'ssh-compute@3.0.0' };
+    assert.doesNotThrow(() => checkRevisionIdentity(recordedFor('ssh-compute@2.9.1'), agent, unscoped, 'teardown'));
+  });
+
+  it('teardown still refuses another id, another package, a missing or malformed version and a non-package string', () => {
+    const cases = [
+      recordedFor('@occ-ssh/compute-driver@1.0.0', 'compute-ssh'),
+      recordedFor('@occ-ssh/other-driver@1.1.0'),
+      recordedFor('@evil/compute-driver@1.1.0'),
+      recordedFor('compute-driver@1.1.0'),
+      recordedFor('@occ-ssh/compute-driver'),
+      recordedFor('@occ-ssh/compute-driver@'),
+      recordedFor('@occ-ssh/compute-driver@1.0.0 '),
+      recordedFor('@occ-ssh/compute-driver@1.0.0@evil'),
+      recordedFor('occ/ssh'),
+      recordedFor(undefined),
+      revisionWith({ compute: '@occ-ssh/compute-driver@1.0.0' }),
+    ];
+    for (const revision of cases) assert.equal(refused(() => checkRevisionIdentity(revision, agent, PACKAGED, 'teardown')).details.key, 'compute', JSON.stringify(revision.compute));
+  });
+
+  it('a driver whose implementation is not a package (the default occ/ssh) accepts only that exact string', () => {
+    assert.doesNotThrow(() => checkRevisionIdentity(recordedFor(DRIVER_IMPLEMENTATION, DRIVER_ID), agent, SELF, 'teardown'));
+    for (const implementation of [`${DRIVER_IMPLEMENTATION}@1.0.0`, `${DRIVER_IMPLEMENTATION}2`, '@occ-ssh/compute-driver@0.1.0']) {
+      assert.equal(refused(() => checkRevisionIdentity(recordedFor(implementation, DRIVER_ID), agent, SELF, 'teardown')).details.key, 'compute', implementation);
+    }
+  });
+
+  it('deploy work (prepare and activate) accepts only the exact implementation', () => {
+    const earlier = recordedFor('@occ-ssh/compute-driver@1.0.0');
+    assert.equal(refused(() => checkRevisionIdentity(earlier, agent, PACKAGED)).details.key, 'compute');
+    assert.equal(refused(() => admitRevision(earlier, agent, PACKAGED)).details.key, 'compute');
+    assert.doesNotThrow(() => admitRevision(recordedFor(PACKAGED.implementation), agent, PACKAGED));
   });
 });

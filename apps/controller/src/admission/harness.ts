@@ -6,6 +6,7 @@ import type { Agent, AgentRevision, ComputeIdentity, ComputeRevisionContext } fr
 /** The Harness SSH Compute runs: OpenClaw's id, in embedded mode. */
 export const SUPPORTED_HARNESS = Object.freeze({ id: 'openclaw', mode: 'embedded' });
 
+const CREDENTIAL_SOURCES = 'non-model credential sources need a Credential Gateway and a Sandbox; SSH Compute cannot attach them (clear them before deploying)';
 const ENV_FILE_HINT = 'provision credentials in the operator env file <agentDir>/env on the host and reference them with env SecretRefs';
 
 function refuse(key: string, reason: string): never {
@@ -55,17 +56,46 @@ function checkSecretBindings(secretBindings: unknown, key = 'secretBindings'): v
   if (hasEntries(secretBindings)) refuse(key, `OCC Secret bindings are not supported by SSH Compute; ${ENV_FILE_HINT}`);
 }
 
-/** What OCC's deploy admission asks: the Harness, its auth and the Secret bindings it would deliver. */
-export function validateHarnessAuth(harness: unknown, auth: unknown, secretBindings?: unknown): void {
+/**
+ * What OCC's deploy admission asks: the Harness, its auth, the Secret bindings it would deliver and,
+ * for a `credential_source` binding, the source's catalogue type (OCC's 5th argument).
+ */
+export function validateHarnessAuth(harness: unknown, auth: unknown, secretBindings?: unknown, credentialSourceType?: unknown): void {
   checkHarness(harness);
   checkHarnessAuth(auth);
   checkSecretBindings(secretBindings);
+  // OCC passes a type only for a credential_source binding, which checkHarnessAuth refuses; one sent beside runtime auth is refused too.
+  if (credentialSourceType !== undefined) refuse('credentialSourceType', 'credential sources need a Credential Gateway and a Sandbox; SSH Compute cannot deliver them');
+}
+
+/** `<name>@<version>` as OCC records an external package: the name (scoped ones start with '@'), or undefined when it is not that form. */
+function packageOf(implementation: unknown): string | undefined {
+  if (typeof implementation !== 'string') return undefined;
+  const at = implementation.lastIndexOf('@');
+  if (at <= 0) return undefined;
+  const version = implementation.slice(at + 1);
+  return /^[0-9A-Za-z][0-9A-Za-z.+-]*$/.test(version) ? implementation.slice(0, at) : undefined;
+}
+
+/**
+ * `deploy` (prepare, activate): only this exact implementation. `teardown` (stop, retire, deactivate,
+ * gateway address): also this same package at another version, so an upgraded driver retires what the
+ * previous version deployed. OCC's worker never asks for deploy work across versions.
+ */
+export type IdentityUse = 'deploy' | 'teardown';
+
+function sameCompute(compute: Record<string, unknown>, driver: ComputeIdentity, use: IdentityUse): boolean {
+  if (compute.id !== driver.id) return false;
+  if (compute.implementation === driver.implementation) return true;
+  const ours = packageOf(driver.implementation);
+  return use === 'teardown' && ours !== undefined && packageOf(compute.implementation) === ours;
 }
 
 /** Every revision operation: the revision names this driver's Compute identity and the bound Agent's ServicePrincipal. */
-export function checkRevisionIdentity(revision: AgentRevision, agent: Agent, driver: ComputeIdentity): void {
+export function checkRevisionIdentity(revision: AgentRevision, agent: Agent, driver: ComputeIdentity, use: IdentityUse = 'deploy'): void {
   const compute: unknown = revision.compute;
-  if (!isPlainObject(compute) || compute.id !== driver.id || compute.implementation !== driver.implementation) {
+  // Security: another driver's revision (another id or package) is never touched, whatever its Agent.
+  if (!isPlainObject(compute) || !sameCompute(compute, driver, use)) {
     refuse('compute', `revision ${printable(revision.id)} was admitted for another Compute driver; this driver is ${driver.id} (${driver.implementation})`);
   }
   if (revision.servicePrincipalId !== agent.servicePrincipalId) refuse('servicePrincipalId', `does not match the ServicePrincipal bound to Agent ${agent.id}`);
@@ -86,6 +116,7 @@ export function admitRevision(revision: AgentRevision, agent: Agent, driver: Com
     if (value !== undefined) refuse(key, 'a default plugin approver policy (even an empty list) is not supported by SSH Compute; clear it before deploying');
   }
   if (revision.repositoryCredentials !== undefined) refuse('repositoryCredentials', 'repository credentials cannot be delivered to an SSH host');
+  if (hasEntries(revision.credentialSources)) refuse('credentialSources', CREDENTIAL_SOURCES);
 }
 
 /** The per-pass context: runtime auth only, no Secret environment, no workspace setup, no repository material. */
@@ -96,4 +127,5 @@ export function admitContext(context: ComputeRevisionContext | undefined): void 
   if (hasEntries(context.secretEnvironment)) refuse('context.secretEnvironment', `OCC Secret delivery is not supported by SSH Compute; ${ENV_FILE_HINT}`);
   if (context.workspaceSetup !== undefined && context.workspaceSetup !== null) refuse('context.workspaceSetup', "SSH Compute has no workspace setup; clear the Agent's initial workspace files");
   if (hasEntries(context.repositoryCredentials)) refuse('context.repositoryCredentials', 'repository credentials cannot be delivered to an SSH host');
+  if (hasEntries(context.credentialSources)) refuse('context.credentialSources', CREDENTIAL_SOURCES);
 }
