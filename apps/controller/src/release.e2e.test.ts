@@ -103,7 +103,10 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     const contract = readFileSync(`${consumer}/occ-contract.ts`, 'utf8');
     try {
       // OCC asking for a field the driver does not return must be a type error, not a silent pass.
-      writeFileSync(`${consumer}/occ-contract.ts`, contract.replace('  readonly ready: boolean;\n', '  readonly ready: boolean;\n  readonly occDrift: string;\n'));
+      // Anchored on ComputeReadiness itself: other types further down also have a `ready` field.
+      const anchor = '  readonly revisionId: string;\n  readonly ready: boolean;\n';
+      assert.equal(contract.split(anchor).length, 2, 'ComputeReadiness is found once in the contract copy');
+      writeFileSync(`${consumer}/occ-contract.ts`, contract.replace(anchor, `${anchor}  readonly occDrift: string;\n`));
       assert.match(typecheck(consumer), /error TS2322/);
     } finally {
       writeFileSync(`${consumer}/occ-contract.ts`, contract);
