@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { deletingAgentPath } from '@occ-ssh/markers';
-import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import {
   ROOT,

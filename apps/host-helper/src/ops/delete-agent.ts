@@ -1,9 +1,9 @@
 // delete-agent: verify one Agent's markers, account and unit, then stop and remove its unit, rename its
 // directory away, empty its home and state as its account, remove the rest as root, then the account.
 import { deletingAgentPath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
-import { TEMP_MARK } from '../atomic-write.js';
 import type { AgentOwner, OperationArgs, OperationResult } from '@occ-ssh/protocol';
 import { readRemovableAccount, verifyAccount } from '../accounts.js';
+import { TEMP_MARK } from '../atomic-write.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context.js';
 import { hostTree } from '../marker-io.js';
 import { readAgent, readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../ownership.js';
