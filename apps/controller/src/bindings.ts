@@ -61,6 +61,11 @@ export class Bindings {
     };
   }
 
+  /** After an Agent's deletion: a later call for it must bind it again. */
+  clearAgent(agentId: string): void {
+    this.agents.delete(agentId);
+  }
+
   clearNamespace(namespaceId: string): void {
     this.namespaces.delete(namespaceId);
     for (const [id, agent] of this.agents) if (agent.namespaceId === namespaceId) this.agents.delete(id);

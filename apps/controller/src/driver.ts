@@ -214,6 +214,28 @@ export class SshComputeDriver {
     await this.send(bound.namespace.name, 'retire-revision', { owner: bound.owner, revision: this.identity(revision) }, signal, this.fields(revision));
   }
 
+  /**
+   * OCC's Agent deletion, after it retired every revision: the binding is verified as bindAgent
+   * verifies it (OCC binds only an Agent that has revisions), then the helper verifies the Agent's
+   * markers, account and unit and removes them, its directory and its port. Absence is success. No
+   * lifecycle hook runs: retirement already ran beforeWorkloadStop for each revision. The Agent's
+   * binding is cleared only after the host deletion succeeds.
+   */
+  async deleteAgentRuntimeCredentials(binding: ComputeAgentBinding): Promise<void> {
+    await this.deleteAgent(binding);
+  }
+
+  /** deleteAgentRuntimeCredentials for operator tools: what the host removed. */
+  async deleteAgent(binding: ComputeAgentBinding): Promise<OperationResult<'delete-agent'>> {
+    this.hooks.ownersForOperation();
+    this.bindings.bind(binding);
+    const { namespace, agent } = binding;
+    const owner = { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } };
+    const { result } = await this.send(owner.namespace.name, 'delete-agent', { owner }, this.operationSignal(), { namespace: owner.namespace.id, agent: owner.agent.id });
+    this.bindings.clearAgent(owner.agent.id);
+    return result;
+  }
+
   /** beforeNamespaceDelete hooks, then the host deletion; bindings are cleared only after it succeeds. */
   async deleteNamespace(namespace: Namespace): Promise<NamespaceDeleteResult> {
     try {

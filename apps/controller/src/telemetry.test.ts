@@ -8,7 +8,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { ComputeError } from '@occ-ssh/protocol';
 import { loadInstallationConfiguration } from './config/index.js';
 import { SEED_INSTALLATION } from '../test/config-fixtures.js';
-import { FAKE_HELPER, FakeExecutor, HOST, NAMESPACE, RUNTIME, failureLine, okLine } from '../test/fakes.js';
+import { FAKE_HELPER, FakeExecutor, HOST, NAMESPACE, RUNTIME, agentFor, failureLine, okLine } from '../test/fakes.js';
 import { memoryLogger } from '../test/hosts.js';
 import { SshComputeDriver } from './driver.js';
 import { inMethodSpan } from './telemetry.js';
@@ -115,6 +115,18 @@ describe('telemetry through @opentelemetry/api', () => {
     assert.equal(method.attributes['occ_ssh.failure'], 'permanent');
     assert.equal(method.status.code, 2);
     const helper = spans.getFinishedSpans().find((s) => s.name === 'occ_ssh.helper ensure-namespace')!;
+    assert.equal(helper.parentSpanContext?.spanId, method.spanContext().spanId);
+  });
+
+  it("Agent deletion is spanned with the binding's Namespace and Agent, its helper call as a child", async () => {
+    spans.reset();
+    const executor = new FakeExecutor((envelope) => ({ stdout: okLine(envelope) }));
+    const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text: SEED_INSTALLATION }), executor, helper: FAKE_HELPER, logger: memoryLogger().logger });
+    await driver.deleteAgentRuntimeCredentials({ namespace: NAMESPACE, agent: agentFor() });
+    const method = spans.getFinishedSpans().find((s) => s.name === 'occ_ssh deleteAgentRuntimeCredentials')!;
+    assert.equal(method.attributes['occ_ssh.namespace_id'], 'ns-1');
+    assert.equal(method.attributes['occ_ssh.agent_id'], 'agent-1');
+    const helper = spans.getFinishedSpans().find((s) => s.name === 'occ_ssh.helper delete-agent')!;
     assert.equal(helper.parentSpanContext?.spanId, method.spanContext().spanId);
   });
 });

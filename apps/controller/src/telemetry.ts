@@ -140,7 +140,17 @@ export async function inHelperSpan<T extends { timings?: HelperCallTimings }>(ca
 }
 
 /** The driver methods OCC calls that reach hosts; each gets its span. */
-export const TRACED_METHODS = ['preflight', 'ensureNamespace', 'deleteNamespace', 'prepareRevision', 'activateRevision', 'deactivateRevision', 'stopRevision', 'retireRevision'] as const;
+export const TRACED_METHODS = [
+  'preflight',
+  'ensureNamespace',
+  'deleteNamespace',
+  'prepareRevision',
+  'activateRevision',
+  'deactivateRevision',
+  'stopRevision',
+  'retireRevision',
+  'deleteAgentRuntimeCredentials',
+] as const;
 
 /** Wraps the named methods of `target` in method spans, with resource IDs from their first argument. */
 export function traceMethods(target: object, methods: readonly string[]): void {
@@ -151,9 +161,9 @@ export function traceMethods(target: object, methods: readonly string[]): void {
   }
 }
 
-/** A revision carries namespaceId, agentId and its own id; a Namespace its id. */
+/** A revision carries namespaceId, agentId and its own id; a Namespace its id; a binding its Namespace and Agent. */
 function methodAttributes(method: string, first: unknown): Attributes {
-  const value = (first ?? {}) as { id?: string; namespaceId?: string; agentId?: string };
+  const value = (first ?? {}) as { id?: string; namespaceId?: string; agentId?: string; namespace?: { id?: string }; agent?: { id?: string } };
   if (method.endsWith('Namespace')) return resourceAttributes({ ...(value.id ? { namespaceId: value.id } : {}) });
   return resourceAttributes(value, value.id);
 }

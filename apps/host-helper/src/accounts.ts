@@ -124,6 +124,25 @@ export async function verifyRemovable(markerPath: string, marker: AccountMarker)
   return { user, group };
 }
 
+/**
+ * Security: the Agent's account as its deletion finds it, before any change. A marker must name this
+ * Agent and the user and group still there must carry its IDs; a user or group of the name without
+ * a marker is someone else's. Null when nothing of it is left.
+ */
+export async function readRemovableAccount(ctx: OpContext, owner: AgentOwner): Promise<{ path: string; marker: AccountMarker; userExists: boolean } | null> {
+  const name = accountName(ctx.runtime.user, owner.namespace.id, owner.agent.id);
+  const path = accountMarkerPath(ctx.runtime.root, name);
+  const marker = readMarker(path, accountMarker);
+  if (marker) {
+    expectOwner(path, marker, { ...ownerFields(owner), account: name });
+    const { user } = await verifyRemovable(path, marker);
+    return { path, marker, userExists: user !== null };
+  }
+  const [user, group] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
+  if (user || group) throw ownershipError(path, `${user ? 'user' : 'group'} ${name} exists without this driver's ownership marker; refusing to remove it`);
+  return null;
+}
+
 /** Removes an owned account: user, then group, then its marker, so a retry finds what is left. */
 export async function removeAccount(ctx: OpContext, markerPath: string, marker: AccountMarker): Promise<void> {
   const { user, group } = await verifyRemovable(markerPath, marker);

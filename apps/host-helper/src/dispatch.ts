@@ -6,6 +6,7 @@ import { guardChanges } from './change-guard.js';
 import type { OpContext } from './context.js';
 import { LockScope } from './lock.js';
 import { activateRevision } from './ops/activate-revision.js';
+import { deleteAgent } from './ops/delete-agent.js';
 import { deleteNamespace } from './ops/delete-namespace.js';
 import { ensureNamespace } from './ops/ensure-namespace.js';
 import { inventory } from './ops/inventory.js';
@@ -28,6 +29,7 @@ const HANDLERS: { [O in OperationName]: Handler<O> } = {
   'verify-revision': verifyRevision,
   'stop-revision': stopRevision,
   'retire-revision': retireRevision,
+  'delete-agent': deleteAgent,
   inventory,
 };
 

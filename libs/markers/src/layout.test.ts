@@ -11,6 +11,7 @@ import {
   agentDirAt,
   agentLayout,
   agentLayoutAt,
+  deletingAgentPath,
   deletingNamespacePath,
   LOCK_FILE,
   namespaceLayout,
@@ -138,6 +139,7 @@ describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
     assert.deepEqual(agentLayoutAt(agentDir, UNIT_DIR, AGENT), agentLayout(ROOT, UNIT_DIR, NS, AGENT));
     assert.deepEqual(revisionLayoutAt(agentDir, REV_HASH), revisionLayout(agentDir, REV));
     assert.equal(deletingNamespacePath(ROOT, NS), '/var/lib/openclaw-enterprise/namespaces/.deleting-edd5c19a1cef');
+    assert.equal(deletingAgentPath(ROOT, NS, AGENT), '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/.deleting-fcfbd503951a');
     assert.equal(accountOfMarkerFile('openclaw-d74736b6a770.json'), 'openclaw-d74736b6a770');
     assert.equal(accountOfMarkerFile('openclaw-d74736b6a770.json.tmp-1'), null);
   });

@@ -51,6 +51,11 @@ export function deletingNamespacePath(root: string, namespaceId: string): string
   return `${rootLayout(root).namespaces}/.deleting-${nsHash(namespaceId)}`;
 }
 
+/** Where an Agent being deleted is renamed first, beside its live directory: never seen half removed, and no longer holding its port. */
+export function deletingAgentPath(root: string, namespaceId: string, agentId: string): string {
+  return `${namespaceLayout(root, namespaceId).agents}/.deleting-${agentHash(agentId)}`;
+}
+
 export interface AgentLayout {
   dir: string;
   marker: string;

@@ -9,7 +9,7 @@ import { helperOf, runSteps, listingOf, type Step } from './collector.js';
 import type { MutatingArgs, MutatingOperation } from './expectations.js';
 import type { Listing } from './listing.js';
 import { call, envelopeFor, ROOT, UNIT_DIR, type CallOutcome } from '@occ-ssh/test-support';
-import { activateArgs, ownerOf, prepareArgs, RUNTIME_USER } from './fixture-args.js';
+import { activateArgs, ownerOf, prepareArgs, RUNTIME_USER, siblingAgentId, siblingOf } from './fixture-args.js';
 import type { HostLink } from './ssh.js';
 import { hitOf, parseLog, pointsOf, straceArgv, type Hit, type Injection, type Lane, type ParsedLog, type Point } from './strace-log.js';
 import { runTrial, type TrialRecord } from './trial.js';
@@ -87,6 +87,15 @@ function scenario(operation: MutatingOperation, tag: string): { setup: MutatingA
       return { setup: [ensure, prepare, activate], op: { operation: 'stop-revision', args: target }, cleanup };
     case 'retire-revision':
       return { setup: [ensure, prepare, activate], op: { operation: 'retire-revision', args: target }, cleanup };
+    case 'delete-agent': {
+      // A running sibling in the same Namespace: its account, unit, directory and port must come through whole.
+      const sibling = prepareArgs(siblingOf(owner), 1, { readyAfterMs: 0 });
+      const siblingSetup: MutatingArgs[] = [
+        { operation: 'prepare-revision', args: sibling },
+        { operation: 'activate-revision', args: activateArgs(sibling) },
+      ];
+      return { setup: [ensure, prepare, activate, ...siblingSetup], op: { operation: 'delete-agent', args: { owner } }, cleanup };
+    }
     case 'delete-namespace':
       return { setup: [ensure, prepare, activate], op: cleanup, cleanup };
   }
@@ -116,11 +125,11 @@ async function traced(link: HostLink, step: MutatingArgs, lane: Lane, inject?: {
 function scrubStep(cleanup: MutatingArgs): Step {
   const { namespace } = cleanup.args as { namespace: { id: string } };
   const agentId = namespace.id.replace(/^ns-/, 'agent-');
-  const account = accountName(RUNTIME_USER, namespace.id, agentId);
-  const unit = unitName(agentId);
+  // The scenario's Agent and the sibling the delete-agent scenario adds, as unit/account pairs.
+  const pairs = [agentId, siblingAgentId(agentId)].flatMap((id) => [unitName(id), accountName(RUNTIME_USER, namespace.id, id)]);
   const script =
-    'systemctl disable --now "$3" 2>/dev/null; rm -f "$4/$3"; systemctl daemon-reload; userdel "$5" 2>/dev/null; groupdel "$5" 2>/dev/null; rm -rf "$1/namespaces/$2" "$1/accounts/$5.json"; true';
-  return { sh: remoteCommand(['sh', '-c', script, 'scrub', ROOT, nsHash(namespace.id), unit, UNIT_DIR, account]) };
+    'root=$1 ns=$2 dir=$3; shift 3; while [ $# -gt 0 ]; do systemctl disable --now "$1" 2>/dev/null; rm -f "$dir/$1"; userdel "$2" 2>/dev/null; groupdel "$2" 2>/dev/null; rm -f "$root/accounts/$2.json"; shift 2; done; systemctl daemon-reload; rm -rf "$root/namespaces/$ns"; true';
+  return { sh: remoteCommand(['sh', '-c', script, 'scrub', ROOT, nsHash(namespace.id), UNIT_DIR, ...pairs]) };
 }
 
 /** Clears what came before and sets up the scenario, in one round trip; returns the listing to compare against. */

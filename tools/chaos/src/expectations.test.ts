@@ -132,6 +132,29 @@ describe('convergenceProblems', () => {
     );
   });
 
+  it('delete-agent: directory, twin, unit, account and port gone; the sibling whole', () => {
+    const op: MutatingArgs = { operation: 'delete-agent', args: { owner } };
+    const sibling = agent({ agentId: 'agent-2', uid: 998, port: 18801, unit: { activeState: 'active', unitFileState: 'enabled' } });
+    const before = fakeListing([serving(), sibling]);
+    assert.deepEqual(convergenceProblems(op, before, fakeListing([sibling])), []);
+    // Cut after the rename: the twin and the account are still there.
+    const half = fakeListing([sibling]);
+    half.entries.push({ path: `namespaces/${nsHash('ns-a')}/agents/.deleting-${agentHash('agent-1')}`, type: 'dir', uid: 0, gid: 0, mode: 0o711, size: 0 });
+    half.users.push(before.users.find((user) => user.uid === 999)!);
+    const problems = convergenceProblems(op, before, half);
+    assert.ok(problems.some((p) => p.startsWith('an unfinished removal')) && problems.some((p) => p.endsWith('still exists')), problems.join('; '));
+    assert.ok(convergenceProblems(op, before, before).includes('the Agent directory is still present'));
+    assert.ok(convergenceProblems(op, before, before).includes('the unit file is still present'));
+    const siblingStopped = fakeListing([{ ...sibling, unit: { activeState: 'inactive', unitFileState: 'disabled' } }]);
+    assert.deepEqual(convergenceProblems(op, before, siblingStopped), ["sibling agent-2's unit changed state"]);
+    assert.deepEqual(convergenceProblems(op, before, fakeListing([])), [
+      'sibling agent-2 lost or changed its Agent marker',
+      'sibling agent-2 lost home/ or state/',
+      "sibling agent-2's unit changed state",
+      "sibling agent-2's account is gone",
+    ]);
+  });
+
   it('portOf reads the Agent marker', () => {
     assert.equal(portOf(healthyHost(), owner), 18800);
     assert.equal(portOf(fakeListing([]), owner), undefined);

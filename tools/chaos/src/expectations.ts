@@ -3,7 +3,7 @@
 import { agentHash, nsHash, revHash, unitName } from '@occ-ssh/markers';
 import type { AgentOwner, MutatingOperation, OperationArgs } from '@occ-ssh/protocol';
 import type { Listing } from './listing.js';
-import { buildModel, currentRevision, type AgentModel, type HostModel } from './model.js';
+import { allAgents, buildModel, currentRevision, type AgentModel, type HostModel } from './model.js';
 
 export type { MutatingOperation } from '@occ-ssh/protocol';
 
@@ -102,6 +102,36 @@ export function convergenceProblems(op: MutatingArgs, before: Listing, after: Li
           if (name !== target && previous.revisions.get(name)?.marker && !agent.revisions.get(name)?.marker) problems.push(`another revision ${name} was removed`);
       } else if (previous.revisions.get(target)?.marker && !agent.revisions.get(target)?.marker) problems.push('stop removed the snapshot');
       if (agent.home?.type !== 'dir' || agent.state?.type !== 'dir') problems.push('home/ or state/ was removed');
+      break;
+    }
+    case 'delete-agent': {
+      const { owner } = op.args;
+      const nsDir = nsHash(owner.namespace.id);
+      const gone = agentOf(was, owner)?.marker?.marker;
+      if (agentOf(now, owner)) problems.push('the Agent directory is still present');
+      const twin = `${nsDir}/agents/.deleting-${agentHash(owner.agent.id)}`;
+      if (now.deleting.includes(twin)) problems.push(`an unfinished removal is left: ${twin}`);
+      if (now.units.has(unitName(owner.agent.id))) problems.push('the unit file is still present');
+      for (const name of new Set([
+        gone?.account,
+        ...[...was.accounts.values()].filter((p) => p.marker?.agentId === owner.agent.id && p.marker.namespaceId === owner.namespace.id).map((p) => p.marker!.account),
+      ])) {
+        if (!name) continue;
+        if (now.accounts.has(name)) problems.push(`account marker ${name} is still present`);
+        if (after.users.some((user) => user.name === name) || after.groups.some((group) => group.name === name)) problems.push(`account ${name} still exists`);
+      }
+      if (gone && allAgents(now).some((agent) => agent.marker?.marker?.port === gone.port)) problems.push(`port ${gone.port} is still recorded by an Agent marker`);
+      // Every sibling comes through whole: its marker, unit and account as they were.
+      for (const sibling of was.namespaces.get(nsDir)?.agents.values() ?? []) {
+        const marker = sibling.marker?.marker;
+        if (!marker || marker.agentId === owner.agent.id) continue;
+        const kept = now.namespaces.get(nsDir)?.agents.get(sibling.dirName);
+        if (kept?.marker?.entry.text !== sibling.marker?.entry.text) problems.push(`sibling ${marker.agentId} lost or changed its Agent marker`);
+        if (kept?.home?.type !== 'dir' || kept.state?.type !== 'dir') problems.push(`sibling ${marker.agentId} lost home/ or state/`);
+        const unit = unitName(marker.agentId);
+        if (was.units.get(unit)?.activeState !== now.units.get(unit)?.activeState) problems.push(`sibling ${marker.agentId}'s unit changed state`);
+        if (!after.users.some((user) => user.name === marker.account && user.uid === marker.uid)) problems.push(`sibling ${marker.agentId}'s account is gone`);
+      }
       break;
     }
     case 'delete-namespace': {

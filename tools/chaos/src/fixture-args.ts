@@ -20,6 +20,13 @@ export function ownerOf(tag: string, agentTag = tag, namespaceName = 'stable'): 
   return { ...owner(agentTag, namespaceName), namespace: { id: `ns-${tag}`, name: namespaceName } };
 }
 
+export const siblingAgentId = (agentId: string): string => `${agentId}-sib`;
+
+/** Another Agent (and ServicePrincipal) in the same Namespace as `who`. */
+export function siblingOf(who: AgentOwner): AgentOwner {
+  return { namespace: who.namespace, agent: { id: siblingAgentId(who.agent.id) }, servicePrincipal: { id: `${who.servicePrincipal.id}-sib` } };
+}
+
 export function prepareArgs(who: AgentOwner, number: number, fixture: FixtureBehaviour = {}): OperationArgs<'prepare-revision'> {
   return prepareWith(who, number, { fixtureGateway: fixture });
 }

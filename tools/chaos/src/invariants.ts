@@ -74,7 +74,7 @@ export function checkInvariants(listing: Listing, settings: InvariantSettings): 
     const namespaceId = ns.marker?.marker?.namespaceId;
     for (const agent of ns.agents.values()) checkAgent(agent, namespaceId, `${nsPath}/agents/${agent.dirName}`);
   }
-  for (const name of model.deleting) pending.push(`${root}/namespaces/${name}: Namespace removal not finished`);
+  for (const name of model.deleting) pending.push(`${root}/namespaces/${name}: ${name.includes('/agents/') ? 'Agent' : 'Namespace'} removal not finished`);
 
   function checkAgent(agent: AgentModel, namespaceId: string | undefined, dir: string): void {
     if (!agent.marker) {

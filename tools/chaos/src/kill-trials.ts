@@ -1,5 +1,5 @@
 // Client kills: SIGKILL of the local ssh client during every mutating operation, in Agent lifecycles
-// that walk through all six of them; then invariants and a retry. The kill is placed by the
+// that walk through all seven of them; then invariants and a retry. The kill is placed by the
 // helper's own progress: right after a uniformly drawn one of the heartbeat lines the operation
 // prints (one as it begins each change), so where it lands does not depend on the machine's load.
 import { encodeArgument } from '@occ-ssh/protocol';
@@ -31,9 +31,10 @@ function lifecycle(tag: string, rng: Rng): MutatingArgs[] {
     { operation: 'retire-revision', args: targetArgs(p1) },
     { operation: 'stop-revision', args: targetArgs(p2) },
   ];
-  // Either delete a Namespace whose gateway runs, or one whose last snapshot was retired while current.
+  // Either delete a Namespace whose gateway runs, or delete the Agent as OCC does (its last snapshot
+  // retired while current, then the Agent) and then its emptied Namespace.
   if (rng.chance(0.5)) steps.push({ operation: 'activate-revision', args: activateArgs(p2) });
-  else steps.push({ operation: 'retire-revision', args: targetArgs(p2) });
+  else steps.push({ operation: 'retire-revision', args: targetArgs(p2) }, { operation: 'delete-agent', args: { owner } });
   steps.push({ operation: 'delete-namespace', args: { namespace: owner.namespace } });
   return steps;
 }
@@ -46,7 +47,7 @@ export interface LaneResult {
 /**
  * Measures each operation once, unkilled, through a fresh client, so kill instants are drawn
  * within what the operation really takes on this host under this load. The shortest lifecycle that
- * runs all six: stop of a running gateway, and retirement of the current revision (which stops it).
+ * runs all seven: stop of a running gateway, and retirement of the current revision (which stops it).
  */
 async function calibrate(link: HostLink, rng: Rng, lane: string, durations: RecentMedians, lines: RecentMedians): Promise<void> {
   const owner = ownerOf(`${lane}cal`);
@@ -58,6 +59,7 @@ async function calibrate(link: HostLink, rng: Rng, lane: string, durations: Rece
     { operation: 'stop-revision', args: targetArgs(p1) },
     { operation: 'activate-revision', args: activateArgs(p1) },
     { operation: 'retire-revision', args: targetArgs(p1) },
+    { operation: 'delete-agent', args: { owner } },
     { operation: 'delete-namespace', args: { namespace: owner.namespace } },
   ];
   for (const step of steps) {

@@ -52,7 +52,7 @@ interface NamespaceModel {
 
 export interface HostModel {
   namespaces: Map<string, NamespaceModel>;
-  /** `.deleting-*` directories under namespaces/: a removal that has not finished yet. */
+  /** `.deleting-*` directories under namespaces/ (a Namespace) or a Namespace's agents/ (an Agent): a removal that has not finished yet. */
   deleting: string[];
   accounts: Map<string, Parsed<AccountMarker>>;
   units: Map<string, UnitInfo>;
@@ -98,6 +98,7 @@ export function buildModel(listing: Listing): HostModel {
     const markerEntry = at(`${base}/namespace.json`);
     const agents = new Map<string, AgentModel>();
     for (const agentDir of childrenOf(`${base}/agents`)) {
+      if (agentDir.startsWith('.deleting-')) deleting.push(`${nsDir}/agents/${agentDir}`);
       if (agentDir.startsWith('.')) continue;
       const dir = `${base}/agents/${agentDir}`;
       const revisions = new Map<string, RevisionModel>();

@@ -9,6 +9,7 @@ export const DEFAULT_DURATION_MS: Record<MutatingOperation, number> = {
   'activate-revision': 5000,
   'stop-revision': 2800,
   'retire-revision': 1500,
+  'delete-agent': 2500,
   'delete-namespace': 3800,
 };
 
@@ -19,6 +20,7 @@ export const DEFAULT_PROGRESS_LINES: Record<MutatingOperation, number> = {
   'activate-revision': 6,
   'stop-revision': 3,
   'retire-revision': 3,
+  'delete-agent': 8,
   'delete-namespace': 6,
 };
 

@@ -1,7 +1,7 @@
 // Command-line parsing for occ-ssh: one command, then --flags; bad usage exits 2.
 import { parseArgs } from 'node:util';
 
-export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-namespace', 'status'] as const;
+export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export class UsageError extends Error {
@@ -34,6 +34,7 @@ commands:
   deploy             bind, validate, prepare, commit to the ledger, activate, retire the previous revision
   stop               stop the Agent's gateway (keeps snapshots, home, state and credentials)
   retire             remove one revision's snapshot (stopping the gateway first if it is current)
+  delete-agent       remove one Agent's gateway, unit, directory, port and account from its host
   delete-namespace   remove a Namespace's gateways, tree and accounts from its host
   status             show Namespaces, Agents, ports, current and served revisions, unit state, readiness
 
@@ -78,6 +79,15 @@ Removes one revision's snapshot. If it is the current revision, the gateway is s
 
 example:
   occ-ssh retire --config installation.yaml --revision rev-6.json`,
+  'delete-agent': `usage: occ-ssh delete-agent --config <installation.yaml> (--revision <revision.json> | --namespace <name> --namespace-id <id> --agent-id <id> --service-principal-id <id>)
+
+OCC's Agent deletion: after verifying the Agent's markers, account and unit, stops its gateway and
+removes its unit, its directory (home, state, snapshots, password and operator env files) and its
+account, which frees its gateway port. Sibling Agents are untouched; an Agent already gone is success.
+Nothing is removed when anything is not this Agent's. Prints what was removed.
+
+example:
+  occ-ssh delete-agent --config installation.yaml --namespace stable --namespace-id ns-1 --agent-id agent-7 --service-principal-id sp-7`,
   'delete-namespace': `usage: occ-ssh delete-namespace --config <installation.yaml> (--revision <revision.json> | --namespace <name> --namespace-id <id>)
 
 Removes the Namespace's gateways, unit files, tree (state included) and accounts from its host, after

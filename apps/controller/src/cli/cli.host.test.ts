@@ -115,6 +115,40 @@ describe('occ-ssh on a real host', () => {
     );
   });
 
+  test('delete-agent removes one Agent, prints what it removed, and then that nothing was left; the other Agent keeps serving', async () => {
+    const path = `${dir}/other.json`;
+    writeFileSync(
+      path,
+      JSON.stringify({
+        namespace: { id: 'ns-cli', name: 'stable' },
+        agent: { id: 'agent-cli-2', servicePrincipalId: 'sp-cli-2' },
+        revision: { id: 'rev-other-1', number: 1, configuration: { gateway: { mode: 'local' } } },
+      }),
+    );
+    assert.equal((await cli('deploy', '--revision', path)).code, EXIT.ok);
+    const flags = ['--namespace', 'stable', '--namespace-id', 'ns-cli', '--agent-id', 'agent-cli-2', '--service-principal-id', 'sp-cli-2'];
+    const first = await cli('delete-agent', ...flags);
+    assert.equal(first.code, EXIT.ok, first.err);
+    assert.match(first.out, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}removed unit, directory, account; port 18801 is free\n/);
+    const again = await cli('delete-agent', ...flags);
+    assert.equal(again.code, EXIT.ok, again.err);
+    assert.match(again.out, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}nothing was left to remove\n/);
+    const status = await cli('status', '--namespace', 'stable', '--json');
+    const agents = (JSON.parse(status.out) as { result: { hosts: { stable: { namespaces: { agents: { agentId: string; ready?: boolean }[] }[] } } } }).result.hosts.stable.namespaces[0]!.agents;
+    assert.deepEqual(
+      agents.map((agent) => agent.agentId),
+      ['agent-cli'],
+    );
+  });
+
+  test('delete-agent of an Agent recorded for another ServicePrincipal exits 3 and removes nothing', async () => {
+    const result = await cli('delete-agent', '--namespace', 'stable', '--namespace-id', 'ns-cli', '--agent-id', 'agent-cli', '--service-principal-id', 'sp-other', '--json');
+    assert.equal(result.code, EXIT.permanent);
+    assert.match(result.out, /"code":"ownership"/);
+    const status = await cli('status', '--namespace', 'stable');
+    assert.match(status.out, /: active, enabled; ready: yes/);
+  });
+
   test('stop, retire and delete-namespace', async () => {
     assert.equal((await cli('stop', '--revision', revisionFile(2))).code, EXIT.ok);
     assert.equal((await cli('retire', '--revision', revisionFile(2))).code, EXIT.ok);

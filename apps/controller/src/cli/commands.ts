@@ -7,7 +7,7 @@ import type { AgentRevision, ComputePreflightWarning } from '../types.js';
 import type { CliOptions } from './args.js';
 import { Ledger, defaultLedgerPath } from './ledger.js';
 import type { Reporter } from './report.js';
-import { namespaceFrom, resourcesFrom } from './resources.js';
+import { bindingFrom, namespaceFrom, resourcesFrom } from './resources.js';
 
 export interface CommandContext {
   options: CliOptions;
@@ -96,6 +96,20 @@ export async function retire({ options, driver, report }: CommandContext) {
   driver.bindAgent(bindingOnly);
   await report.step(`retire revision ${revision.revision} (${revision.id})`, () => driver.retireRevision(revision));
   return { retired: revision.id };
+}
+
+/** OCC's Agent deletion: the host verifies, then removes the unit, directory and account; the ledger forgets the Agent. */
+export async function deleteAgent({ options, driver, report }: CommandContext) {
+  const binding = bindingFrom(options);
+  const result = await report.step(`delete agent ${binding.agent.id} from Namespace ${binding.namespace.name}`, () => driver.deleteAgent(binding), describeDeletion);
+  await new Ledger(options.ledger ?? defaultLedgerPath()).remove(binding.namespace.id, binding.agent.id);
+  return result;
+}
+
+function describeDeletion(result: Awaited<ReturnType<SshComputeDriver['deleteAgent']>>): string {
+  const removed = [result.unitRemoved ? 'unit' : '', result.agentExisted ? 'directory' : '', result.accountRemoved ? 'account' : ''].filter(Boolean);
+  if (removed.length === 0) return 'nothing was left to remove';
+  return `removed ${removed.join(', ')}${result.portFreed === null ? '' : `; port ${result.portFreed} is free`}`;
 }
 
 export async function deleteNamespace({ options, driver, report }: CommandContext) {

@@ -7,14 +7,14 @@ import { bundleDigest } from '../helper-digest.js';
 import { createLogger } from '../logging.js';
 import { DRIVER_VERSION } from '../version.js';
 import { COMMAND_HELP, USAGE, UsageError, parseCli, type CliOptions } from './args.js';
-import { HostsFailed, deleteNamespace, deploy, preflight, retire, status, stop, type CommandContext } from './commands.js';
+import { HostsFailed, deleteAgent, deleteNamespace, deploy, preflight, retire, status, stop, type CommandContext } from './commands.js';
 import { logDestination } from './log-lines.js';
 import { Reporter, seconds } from './report.js';
 
 /** 4 and 75 are both retryable: 4 when a host answered with a failure, 75 when none could be reached. */
 export const EXIT = { ok: 0, usage: 2, permanent: 3, failed: 4, unreachable: 75, interrupted: 130 } as const;
 
-const RUN = { preflight, deploy, stop, retire, 'delete-namespace': deleteNamespace, status } as const;
+const RUN = { preflight, deploy, stop, retire, 'delete-agent': deleteAgent, 'delete-namespace': deleteNamespace, status } as const;
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean };
 

@@ -41,17 +41,23 @@ function harnessFrom(harness: unknown): AgentRevision['harness'] {
   return harness as AgentRevision['harness'];
 }
 
-export function resourcesFrom(options: CliOptions): { binding: ComputeAgentBinding; revision: AgentRevision } {
+/** The Namespace and Agent alone, from the file and flags: what Agent deletion needs. */
+export function bindingFrom(options: CliOptions): ComputeAgentBinding {
   const file = readRevisionFile(options.revision);
   const namespace = namespaceFrom(options);
-  const agentId = required(options.agentId ?? file.agent?.id, 'agent id (--agent-id)');
-  const servicePrincipalId = required(options.servicePrincipalId ?? file.agent?.servicePrincipalId ?? file.agent?.servicePrincipal?.id, 'service principal id (--service-principal-id)');
   const agent = {
-    id: agentId,
+    id: required(options.agentId ?? file.agent?.id, 'agent id (--agent-id)'),
     namespaceId: namespace.id,
-    servicePrincipalId,
+    servicePrincipalId: required(options.servicePrincipalId ?? file.agent?.servicePrincipalId ?? file.agent?.servicePrincipal?.id, 'service principal id (--service-principal-id)'),
     ...(file.agent?.pluginApprovers === undefined ? {} : { pluginApprovers: file.agent.pluginApprovers }),
   };
+  return { namespace, agent };
+}
+
+export function resourcesFrom(options: CliOptions): { binding: ComputeAgentBinding; revision: AgentRevision } {
+  const file = readRevisionFile(options.revision);
+  const { namespace, agent } = bindingFrom(options);
+  const { id: agentId, servicePrincipalId } = agent;
   const { number, ...base } = file.revision ?? {};
   const revision: AgentRevision = {
     ...base,

@@ -2,6 +2,7 @@
 // the names, the envelope, the mutating set, the helper's handler table and the examples derive from it.
 import type * as z from 'zod/mini';
 import { activateRevisionOperation } from './activate-revision.js';
+import { deleteAgentOperation } from './delete-agent.js';
 import { deleteNamespaceOperation } from './delete-namespace.js';
 import { ensureNamespaceOperation } from './ensure-namespace.js';
 import { inventoryOperation } from './inventory.js';
@@ -20,6 +21,7 @@ export const OPERATIONS = {
   'verify-revision': verifyRevisionOperation,
   'stop-revision': stopRevisionOperation,
   'retire-revision': retireRevisionOperation,
+  'delete-agent': deleteAgentOperation,
   'delete-namespace': deleteNamespaceOperation,
   inventory: inventoryOperation,
 } as const;
