@@ -93,6 +93,7 @@ describe("a unit directory outside systemd's load path, on a real host", () => {
     for (const [operation, args] of [
       ['stop-revision', { owner: who, revision: prepareArgs(who, 5).revision }],
       ['activate-revision', activateArgs(prepareArgs(who, 5))],
+      ['delete-agent', { owner: who }],
       ['delete-namespace', { namespace: who.namespace }],
     ] as const) {
       const error = await fails(host, operation, args as never, { runtime });
@@ -103,6 +104,21 @@ describe("a unit directory outside systemd's load path, on a real host", () => {
     assert.equal(await isActive(layout.unitName), 'active');
     assert.notEqual(await isActive('foreign.service'), 'active');
     await host.run(['rm', link]);
+  });
+
+  test('with both links removed by hand and systemd reloaded, delete-agent stops the gateway and leaves no unit file or link', async () => {
+    const doomed = { ...owner('units-c'), namespace: who.namespace };
+    const doomedLayout = agentLayout(ROOT, UNITS, who.namespace.id, doomed.agent.id);
+    await activate(doomed, 1);
+    await host.run(['rm', `${SYSTEMD_CONFIG_DIR}/${doomedLayout.unitName}`, `${SYSTEMD_CONFIG_DIR}/multi-user.target.wants/${doomedLayout.unitName}`]);
+    await host.run(['systemctl', 'daemon-reload']);
+    assert.equal(await isActive(doomedLayout.unitName), 'active');
+    const result = await ok(host, 'delete-agent', { owner: doomed }, { runtime });
+    assert.equal(result.unitRemoved, true);
+    assert.notEqual(await isActive(doomedLayout.unitName), 'active');
+    assert.equal(await exists(host, doomedLayout.unitFile), false);
+    assert.deepEqual(await traces(doomedLayout.unitName), []);
+    assert.equal(await isActive(layout.unitName), 'active', 'the sibling keeps serving');
   });
 
   test('with the link removed by hand, delete-namespace stops every unit and leaves no unit file or link', async () => {
