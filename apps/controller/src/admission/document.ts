@@ -103,11 +103,11 @@ export function sshGatewayConfigurationDocument(configuration: unknown): Rendere
     authMode = 'password';
   } else if (mode === 'trusted-proxy') {
     if (auth.trustedProxy === undefined) refuse('gateway.auth.trustedProxy.userHeader', 'trusted-proxy mode needs a userHeader');
-    const proxies = trustedProxiesProblem(gateway);
-    if (proxies) refuse(proxies.key, proxies.reason);
     if (auth.password !== undefined && !isManagedRef(auth.password)) {
       refuse('gateway.auth.password', 'in trusted-proxy mode may only opt into the managed env SecretRef');
     }
+    const proxies = trustedProxiesProblem(gateway);
+    if (proxies) refuse(proxies.key, proxies.reason);
     if (auth.password !== undefined) auth.password = { ...MANAGED_PASSWORD_REF };
     authMode = auth.password === undefined ? 'trusted-proxy' : 'trusted-proxy-password';
   } else {

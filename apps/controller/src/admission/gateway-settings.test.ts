@@ -65,8 +65,13 @@ describe('gateway.bind and customBindHost', () => {
   it('refuses a value that is no bind mode', () => {
     for (const bind of ['bogus', 'LAN', '', 1, null, ['loopback']]) refused(gateway({ bind }), 'configuration.gateway.bind');
   });
-  it('admits every mode and the legacy host aliases OpenClaw migrates', () => {
-    for (const bind of ['loopback', 'lan', 'tailnet', 'auto', '127.0.0.1', '0.0.0.0', 'localhost', '::', '::1']) admitted({ bind });
+  it('refuses the legacy host aliases, which OpenClaw migrates only by rewriting the read-only snapshot', () => {
+    for (const bind of ['127.0.0.1', '0.0.0.0', 'localhost', 'LocalHost', '::', '[::]', '*', '::1', '[::1]', ' 0.0.0.0 ']) {
+      assert.match(refused(gateway({ bind }), 'configuration.gateway.bind').message, /legacy host alias/);
+    }
+  });
+  it('admits every bind mode', () => {
+    for (const bind of ['loopback', 'lan', 'tailnet', 'auto']) admitted({ bind });
   });
   it('refuses custom without one dotted-decimal IPv4 customBindHost', () => {
     for (const customBindHost of [undefined, '', ' ', 'localhost', '::1', '127.000.0.1', '127.1', '256.0.0.1', 127]) {
@@ -83,6 +88,10 @@ describe('gateway.tailscale', () => {
   it('refuses serve and funnel, any other mode, and a non-object', () => {
     for (const mode of ['serve', 'funnel', 'bogus', true]) refused(gateway({ tailscale: { mode } }), 'configuration.gateway.tailscale.mode');
     for (const tailscale of ['serve', [], null]) refused(gateway({ tailscale }), 'configuration.gateway.tailscale');
+  });
+  it('refuses the retired resetOnExit and serviceName, and any other key', () => {
+    refused(gateway({ tailscale: { mode: 'off', resetOnExit: true } }), 'configuration.gateway.tailscale.resetOnExit');
+    refused(gateway({ tailscale: { serviceName: 'svc:openclaw' } }), 'configuration.gateway.tailscale.serviceName');
   });
   it('admits off, omitted, and preserveFunnel while off', () => {
     admitted({ tailscale: { mode: 'off' } });

@@ -58,23 +58,31 @@ function unknownKeyProblem(document: Record<string, unknown>): SettingProblem | 
   return { key: `gateway.${unknown.slice(0, 64)}`, reason: 'is not a gateway setting OpenClaw knows; with it the gateway refuses its configuration and does not start' };
 }
 
-/** The bind modes OpenClaw's gateway command accepts; a legacy host alias (`127.0.0.1`, `0.0.0.0`) is migrated and works. */
+/** The bind modes OpenClaw's gateway command accepts. */
 const BIND_MODES = new Set(['auto', 'lan', 'loopback', 'custom', 'tailnet']);
-const BIND_ALIASES = new Set(['0.0.0.0', '127.0.0.1', 'localhost', '::', '::1']);
+/**
+ * Host aliases OpenClaw treats as legacy configuration (`0.0.0.0`, `localhost`, ...): it starts only
+ * after rewriting the file, and the gateway cannot write its read-only snapshot (status 78).
+ */
+const LEGACY_BIND_ALIASES = new Set(['0.0.0.0', '::', '[::]', '*', '127.0.0.1', 'localhost', '::1', '[::1]']);
 /** OpenClaw's canonical dotted-decimal IPv4 (no leading zeros, no shorthand), the only form `custom` binds. */
 const DOTTED_IPV4 = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 /**
- * `gateway.bind` must be a mode (or a legacy alias OpenClaw migrates), and `custom` needs one IPv4
+ * `gateway.bind` must be a mode, and `custom` needs one IPv4
  * address in `customBindHost`: otherwise the gateway exits at start. Every listener keeps 127.0.0.1
  * on the port (a specific address adds it), so each admitted bind answers loopback readiness.
  */
 function bindProblem(document: Record<string, unknown>): SettingProblem | undefined {
   const bind = at(document, ['gateway', 'bind']);
   if (bind === undefined) return undefined;
-  if (typeof bind !== 'string' || !(BIND_MODES.has(bind) || BIND_ALIASES.has(bind))) {
-    return { key: 'gateway.bind', reason: 'expected one of "loopback", "lan", "tailnet", "auto", "custom"' };
+  if (typeof bind === 'string' && LEGACY_BIND_ALIASES.has(bind.trim().toLowerCase())) {
+    return {
+      key: 'gateway.bind',
+      reason: 'is a legacy host alias OpenClaw starts with only after rewriting the configuration, which the gateway cannot do to its snapshot; use a bind mode ("loopback", "lan", ...)',
+    };
   }
+  if (typeof bind !== 'string' || !BIND_MODES.has(bind)) return { key: 'gateway.bind', reason: 'expected one of "loopback", "lan", "tailnet", "auto", "custom"' };
   if (bind !== 'custom') return undefined;
   const host = at(document, ['gateway', 'customBindHost']);
   if (typeof host === 'string' && DOTTED_IPV4.test(host.trim())) return undefined;
@@ -87,7 +95,11 @@ function bindProblem(document: Record<string, unknown>): SettingProblem | undefi
  */
 function tailscaleProblem(document: Record<string, unknown>): SettingProblem | undefined {
   const tailscale = at(document, ['gateway', 'tailscale']);
-  if (tailscale !== undefined && !isPlainObject(tailscale)) return { key: 'gateway.tailscale', reason: 'expected an object' };
+  if (tailscale === undefined) return undefined;
+  if (!isPlainObject(tailscale)) return { key: 'gateway.tailscale', reason: 'expected an object' };
+  // Retired keys (resetOnExit, serviceName) are legacy configuration OpenClaw must rewrite first, as above.
+  const unknown = Object.keys(tailscale).find((key) => key !== 'mode' && key !== 'preserveFunnel');
+  if (unknown !== undefined) return { key: `gateway.tailscale.${unknown.slice(0, 64)}`, reason: 'is not a Tailscale setting OpenClaw 2026.9.6 starts with (only mode and preserveFunnel)' };
   const mode = at(document, ['gateway', 'tailscale', 'mode']);
   if (mode === undefined || mode === 'off') return undefined;
   const reason =
