@@ -7,6 +7,8 @@ import { refusedDocument } from '../../test/admission.js';
 import { MANAGED_PASSWORD_REF, sshGatewayConfigurationDocument } from './document.js';
 
 const REF = { source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' } as const;
+/** OpenClaw starts trusted-proxy mode only with at least one trusted proxy. */
+const PROXIES = ['10.0.0.1'];
 const TRUST = { userHeader: 'x-forwarded-user', requiredHeaders: ['x-forwarded-proto'], allowUsers: ['alice'] };
 
 function render(configuration: unknown) {
@@ -65,29 +67,29 @@ describe('sshGatewayConfigurationDocument: password mode', () => {
 describe('sshGatewayConfigurationDocument: trusted-proxy mode', () => {
   it('keeps the configured trust and adds no password', () => {
     const scopes = { alice: ['operator.read', 'operator.write'] };
-    const { document, auth } = render({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, identityScopes: scopes } } });
+    const { document, auth } = render({ gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: TRUST, identityScopes: scopes } } });
     assert.equal(auth, 'trusted-proxy');
     assert.deepEqual(document.gateway.auth, { mode: 'trusted-proxy', trustedProxy: TRUST, identityScopes: scopes });
   });
 
   it('opts into the managed password only with the exact ref', () => {
-    const { document, auth } = render({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, password: REF } } });
+    const { document, auth } = render({ gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: TRUST, password: REF } } });
     assert.equal(auth, 'trusted-proxy-password');
     assert.deepEqual(document.gateway.auth, { mode: 'trusted-proxy', trustedProxy: TRUST, password: REF });
     for (const password of ['hunter2', { ...REF, id: 'PROXY_PASSWORD' }, { ...REF, provider: 'vault' }, { ...REF, extra: 1 }]) {
-      refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, password } } }, 'gateway.auth.password');
+      refused({ gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: TRUST, password } } }, 'gateway.auth.password');
     }
   });
 
   it('needs a userHeader', () => {
-    refused({ gateway: { auth: { mode: 'trusted-proxy' } } }, 'gateway.auth.trustedProxy.userHeader');
-    refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: {} } } }, 'gateway.auth.trustedProxy.userHeader');
-    refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: { userHeader: 7 } } } }, 'gateway.auth.trustedProxy.userHeader');
+    refused({ gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy' } } }, 'gateway.auth.trustedProxy.userHeader');
+    refused({ gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: {} } } }, 'gateway.auth.trustedProxy.userHeader');
+    refused({ gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: { userHeader: 7 } } } }, 'gateway.auth.trustedProxy.userHeader');
   });
 });
 
 describe("sshGatewayConfigurationDocument: OpenClaw's own types, field by field", () => {
-  const proxy = (trustedProxy: unknown, more: Record<string, unknown> = {}) => ({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy, ...more } } });
+  const proxy = (trustedProxy: unknown, more: Record<string, unknown> = {}) => ({ gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy, ...more } } });
 
   it('admits every field OpenClaw gives trustedProxy, rateLimit and identityScopes', () => {
     const full = {
@@ -150,7 +152,7 @@ describe("sshGatewayConfigurationDocument: OpenClaw's own types, field by field"
 });
 
 describe('sshGatewayConfigurationDocument: the provider of the managed password', () => {
-  const withProvider = (provider: unknown, auth: Record<string, unknown> = {}) => ({ secrets: { providers: { default: provider } }, gateway: { auth } });
+  const withProvider = (provider: unknown, auth: Record<string, unknown> = {}) => ({ secrets: { providers: { default: provider } }, gateway: { trustedProxies: PROXIES, auth } });
 
   it('admits no default provider, an env one whose allowlist names the managed password, or another source (OpenClaw then uses its built-in env provider)', () => {
     for (const provider of [undefined, { source: 'env' }, { source: 'env', allowlist: ['OPENCLAW_GATEWAY_PASSWORD', 'MODEL_KEY'] }, { source: 'file', path: '/etc/secrets.json' }]) {
@@ -179,9 +181,9 @@ describe('sshGatewayConfigurationDocument: refusals', () => {
   it('refuses unsupported auth fields', () => {
     refused({ gateway: { auth: { token: 'abc' } } }, 'gateway.auth.token');
     refused({ gateway: { auth: { mode: 'password', allowTailscale: true } } }, 'gateway.auth.allowTailscale');
-    refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, allowTailscale: true } } }, 'gateway.auth.allowTailscale');
+    refused({ gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: TRUST, allowTailscale: true } } }, 'gateway.auth.allowTailscale');
     refused({ gateway: { auth: { allowTailscale: 'false' } } }, 'gateway.auth.allowTailscale');
-    refused({ gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST, token: { source: 'env', provider: 'default', id: 'T' } } } }, 'gateway.auth.token');
+    refused({ gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: TRUST, token: { source: 'env', provider: 'default', id: 'T' } } } }, 'gateway.auth.token');
   });
 
   it('does not echo an unsupported field value', () => {
@@ -256,7 +258,7 @@ describe('sshGatewayConfigurationDocument: rendering', () => {
   });
 
   it('does not mutate its input', () => {
-    const configuration = { gateway: { auth: { mode: 'trusted-proxy', trustedProxy: { ...TRUST } } }, other: { list: [1, 2] } };
+    const configuration = { gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: { ...TRUST } } }, other: { list: [1, 2] } };
     const before = structuredClone(configuration);
     sshGatewayConfigurationDocument(configuration);
     assert.deepEqual(configuration, before);

@@ -2,7 +2,7 @@
 import { canonicalJson, sha256Hex } from '@occ-ssh/markers';
 import { ComputeError, MAX_DOCUMENT_BYTES, type GatewayAuthMode } from '@occ-ssh/protocol';
 import { gatewayAuthFieldProblem, GATEWAY_AUTH_FIELDS } from './gateway-auth.js';
-import { gatewaySettingProblem } from './gateway-settings.js';
+import { gatewaySettingProblem, trustedProxiesProblem } from './gateway-settings.js';
 
 /** The only password source SSH Compute supports: the managed per-Agent environment variable. */
 export const MANAGED_PASSWORD_REF = Object.freeze({ source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' });
@@ -106,6 +106,8 @@ export function sshGatewayConfigurationDocument(configuration: unknown): Rendere
     if (auth.password !== undefined && !isManagedRef(auth.password)) {
       refuse('gateway.auth.password', 'in trusted-proxy mode may only opt into the managed env SecretRef');
     }
+    const proxies = trustedProxiesProblem(gateway);
+    if (proxies) refuse(proxies.key, proxies.reason);
     if (auth.password !== undefined) auth.password = { ...MANAGED_PASSWORD_REF };
     authMode = auth.password === undefined ? 'trusted-proxy' : 'trusted-proxy-password';
   } else {

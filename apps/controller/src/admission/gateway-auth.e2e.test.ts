@@ -9,6 +9,8 @@ import { MANAGED_PASSWORD_REF, sshGatewayConfigurationDocument } from './documen
 
 const DIR = '/root/validate';
 const TRUST = { userHeader: 'x-forwarded-user' };
+/** OpenClaw starts trusted-proxy mode only with a trusted proxy (gateway-settings.e2e.test.ts). */
+const PROXIES = ['10.0.0.1'];
 
 /** Inputs covering every gateway.auth field and form admission accepts. */
 const ADMITTED: Record<string, unknown> = {
@@ -17,11 +19,12 @@ const ADMITTED: Record<string, unknown> = {
   'password mode with every rateLimit field and allowTailscale false': {
     gateway: { auth: { mode: 'password', password: { ...MANAGED_PASSWORD_REF }, allowTailscale: false, rateLimit: { maxAttempts: 5, windowMs: 60_000, lockoutMs: 300_000, exemptLoopback: true } } },
   },
-  'minimal trusted proxy': { gateway: { auth: { mode: 'trusted-proxy', trustedProxy: TRUST } } },
+  'minimal trusted proxy': { gateway: { trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: TRUST } } },
   'an env default provider whose allowlist names the managed password': { secrets: { providers: { default: { source: 'env', allowlist: ['OPENCLAW_GATEWAY_PASSWORD'] } } } },
   'a file provider under the default alias (the built-in env provider still resolves the managed ref)': { secrets: { providers: { default: { source: 'file', path: '/etc/openclaw-secrets.json' } } } },
   'trusted proxy with every field, identity scopes and the managed password': {
     gateway: {
+      trustedProxies: PROXIES,
       auth: {
         mode: 'trusted-proxy',
         password: '$OPENCLAW_GATEWAY_PASSWORD',
@@ -42,7 +45,7 @@ const ADMITTED: Record<string, unknown> = {
 };
 
 /** Documents admission refuses for a field type; OpenClaw must refuse each of them as well. */
-const auth = (extra: Record<string, unknown>) => ({ gateway: { mode: 'local', auth: { mode: 'trusted-proxy', trustedProxy: TRUST, ...extra } } });
+const auth = (extra: Record<string, unknown>) => ({ gateway: { mode: 'local', trustedProxies: PROXIES, auth: { mode: 'trusted-proxy', trustedProxy: TRUST, ...extra } } });
 const REFUSED: Record<string, unknown> = {
   'an unknown rateLimit key': auth({ rateLimit: { perMinute: 30 } }),
   'an unknown trustedProxy key': auth({ trustedProxy: { ...TRUST, userHeaders: ['x'] } }),
