@@ -8,7 +8,7 @@ import { MANAGED_PASSWORD_REF, sshGatewayConfigurationDocument } from './documen
 
 const REF = { source: 'env', provider: 'default', id: 'OPENCLAW_GATEWAY_PASSWORD' } as const;
 /** OpenClaw starts trusted-proxy mode only with at least one trusted proxy. */
-const PROXIES = ['10.0.0.1'];
+const PROXIES = ['192.0.2.1'];
 const TRUST = { userHeader: 'x-forwarded-user', requiredHeaders: ['x-forwarded-proto'], allowUsers: ['alice'] };
 
 function render(configuration: unknown) {
@@ -26,6 +26,11 @@ describe('sshGatewayConfigurationDocument: password mode', () => {
       assert.equal(auth, 'password');
       assert.deepEqual(document.gateway.auth, { mode: 'password', password: REF });
     }
+  });
+
+  it('renders an omitted bind as loopback and keeps an explicit one', () => {
+    for (const configuration of [{}, { gateway: {} }, { gateway: { auth: { mode: 'password' } } }]) assert.equal((render(configuration).document.gateway as { bind?: string }).bind, 'loopback');
+    for (const bind of ['lan', 'auto', 'tailnet']) assert.equal((render({ gateway: { bind } }).document.gateway as { bind?: string }).bind, bind);
   });
 
   it('accepts explicit password mode with or without the exact ref, in any key order', () => {

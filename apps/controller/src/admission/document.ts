@@ -116,6 +116,9 @@ export function sshGatewayConfigurationDocument(configuration: unknown): Rendere
   if (authMode !== 'trusted-proxy') admitManagedPasswordProvider(document);
   gateway.auth = auth;
   gateway.mode = 'local';
+  // Security: OpenClaw binds 0.0.0.0 when it takes the host for a container (/.dockerenv, an LXC
+  // cgroup) and no bind is set; an omitted bind is rendered as loopback, so the default stays local.
+  if (gateway.bind === undefined) gateway.bind = 'loopback';
   document.gateway = gateway;
 
   const text = `${JSON.stringify(JSON.parse(canonicalJson(document)), null, 2)}\n`;

@@ -10,7 +10,7 @@ import { MANAGED_PASSWORD_REF, sshGatewayConfigurationDocument } from './documen
 const DIR = '/root/validate';
 const TRUST = { userHeader: 'x-forwarded-user' };
 /** OpenClaw starts trusted-proxy mode only with a trusted proxy (gateway-settings.e2e.test.ts). */
-const PROXIES = ['10.0.0.1'];
+const PROXIES = ['192.0.2.1'];
 
 /** Inputs covering every gateway.auth field and form admission accepts. */
 const ADMITTED: Record<string, unknown> = {

@@ -137,4 +137,21 @@ describe('gateway settings against the real OpenClaw gateway in its unit', () =>
       assert.equal(agent?.ready, true);
     });
   }
+
+  test('an omitted bind is rendered as loopback: on a host OpenClaw takes for a container, the real gateway still listens on loopback only', async () => {
+    // OpenClaw's container check reads /.dockerenv; without a bind it would then listen on 0.0.0.0.
+    await host.run(['touch', '/.dockerenv']);
+    try {
+      const revision = revisionOf(kept, ++keptNumber, { gateway: { mode: 'local' } });
+      assert.equal((await driver.prepareRevision(revision)).ready, true);
+      await driver.activateRevision(revision);
+      const { port } = await driver.gatewayAddress(revision);
+      const listeners = (await host.run(['ss', '-Hltn', `sport = :${port}`])).split('\n').filter(Boolean);
+      const local = listeners.map((line) => line.trim().split(/\s+/)[3]);
+      assert.ok(local.length > 0, 'the gateway listens');
+      for (const address of local) assert.match(address!, /^(127\.0\.0\.1|\[::1\]):\d+$/, listeners.join('\n'));
+    } finally {
+      await host.run(['rm', '-f', '/.dockerenv']);
+    }
+  });
 });

@@ -104,10 +104,10 @@ describe('gateway.trustedProxies in trusted-proxy mode', () => {
   const proxy = (trustedProxies: unknown) =>
     gateway({ ...(trustedProxies === undefined ? {} : { trustedProxies }), auth: { mode: 'trusted-proxy', trustedProxy: { userHeader: 'x-forwarded-user' } } });
   it('refuses none, an empty list and non-string entries', () => {
-    for (const trustedProxies of [undefined, [], [1], '10.0.0.1']) refused(proxy(trustedProxies), 'configuration.gateway.trustedProxies');
+    for (const trustedProxies of [undefined, [], [1], '192.0.2.1']) refused(proxy(trustedProxies), 'configuration.gateway.trustedProxies');
   });
   it('admits a listed proxy, and password mode without any', () => {
-    assert.doesNotThrow(() => sshGatewayConfigurationDocument(proxy(['10.0.0.1'])));
+    assert.doesNotThrow(() => sshGatewayConfigurationDocument(proxy(['192.0.2.1'])));
     admitted({});
   });
 });
