@@ -54,7 +54,12 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-copyFileSync(`${workspace}dist/apps/host-helper/host-helper.cjs`, `${dir}/host-helper.cjs`);
+// One version for the package, the controller (DRIVER_VERSION) and the helper it ships, which
+// answers every call with it and writes it into its build header.
+const helperFile = `${workspace}dist/apps/host-helper/host-helper.cjs`;
+const helperHeader = readFileSync(helperFile, 'utf8').split('\n', 1)[0]!;
+if (helperHeader !== `"use strict";// occ-ssh host helper ${own.version}`) throw new Error(`${helperFile} is not the helper of version ${own.version} (${helperHeader.slice(0, 80)}): rebuild it`);
+copyFileSync(helperFile, `${dir}/host-helper.cjs`);
 writeFileSync(`${dir}/bin/occ-ssh.js`, "#!/usr/bin/env node\nimport '../cli.js';\n");
 chmodSync(`${dir}/bin/occ-ssh.js`, 0o755);
 
