@@ -138,6 +138,11 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     assert.match(report, /ignoring resolutions: 'node10', 'node16-cjs'/, report);
   });
 
+  test('the API report and reference pages in docs/api/ are what the bundled declarations make', () => {
+    // api-report.ts exits non-zero, naming the fix, when either differs.
+    assert.match(run(process.execPath, ['--import', 'tsx', 'api-report.ts'], CONTROLLER), /docs\/api\/ matches the declarations/);
+  });
+
   test('transport: ssh2 without the optional peer ssh2 fails with a permanent configuration error naming the key; installed, it is found', () => {
     const configuration = (parse(installationYaml({ stable: hostInfo(host) }, { transport: 'ssh2' })) as { drivers: { compute: { configuration: unknown } } }).drivers.compute.configuration;
     const script = [
