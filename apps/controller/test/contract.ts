@@ -21,8 +21,8 @@ import { memoryLogger } from './hosts.js';
 export const CONTRACT_FILE = new URL('../../../docs/api/contract.json', import.meta.url);
 export const CHANGELOG_FILE = new URL('../../../CHANGELOG.md', import.meta.url);
 
-/** The first 12 hex digits of the snapshot's SHA-256: what a CHANGELOG entry names. */
-export const contractDigest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
+/** The first 12 hex digits of the SHA-256 of the snapshot's compact JSON: what a CHANGELOG entry names. */
+export const contractDigest = (contract: unknown) => createHash('sha256').update(JSON.stringify(contract)).digest('hex').slice(0, 12);
 
 /** Span attribute keys, metric names, units and attribute keys, and log line fields, from operations that succeed and fail. */
 async function emitted() {
