@@ -7,8 +7,8 @@ import { build } from 'esbuild';
 const workspace = fileURLToPath(new URL('../../', import.meta.url));
 const out = `${workspace}dist/apps/controller`;
 const helper = `${workspace}dist/apps/host-helper/host-helper.cjs`;
-const pkg = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string> };
-const external = Object.keys(pkg.dependencies).filter((name) => !name.startsWith('@occ-ssh/'));
+const pkg = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')) as { dependencies: Record<string, string>; peerDependencies: Record<string, string> };
+const external = [...Object.keys(pkg.dependencies), ...Object.keys(pkg.peerDependencies)].filter((name) => !name.startsWith('@occ-ssh/'));
 
 mkdirSync(out, { recursive: true });
 const entryPoints = ['src/index.ts', 'src/cli/occ-ssh.ts'];

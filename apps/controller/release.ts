@@ -1,6 +1,7 @@
 // Builds the release: one self-contained npm package in dist/release/ (a directory and its .tgz).
-// The workspace libraries and the helper artifact go inside; runtime dependencies stay pinned and
-// external; declarations are bundled into one index.d.ts. The last line printed is the tarball path.
+// The workspace libraries and the helper artifact go inside; runtime dependencies stay external with
+// semver ranges whose floor is the version the lockfile installs (so the tests ran on each floor);
+// declarations are bundled into one index.d.ts. The last line printed is the tarball path.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,14 +14,25 @@ import { PACKAGE_NAME } from './src/version.js';
 const workspace = fileURLToPath(new URL('../../', import.meta.url));
 const out = `${workspace}dist/release`;
 const dir = `${out}/package`;
-const own = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')) as { version: string; description: string; dependencies: Record<string, string> };
+const own = JSON.parse(readFileSync(new URL('package.json', import.meta.url), 'utf8')) as {
+  version: string;
+  description: string;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional: boolean }>;
+};
 const root = JSON.parse(readFileSync(`${workspace}package.json`, 'utf8')) as { license: string; engines: { node: string } };
+/** Where the project is published; npm shows these on the package page. */
+const REPOSITORY = 'https://github.com/occ-ssh/compute-driver';
 
-/** ssh2 is needed only by its transport, loaded on first use; every other dependency is required. */
-const OPTIONAL = new Set(['ssh2']);
-const runtime = Object.keys(own.dependencies).filter((name) => !name.startsWith('@occ-ssh/'));
-/** The exact version installed in the workspace: what the tests ran against is what the package pins. */
-const pinned = (names: string[]) => Object.fromEntries(names.map((name) => [name, (JSON.parse(readFileSync(`${workspace}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version]));
+/** Dependencies (pino, yaml, zod) and peers (@opentelemetry/api, and ssh2, optional: only its transport loads it). */
+const dependencies = Object.fromEntries(Object.entries(own.dependencies).filter(([name]) => !name.startsWith('@occ-ssh/')));
+const runtime = [...Object.keys(dependencies), ...Object.keys(own.peerDependencies)];
+/** A range's floor must be what the lockfile installs: the lowest version a consumer may get is the one CI tested. */
+for (const [name, range] of Object.entries({ ...dependencies, ...own.peerDependencies })) {
+  const installed = (JSON.parse(readFileSync(`${workspace}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
+  if (range !== `^${installed}`) throw new Error(`apps/controller/package.json: ${name} is "${range}", but CI tests ${installed}; the range must be "^${installed}"`);
+}
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(`${dir}/bin`, { recursive: true });
@@ -42,7 +54,12 @@ await build({
   legalComments: 'none',
   logLevel: 'warning',
 });
-copyFileSync(`${workspace}dist/apps/host-helper/host-helper.cjs`, `${dir}/host-helper.cjs`);
+// One version for the package, the controller (DRIVER_VERSION) and the helper it ships, which
+// answers every call with it and writes it into its build header.
+const helperFile = `${workspace}dist/apps/host-helper/host-helper.cjs`;
+const helperHeader = readFileSync(helperFile, 'utf8').split('\n', 1)[0]!;
+if (helperHeader !== `"use strict";// occ-ssh host helper ${own.version}`) throw new Error(`${helperFile} is not the helper of version ${own.version} (${helperHeader.slice(0, 80)}): rebuild it`);
+copyFileSync(helperFile, `${dir}/host-helper.cjs`);
 writeFileSync(`${dir}/bin/occ-ssh.js`, "#!/usr/bin/env node\nimport '../cli.js';\n");
 chmodSync(`${dir}/bin/occ-ssh.js`, 0o755);
 
@@ -87,20 +104,23 @@ const manifest = {
   name: PACKAGE_NAME,
   version: own.version,
   description: own.description,
+  keywords: ['openclaw', 'openclaw-enterprise', 'compute-driver', 'ssh', 'systemd'],
+  homepage: `${REPOSITORY}#readme`,
+  bugs: { url: `${REPOSITORY}/issues` },
+  repository: { type: 'git', url: `git+${REPOSITORY}.git` },
   license: root.license,
   type: 'module',
-  exports: { '.': { types: './index.d.ts', default: './index.js' } },
+  exports: { '.': { types: './index.d.ts', default: './index.js' }, './package.json': './package.json' },
   types: './index.d.ts',
   bin: { 'occ-ssh': 'bin/occ-ssh.js' },
   engines: root.engines,
-  dependencies: pinned(runtime.filter((name) => !OPTIONAL.has(name))),
-  optionalDependencies: pinned(runtime.filter((name) => OPTIONAL.has(name))),
+  dependencies,
+  peerDependencies: own.peerDependencies,
+  peerDependenciesMeta: own.peerDependenciesMeta,
 };
 writeFileSync(`${dir}/package.json`, `${JSON.stringify(manifest, null, 2)}\n`);
-writeFileSync(
-  `${dir}/README.md`,
-  `# ${PACKAGE_NAME}\n\nSSH Compute Driver for OpenClaw Enterprise: an external Compute driver package for OCC.\nSelect it with \`drivers.compute.package: "${PACKAGE_NAME}"\` and pin it to exactly ${own.version}.\nThe \`occ-ssh\` bin is the operator CLI.\n`,
-);
+copyFileSync(fileURLToPath(new URL('README.md', import.meta.url)), `${dir}/README.md`);
+copyFileSync(`${workspace}LICENSE`, `${dir}/LICENSE`);
 
 const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: dir, encoding: 'utf8' })) as { filename: string; files: { path: string }[] }[];
 console.log(`release: ${dir} (${packed!.files.length} files)`);

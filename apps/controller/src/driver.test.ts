@@ -553,7 +553,8 @@ describe('SshComputeDriver: what leaves the process', () => {
       ['ensure-namespace', 'prepare-revision', 'activate-revision', 'verify-revision', 'stop-revision', 'retire-revision', 'delete-namespace'],
     );
     for (const line of operations) {
-      assert.equal(line.host, 'stable');
+      assert.equal(line.host, '203.0.113.10:22', 'the machine');
+      assert.equal(line.namespaceName, 'stable');
       assert.equal(line.namespace, 'ns-1');
       assert.equal(typeof line.requestId, 'string');
       assert.equal(typeof line.durationMs, 'number');
@@ -565,13 +566,16 @@ describe('SshComputeDriver: what leaves the process', () => {
   });
 
   it('failure log lines carry the code and verdict but no helper stdout', async () => {
-    const { driver, stream } = setup({
+    const { driver, stream, executor } = setup({
       responder: (envelope) => ({ stdout: `leaked ${CANARY}\n${failureLine(envelope, 'host-command', 'systemctl restart failed')}`, exitCode: 1, stderrBytes: 300 }),
     });
     await rejection(driver.activateRevision(revisionFor()));
     const failed = stream.lines.find((line) => line.msg === 'operation failed');
     assert.ok(failed);
-    assert.equal(failed.host, 'stable');
+    assert.equal(failed.host, '203.0.113.10:22');
+    assert.equal(failed.namespaceName, 'stable');
+    assert.match(String(failed.requestId), /^[0-9a-f-]{36}$/, 'a failure line carries the request ID too');
+    assert.equal(failed.requestId, executor.calls.at(-1)!.envelope.requestId);
     assert.equal(failed.operation, 'activate-revision');
     assert.equal(failed.namespace, 'ns-1');
     assert.equal(failed.agent, 'agent-1');

@@ -37,6 +37,7 @@ export interface SshComputeDriverOptions {
   helper?: HelperArtifact;
   /** Readiness bound per activation, at most (and by default) 120 seconds. */
   readinessTimeoutMs?: number;
+  /** The transport bound of one helper operation, 180 seconds by default (the helper stops itself at 170 s). */
   operationTimeoutMs?: number;
   /** Told of each helper heartbeat (one per change the helper begins, one a second while it waits), for operator progress. */
   onHelperProgress?: (progress: HelperProgress) => void;

@@ -1,19 +1,17 @@
-// Public API of the SSH Compute Driver controller library, and the entry OCC's package loader imports.
+// Public API of the SSH Compute Driver controller library, and the entry OCC's package loader
+// imports. docs/api/compute-driver.api.md is its report; what workspace tools need beyond it is in
+// ./internal.ts, which the release package does not carry.
 export { configurationSchema, validateConfiguration, createDriver, type CreateDriverOptions } from './package-entry.js';
 export { SshComputeDriver, type SshComputeDriverOptions } from './driver.js';
-export { loadInstallationConfiguration, parseConfiguration, DEFAULT_SYSTEMD_UNIT_DIRECTORY, hostFor, runtimeSettingsFor, type SshComputeConfiguration, type ResolvedHost } from './config/index.js';
-export { sshGatewayConfigurationDocument, MANAGED_PASSWORD_REF, type RenderedDocument } from './admission/document.js';
-export { validateHarnessAuth, admitRevision, admitContext, SUPPORTED_HARNESS } from './admission/harness.js';
-export { SystemSshCommandExecutor } from './transport/system-ssh.js';
-export { OpenSshMuxExecutor } from './transport/openssh-mux.js';
-export { Ssh2PoolExecutor } from './transport/ssh2-pool.js';
-export { createExecutor } from './transport/select.js';
-export { hostKeyAccepted } from './transport/known-hosts.js';
-export { sshArgv, type SshClientSettings } from '@occ-ssh/ssh-client';
-export type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from './transport/executor.js';
-export { createLogger, REDACTED_PATHS, type Logger } from './logging.js';
-export { loadHelperArtifact, type HelperArtifact } from './helper-artifact.js';
-export { DRIVER_VERSION } from './version.js';
-export { ComputeError, ERROR_CODES, FAILURE_OF, type ErrorCode, type Failure } from '@occ-ssh/protocol';
+export type { HelperProgress } from './deps.js';
+export { loadInstallationConfiguration, parseConfiguration, DEFAULT_SYSTEMD_UNIT_DIRECTORY, TRANSPORTS, type SshComputeConfiguration } from './config/index.js';
+export type { InstallationSource } from './config/load.js';
+export type { HostConfiguration, JumpHost, Transport } from './config/schema.js';
+export type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget, RemoteCall } from './transport/executor.js';
+export { TRANSPORT_CAUSES, type TransportCause } from './transport/failure-cause.js';
+export { createLogger, type Logger } from './logging.js';
+export type { HelperArtifact } from './helper-artifact.js';
+export { DRIVER_VERSION, PACKAGE_NAME } from './version.js';
+export { ComputeError, ERROR_CODES, FAILURE_OF, toComputeError, type ErrorCode, type ErrorDetails, type Failure, type OperationName, type OperationResult } from '@occ-ssh/protocol';
 export type { PrepareFailureDiagnostic } from './diagnostics.js';
 export type * from './types.js';

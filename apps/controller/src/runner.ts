@@ -1,8 +1,10 @@
 // The one operation runner: every helper call the driver makes passes here, through the host's
 // limiter, with one log line per call that carries no secrets.
+import { randomUUID } from 'node:crypto';
 import { toComputeError, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
 import { hostFor, runtimeSettingsFor, type SshComputeConfiguration } from './config/index.js';
 import type { DriverDeps } from './deps.js';
+import { machineOf } from './telemetry.js';
 import type { HostTarget } from './transport/executor.js';
 import { OPERATION_TIMEOUT_MS, runOperation, type OperationOutcome } from './transport/run-operation.js';
 import { DRIVER_VERSION } from './version.js';
@@ -19,15 +21,17 @@ export class OperationRunner {
     const resolved = hostFor(this.config, namespaceName);
     const host: HostTarget = { name: resolved.name, address: resolved.address, port: resolved.port, user: resolved.user };
     const { executor, helper, logger, observer, limiter } = this.deps;
-    const log = logger.child({ host: host.name, operation, ...fields });
+    // Every line of this operation, failures included, names the machine, the Namespace and the request ID.
+    const requestId = randomUUID();
+    const log = logger.child({ host: machineOf(host), namespaceName: host.name, operation, requestId, ...fields });
     const started = Date.now();
     try {
       const progress = observer.progress;
       const onHeartbeat = progress && ((seq: number) => progress({ host: host.name, operation, heartbeats: seq + 1, elapsedMs: Date.now() - started }));
-      const request = { operation, args, host, runtime: runtimeSettingsFor(this.config, namespaceName), ...(signal ? { signal } : {}), ...(onHeartbeat ? { onHeartbeat } : {}) };
+      const request = { operation, args, host, requestId, runtime: runtimeSettingsFor(this.config, namespaceName), ...(signal ? { signal } : {}), ...(onHeartbeat ? { onHeartbeat } : {}) };
       // Keyed by the connection, not the Namespace: several Namespaces may share one host.
       const outcome = await limiter.run(`${host.user}@${host.address}:${host.port}`, () => runOperation(executor, helper, DRIVER_VERSION, request, this.operationTimeoutMs, observer.trace));
-      log.info({ durationMs: Date.now() - started, timings: outcome.timings, requestId: outcome.requestId }, 'operation succeeded');
+      log.info({ durationMs: Date.now() - started, timings: outcome.timings }, 'operation succeeded');
       return outcome;
     } catch (error) {
       const failure = toComputeError(error, { host: host.name, operation });

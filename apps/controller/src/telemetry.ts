@@ -1,6 +1,8 @@
 // Traces and metrics through @opentelemetry/api only: a no-op until the embedding process (OCC)
-// registers an SDK. One span per driver method, a child span per helper invocation, and four
-// instruments: operation duration, failures by code, lock wait and operations in flight per host.
+// registers an SDK. One span per driver method, a child span per helper invocation, and five
+// instruments: operation duration, failures by code, host lock wait, gateway readiness wait and
+// operations in flight. `occ_ssh.host` is the machine (`address:port`), `occ_ssh.namespace_name`
+// the Namespace (the `hosts` key): several Namespaces may share one machine.
 import { SpanStatusCode, metrics, trace, type Attributes, type Histogram, type Meter, type MeterProvider, type Span, type UpDownCounter, type Counter } from '@opentelemetry/api';
 import { toComputeError } from '@occ-ssh/protocol';
 import { DRIVER_VERSION } from './version.js';
@@ -11,8 +13,15 @@ interface Instruments {
   duration: Histogram;
   failures: Counter;
   lockWait: Histogram;
+  readinessWait: Histogram;
   inFlight: UpDownCounter;
 }
+
+/**
+ * Bucket boundaries in seconds. The SDK's default boundaries (0 to 10 000) were made for
+ * milliseconds; these resolve a 5 ms lock wait as well as a 170 s operation bound.
+ */
+export const SECONDS_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 180];
 
 /** The metrics API has no proxy provider: instruments are made from whichever provider is global now. */
 let cached: { provider: MeterProvider; instruments: Instruments } | undefined;
@@ -22,14 +31,21 @@ function instruments(): Instruments {
   if (cached?.provider === provider) return cached.instruments;
   const meter: Meter = provider.getMeter(INSTRUMENTATION_NAME, DRIVER_VERSION);
   const made = {
-    duration: meter.createHistogram('occ_ssh.operation.duration', { unit: 's', description: 'Duration of one helper operation on a host, by outcome' }),
+    duration: meter.createHistogram('occ_ssh.operation.duration', { unit: 's', description: 'Duration of one helper operation on a host, by outcome', advice: seconds }),
     failures: meter.createCounter('occ_ssh.operation.failures', { description: 'Helper operations that failed, by error code' }),
-    lockWait: meter.createHistogram('occ_ssh.lock.wait', { unit: 's', description: 'Time a mutating helper operation waited for the host lock' }),
+    lockWait: meter.createHistogram('occ_ssh.lock.wait', { unit: 's', description: 'Time a mutating helper operation waited for the host lock', advice: seconds }),
+    readinessWait: meter.createHistogram('occ_ssh.readiness.wait', {
+      unit: 's',
+      description: 'Time an activation waited for the gateway to answer /readyz after its restart (0 when it was already serving)',
+      advice: seconds,
+    }),
     inFlight: meter.createUpDownCounter('occ_ssh.operations.in_flight', { description: 'Helper operations running now, per host' }),
   };
   cached = { provider, instruments: made };
   return made;
 }
+
+const seconds = { explicitBucketBoundaries: [...SECONDS_BUCKETS] };
 
 const tracer = () => trace.getTracer(INSTRUMENTATION_NAME, DRIVER_VERSION);
 
@@ -95,26 +111,41 @@ export async function inMethodSpan<T>(method: string, attributes: Attributes, wo
 }
 
 export interface HelperSpan {
+  /** The machine, `address:port` (machineOf). */
   host: string;
+  /** The Namespace name: the configuration's `hosts` key. */
+  namespace: string;
   operation: string;
   requestId: string;
   attributes: Attributes;
 }
 
-export interface HelperCallTimings {
+interface HelperCallTimings {
   lockWaitMs?: number | undefined;
   lockHoldMs?: number | undefined;
 }
 
+/** What a helper call returns that telemetry reads: the helper's timings, and an activation's readiness wait. */
+interface HelperCallOutcome {
+  timings?: HelperCallTimings;
+  result?: unknown;
+}
+
 /** Wraps one helper invocation: the observer seam the driver's dependencies carry. */
-export type HelperTracer = <T extends { timings?: HelperCallTimings }>(call: HelperSpan, work: () => Promise<T>) => Promise<T>;
+export type HelperTracer = <T extends HelperCallOutcome>(call: HelperSpan, work: () => Promise<T>) => Promise<T>;
+
+/** The machine a host target names, as `address:port` (`[address]:port` for an IPv6 literal). */
+export function machineOf(host: { address: string; port: number }): string {
+  return host.address.includes(':') ? `[${host.address}]:${host.port}` : `${host.address}:${host.port}`;
+}
 
 /** A span and the metrics of one helper invocation on one host. */
-export async function inHelperSpan<T extends { timings?: HelperCallTimings }>(call: HelperSpan, work: () => Promise<T>): Promise<T> {
-  const base = { 'occ_ssh.host': call.host, 'occ_ssh.operation': call.operation };
-  const { duration, failures, lockWait, inFlight } = instruments();
+export async function inHelperSpan<T extends HelperCallOutcome>(call: HelperSpan, work: () => Promise<T>): Promise<T> {
+  const where = { 'occ_ssh.host': call.host, 'occ_ssh.namespace_name': call.namespace };
+  const base = { ...where, 'occ_ssh.operation': call.operation };
+  const { duration, failures, lockWait, readinessWait, inFlight } = instruments();
   const started = performance.now();
-  inFlight.add(1, { 'occ_ssh.host': call.host });
+  inFlight.add(1, where);
   return tracer().startActiveSpan(`occ_ssh.helper ${call.operation}`, { attributes: { ...base, 'occ_ssh.request_id': call.requestId, ...call.attributes } }, async (span) => {
     try {
       const value = await work();
@@ -124,6 +155,11 @@ export async function inHelperSpan<T extends { timings?: HelperCallTimings }>(ca
         lockWait.record(lockWaitMs / 1000, base);
       }
       if (lockHoldMs !== undefined) span.setAttribute('occ_ssh.lock_hold_ms', lockHoldMs);
+      const readyMs = (value.result as { readyMs?: unknown } | undefined)?.readyMs;
+      if (typeof readyMs === 'number') {
+        span.setAttribute('occ_ssh.ready_ms', readyMs);
+        readinessWait.record(readyMs / 1000, base);
+      }
       duration.record((performance.now() - started) / 1000, { ...base, 'occ_ssh.outcome': 'ok' });
       endWith(span, undefined);
       return value;
@@ -134,7 +170,7 @@ export async function inHelperSpan<T extends { timings?: HelperCallTimings }>(ca
       endWith(span, error);
       throw error;
     } finally {
-      inFlight.add(-1, { 'occ_ssh.host': call.host });
+      inFlight.add(-1, where);
     }
   });
 }

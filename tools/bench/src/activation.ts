@@ -4,7 +4,7 @@
 // (fixture-starts.jsonl) and its "ready" line, and served.json's servedAt (the helper saw /readyz
 // answer 200). Host and controller share one kernel clock, so the timestamps line up.
 import { join } from 'node:path';
-import { SystemSshCommandExecutor } from '@occ-ssh/controller';
+import { SystemSshCommandExecutor } from '@occ-ssh/controller/internal';
 import { agentLayout } from '@occ-ssh/markers';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, RUNTIME_ROOT, TRANSPORTS, UNIT_DIRECTORY, type BenchHost, type Transport } from './installation.js';

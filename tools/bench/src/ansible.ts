@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sshGatewayConfigurationDocument } from '@occ-ssh/controller';
+import { sshGatewayConfigurationDocument } from '@occ-ssh/controller/internal';
 import { accountName, agentLayout, renderLaunchEnvironment, renderUnit, revHash, type AgentLayout } from '@occ-ssh/markers';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, TRANSPORTS, UNIT_DIRECTORY, type BenchHost, type Transport } from './installation.js';

@@ -2,7 +2,7 @@
 // argument), and the bytes each
 // operation puts on the wire per transport (the host's veth counters), against a bare `node -e 0`.
 import { brotliDecompressSync } from 'node:zlib';
-import { loadHelperArtifact, SystemSshCommandExecutor } from '@occ-ssh/controller';
+import { loadHelperArtifact, SystemSshCommandExecutor } from '@occ-ssh/controller/internal';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, type BenchHost, type Transport } from './installation.js';
 import { linkBytes } from './machine.js';

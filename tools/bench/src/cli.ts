@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadHelperArtifact } from '@occ-ssh/controller';
+import { loadHelperArtifact } from '@occ-ssh/controller/internal';
 import { measuredCommit, namesFrom, parseFlags, runCommandLine, UsageError } from '@occ-ssh/test-support';
 import { ensureRootfs, NODE_VERSION, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { measureActivation } from './activation.js';

@@ -2,7 +2,7 @@
 // loader, and the same bundle uncompressed, each running a read-only operation; the helper's own
 // `timings.totalMs` splits loading from work.
 import { join } from 'node:path';
-import { loadHelperArtifact, runtimeSettingsFor } from '@occ-ssh/controller';
+import { loadHelperArtifact, runtimeSettingsFor } from '@occ-ssh/controller/internal';
 import { canonicalHash } from '@occ-ssh/markers';
 import { encodeArgument, helperInput, makeEnvelope, sealOperation, type Envelope, type OperationArgs, type OperationName, type SealedOperation } from '@occ-ssh/protocol';
 import { innerBundle } from './bytes.js';

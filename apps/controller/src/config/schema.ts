@@ -103,13 +103,13 @@ export const sshComputeConfigurationSchema = z.strictObject({
   maxConcurrentOperationsPerHost: integerFrom(1, 10).default(4),
 });
 
-interface JumpHost {
+export interface JumpHost {
   readonly address: string;
   readonly port: number;
   readonly user: string;
 }
 
-interface HostConfiguration {
+export interface HostConfiguration {
   readonly address: string;
   readonly port: number;
   readonly user: 'root';

@@ -14,7 +14,7 @@ import {
 } from '@occ-ssh/protocol';
 import type { HelperArtifact } from '../helper-artifact.js';
 import type { CommandExecutor, ExecuteResult, HostTarget } from './executor.js';
-import { inHelperSpan, resourceAttributes, type HelperTracer } from '../telemetry.js';
+import { inHelperSpan, machineOf, resourceAttributes, type HelperTracer } from '../telemetry.js';
 import { CAUSE_ADVICE } from './failure-cause.js';
 import { buildHelperCall, type HelperCall } from './helper-call.js';
 
@@ -27,6 +27,8 @@ export interface OperationRequest<O extends OperationName> {
   host: HostTarget;
   runtime: RuntimeSettings;
   signal?: AbortSignal;
+  /** Made by the caller when its log lines must carry it from the start; a new one otherwise. */
+  requestId?: string;
   /** Called with each heartbeat the helper prints (one per change it begins, one a second while it waits). */
   onHeartbeat?: (seq: number) => void;
 }
@@ -46,11 +48,17 @@ export async function runOperation<O extends OperationName>(
   timeoutMs = OPERATION_TIMEOUT_MS,
   trace: HelperTracer = inHelperSpan,
 ): Promise<OperationOutcome<O>> {
-  const requestId = randomUUID();
+  const requestId = request.requestId ?? randomUUID();
   const details = { host: request.host.name, operation: request.operation, requestId };
   const call = buildWithDetails(request, helper, requestId, details);
   if (request.signal?.aborted) throw new ComputeError('cancelled', `${request.operation} cancelled before it was sent`, details);
-  const span = { host: request.host.name, operation: request.operation, requestId, attributes: resourceAttributes(request.args as Parameters<typeof resourceAttributes>[0]) };
+  const span = {
+    host: machineOf(request.host),
+    namespace: request.host.name,
+    operation: request.operation,
+    requestId,
+    attributes: resourceAttributes(request.args as Parameters<typeof resourceAttributes>[0]),
+  };
   return trace(span, async () => {
     const onStdout = request.onHeartbeat ? heartbeatReader(request.onHeartbeat) : undefined;
     const exec = await executor.execute({ host: request.host, call, timeoutMs, ...(request.signal ? { signal: request.signal } : {}), ...(onStdout ? { onStdout } : {}) });
