@@ -41,12 +41,19 @@ describe('the host audit trail', () => {
       'inventory shows the same lines to occ-ssh status',
     );
     const digest = bundleDigest();
+    // The build writes the release's version into the helper: its result lines and its audit lines name it.
+    const version = (await call(host, 'probe', {})).line?.helperVersion ?? '';
+    assert.match(version, /^\d+\.\d+\.\d+/);
+    const VERSION = version.replace(/\./g, '\\.');
     assert.deepEqual(
       lines.map((l) => /^operation=(\S+) outcome=(\S+) /.exec(l)?.slice(1).join(' ')),
       ['ensure-namespace ok', 'prepare-revision ok', 'activate-revision ok'],
     );
     const activation = lines[2]!;
-    assert.match(activation, new RegExp(`request=t-\\d+-\\d+ namespace=${who.namespace.id} agent=${who.agent.id} revision=${prepared.revision.id} ms=\\d+ changes=[1-9]\\d* helper=${digest}$`));
+    assert.match(
+      activation,
+      new RegExp(`request=t-\\d+-\\d+ namespace=${who.namespace.id} agent=${who.agent.id} revision=${prepared.revision.id} ms=\\d+ changes=[1-9]\\d* version=${VERSION} helper=${digest}$`),
+    );
     for (const line of lines) {
       assert.doesNotMatch(line, /opaque-|password|gateway|"/, 'no placeholder, document or password in an audit line');
       assert.match(line, new RegExp(`helper=${digest}$`));
@@ -59,7 +66,7 @@ describe('the host audit trail', () => {
     assert.equal(error.code, 'ownership');
     await host.run(['journalctl', '--flush']);
     const last = (await journal()).at(-1) ?? '';
-    assert.match(last, /^operation=prepare-revision outcome=ownership request=t-\d+-\d+ namespace=\S+ agent=\S+ revision=\S+ ms=\d+ changes=0 helper=[0-9a-f]{64}$/);
+    assert.match(last, /^operation=prepare-revision outcome=ownership request=t-\d+-\d+ namespace=\S+ agent=\S+ revision=\S+ ms=\d+ changes=0 version=\S+ helper=[0-9a-f]{64}$/);
   });
 
   test('an operation that cannot be decoded, or only reads, leaves no line', async () => {

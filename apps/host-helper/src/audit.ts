@@ -1,9 +1,10 @@
 // One journal line per mutating operation, so a host owner can see what ran as root, when, for
-// which resources, from which helper code, and how it ended. IDs are restricted to plain
+// which resources, from which driver release and helper code, and how it ended. IDs are restricted to plain
 // characters (libs/protocol fields.ts), so the line needs no quoting; documents, passwords and
 // launch placeholders are never part of it.
 import { OPERATIONS, type Envelope } from '@occ-ssh/protocol';
 import { runCommand } from './system.js';
+import { HELPER_VERSION } from './version.js';
 
 export const AUDIT_IDENTIFIER = 'occ-ssh-helper';
 
@@ -47,6 +48,7 @@ function auditLine(op: Envelope, outcome: string, ms: number, changes: number, d
     ['ms', ms],
     // With `cancelled` or `timeout`: how far the operation got before it stopped itself.
     ['changes', changes],
+    ['version', HELPER_VERSION],
     ['helper', digest],
   ];
   return fields

@@ -5,9 +5,7 @@ import { ComputeError, PROTOCOL_VERSION, SEALED_KEY, decodeArgument, formatLine,
 import { audit } from './audit.js';
 import { dispatch } from './dispatch.js';
 import { Session } from './session.js';
-
-declare const __HELPER_VERSION__: string;
-const HELPER_VERSION = typeof __HELPER_VERSION__ === 'string' ? __HELPER_VERSION__ : 'dev';
+import { HELPER_VERSION } from './version.js';
 
 /** Takes the operation the stdin prelude defined, so nothing else in the process can read it later. */
 function takeSealed(): unknown {
