@@ -6,9 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import { accountName, agentLayout, workspaceSetupMarkerPath } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { Writable } from 'node:stream';
+import { EXIT, runCli } from './cli/main.js';
 import { SshComputeDriver } from './driver.js';
 import type { ComputeAgentBinding, ComputeRevisionContext } from './types.js';
-import { agentBinding, configFor, memoryLogger, revisionOf } from '../test/hosts.js';
+import { agentBinding, configFor, hostInfo, installationYaml, memoryLogger, revisionOf } from '../test/hosts.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 const SENTINEL = 'occ-document-sentinel-7f3a';
@@ -208,6 +212,35 @@ describe('workspace setup with the real OpenClaw gateway on a real host', () => 
     assert.equal((await driver.prepareRevision(rev, context)).ready, true);
     assert.equal(await host.run(['cat', `${where.state}/workspace/SOUL.md`]), FILES['SOUL.md']);
     assert.equal(await victim(), untouched);
+  });
+
+  test('occ-ssh deploy --workspace delivers the documents, and status shows the setup', async () => {
+    const dir = mkdtempSync(`${tmpdir()}/occ-ws-cli-`);
+    mkdirSync(`${dir}/profile`);
+    for (const [name, content] of Object.entries(FILES)) writeFileSync(`${dir}/profile/${name}`, content);
+    writeFileSync(`${dir}/installation.yaml`, installationYaml({ stable: hostInfo(host) }, { realOpenClaw: true }));
+    const revision = {
+      namespace: binding.namespace,
+      agent: { id: 'agent-ws-cli', servicePrincipal: { id: 'sp-ws-cli' } },
+      revision: { id: 'rev-ws-cli-1', number: 1, configuration: { gateway: { mode: 'local' } } },
+    };
+    writeFileSync(`${dir}/rev-1.json`, JSON.stringify(revision));
+    const cli = async (...argv: string[]) => {
+      let out = '';
+      const stream = new Writable({ write: (chunk: Buffer, _e, done) => ((out += chunk.toString()), done()) });
+      const code = await runCli([...argv, '--config', `${dir}/installation.yaml`, '--ledger', `${dir}/ledger.json`], stream, stream);
+      return { code, out };
+    };
+    const deployed = await cli('deploy', '--revision', `${dir}/rev-1.json`, '--workspace', `${dir}/profile`);
+    assert.equal(deployed.code, EXIT.ok, deployed.out);
+    assert.match(deployed.out, /prepare revision and workspace \(AGENTS\.md, SOUL\.md, IDENTITY\.md, USER\.md\) \.\.\. ok/);
+    assert.doesNotMatch(deployed.out, new RegExp(SENTINEL));
+    const where = agentLayout(ROOT, '/etc/systemd/system', binding.namespace.id, 'agent-ws-cli');
+    assert.equal(await host.run(['cat', `${where.state}/workspace/IDENTITY.md`]), FILES['IDENTITY.md']);
+    const shown = await cli('status', '--namespace', 'stable');
+    assert.equal(shown.code, EXIT.ok, shown.out);
+    assert.match(shown.out, /Agent agent-ws-cli .* workspace setup cli-[0-9a-f]{32}/);
+    assert.match(shown.out, /Agent agent-ws-none .* workspace setup -/);
   });
 
   test('no document text reached a log line', () => {
