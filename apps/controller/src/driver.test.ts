@@ -234,10 +234,10 @@ describe('SshComputeDriver: admission', () => {
     }
   });
 
-  it("refuses OCC's per-pass context when it carries Secret environment, a workspace setup or managed auth", async () => {
+  it("refuses OCC's per-pass context when it carries Secret environment, a workspace setup for another Agent or managed auth", async () => {
     const contexts = [
       { harnessAuth: { method: 'runtime' }, secretEnvironment: [{ name: 'MODEL_API_KEY', secretId: 'sec-1', namespaceId: 'ns-1', agentId: 'agent-1', backendRef: {} }] },
-      { harnessAuth: { method: 'runtime' }, secretEnvironment: [], workspaceSetup: { id: 'ws-1', namespaceId: 'ns-1', agentId: 'agent-1', completed: false } },
+      { harnessAuth: { method: 'runtime' }, secretEnvironment: [], workspaceSetup: { id: 'ws-1', namespaceId: 'ns-1', agentId: 'agent-2', completed: false } },
       { harnessAuth: { method: 'api_key', backendRef: {} }, secretEnvironment: [] },
     ];
     for (const context of contexts) {

@@ -2,6 +2,7 @@
 import { ComputeError, DRIVER_ID, DRIVER_IMPLEMENTATION, MAX_READINESS_TIMEOUT_MS, toComputeError, type OperationArgs, type OperationName, type OperationResult } from '@occ-ssh/protocol';
 import { admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth } from './admission/harness.js';
 import { sshGatewayConfigurationDocument } from './admission/document.js';
+import { admitWorkspaceSetup } from './admission/workspace-setup.js';
 import { Bindings, refuseExistingNamespace } from './bindings.js';
 import { hostFor, type SshComputeConfiguration } from './config/index.js';
 import { createDefaultDeps, type HelperProgress } from './deps.js';
@@ -53,6 +54,8 @@ export class SshComputeDriver {
    * the host. Bound OCC Secrets are still refused (validateHarnessAuth, admitContext).
    */
   readonly operatorProvisionedSecrets = true as const;
+  /** OCC hands over the Agent's first workspace documents (context.workspaceSetup); see setup-workspace. */
+  readonly supportsWorkspaceSetup = true as const;
 
   private readonly config: SshComputeConfiguration;
   private readonly runner: OperationRunner;
@@ -154,25 +157,31 @@ export class SshComputeDriver {
     return describePrepareRevisionFailure(error);
   }
 
-  /** Stages the account, port and immutable snapshot; never touches the unit or `current`. */
+  /**
+   * Stages the account, port and immutable snapshot; never touches the unit or `current`. With a
+   * workspace setup, then delivers its documents (or verifies its marker once OCC recorded it complete),
+   * so OCC's commit comes only after the workspace is ready and a refusal leaves the old gateway serving.
+   */
   async prepareRevision(revision: AgentRevision, context?: ComputeRevisionContext): Promise<ComputeReadiness> {
     this.hooks.ownersForOperation();
-    const bound = this.admit(revision, context);
+    const { bound, setup } = this.admit(revision, context);
     const rendered = sshGatewayConfigurationDocument(revision.configuration);
+    const signal = this.operationSignal();
     const { result } = await this.send(
       bound.namespace.name,
       'prepare-revision',
       { owner: bound.owner, revision: this.identity(revision), harness: 'openclaw/embedded', configuration: { document: rendered.text, hash: rendered.hash, auth: rendered.auth } },
-      this.operationSignal(),
+      signal,
       this.fields(revision),
     );
+    if (setup && result.ready) await this.send(bound.namespace.name, 'setup-workspace', { owner: bound.owner, revision: this.identity(revision), setup }, signal, this.fields(revision));
     return { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id, ready: result.ready };
   }
 
   /** After OCC commits: start hooks, then render the unit, switch `current`, restart and wait for readiness. */
   async activateRevision(revision: AgentRevision, context?: ComputeRevisionContext): Promise<void> {
     const owners = this.hooks.ownersForOperation();
-    const bound = this.admit(revision, context);
+    const { bound, setup } = this.admit(revision, context);
     const rendered = sshGatewayConfigurationDocument(revision.configuration);
     const signal = this.operationSignal();
     const started = await runStartHooks(owners, revision, signal);
@@ -180,7 +189,14 @@ export class SshComputeDriver {
       await this.send(
         bound.namespace.name,
         'activate-revision',
-        { owner: bound.owner, revision: this.identity(revision), configurationHash: rendered.hash, launchEnvironment: started.environment, readinessTimeoutMs: this.readinessTimeoutMs },
+        {
+          owner: bound.owner,
+          revision: this.identity(revision),
+          configurationHash: rendered.hash,
+          launchEnvironment: started.environment,
+          readinessTimeoutMs: this.readinessTimeoutMs,
+          ...(setup ? { workspaceSetupId: setup.id } : {}),
+        },
         signal,
         this.fields(revision),
       );
@@ -287,12 +303,12 @@ export class SshComputeDriver {
     return bound;
   }
 
-  /** Preparation and activation: this exact implementation only, and everything SSH cannot honour refused, before any hook or host. */
+  /** Preparation and activation: this exact implementation only, and everything SSH cannot honour refused (a bad workspace setup too), before any hook or host. */
   private admit(revision: AgentRevision, context: ComputeRevisionContext | undefined) {
     const bound = this.bindings.require(revision);
     admitRevision(revision, bound.agent, this);
     admitContext(context);
-    return bound;
+    return { bound, setup: admitWorkspaceSetup(context?.workspaceSetup, revision) };
   }
 
   private identity(revision: AgentRevision) {

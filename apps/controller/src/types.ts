@@ -116,7 +116,7 @@ export interface ComputeRevisionContext {
   readonly harnessAuth: { readonly method: string; readonly [key: string]: unknown };
   /** Refused by SSH Compute when it has any entry. */
   readonly secretEnvironment: readonly SecretEnvironmentEntry[];
-  /** SSH Compute has no workspace setup; any is refused. */
+  /** OCC's WorkspaceSetup on an Agent's first deployment (and, completed, on later ones); see admission/workspace-setup.ts. */
   readonly workspaceSetup?: unknown;
   /** Refused by SSH Compute when it has any entry. */
   readonly repositoryCredentials?: readonly unknown[];

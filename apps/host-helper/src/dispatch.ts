@@ -13,6 +13,7 @@ import { inventory } from './ops/inventory.js';
 import { prepareRevision } from './ops/prepare-revision.js';
 import { probe } from './ops/probe.js';
 import { retireRevision } from './ops/retire-revision.js';
+import { setupWorkspace } from './ops/setup-workspace.js';
 import { stopRevision } from './ops/stop-revision.js';
 import { verifyRevision } from './ops/verify-revision.js';
 import { ensureRoot } from './root.js';
@@ -25,6 +26,7 @@ const HANDLERS: { [O in OperationName]: Handler<O> } = {
   'ensure-namespace': ensureNamespace,
   'delete-namespace': deleteNamespace,
   'prepare-revision': prepareRevision,
+  'setup-workspace': setupWorkspace,
   'activate-revision': activateRevision,
   'verify-revision': verifyRevision,
   'stop-revision': stopRevision,

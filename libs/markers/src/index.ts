@@ -8,3 +8,4 @@ export * from './load-path.js';
 export * from './schemas.js';
 export * from './unit.js';
 export * from './tree.js';
+export * from './workspace.js';

@@ -11,3 +11,4 @@ export * from './operations/index.js';
 export * from './runtime.js';
 export * from './sealed.js';
 export * from './version.js';
+export * from './workspace.js';

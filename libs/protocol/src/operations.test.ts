@@ -15,7 +15,7 @@ const documentHash = exampleArgs('prepare-revision').configuration.hash;
 const RUNTIME: RuntimeSettings = EXAMPLE_RUNTIME;
 
 describe('operation table', () => {
-  it('lists exactly the nine wire operations of the contract plus the read-only inventory', () => {
+  it('lists exactly the nine wire operations of the contract, setup-workspace and the read-only inventory', () => {
     assert.deepEqual([...OPERATION_NAMES].sort(), [
       'activate-revision',
       'delete-agent',
@@ -25,6 +25,7 @@ describe('operation table', () => {
       'prepare-revision',
       'probe',
       'retire-revision',
+      'setup-workspace',
       'stop-revision',
       'verify-revision',
     ]);
@@ -33,7 +34,7 @@ describe('operation table', () => {
   it("only probe, verify-revision and inventory are read-only; the mutating set is the rest, in the order of an Agent's life", () => {
     const readOnly = OPERATION_NAMES.filter((name) => !OPERATIONS[name].mutates).sort();
     assert.deepEqual(readOnly, ['inventory', 'probe', 'verify-revision']);
-    assert.deepEqual(MUTATING_OPERATIONS, ['ensure-namespace', 'prepare-revision', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-agent', 'delete-namespace']);
+    assert.deepEqual(MUTATING_OPERATIONS, ['ensure-namespace', 'prepare-revision', 'setup-workspace', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-agent', 'delete-namespace']);
   });
 
   for (const name of OPERATION_NAMES) {

@@ -5,9 +5,9 @@ import { lineSink } from '@occ-ssh/test-support';
 import type { TestHost } from '@occ-ssh/testhost';
 import { testHostInstallationYaml as sharedInstallationYaml } from '@occ-ssh/occ-fixtures';
 
-/** An Installation mapping each Namespace name to `host`, with the fixture gateway as OpenClaw. */
-export function installationYaml(host: TestHost, namespaceNames: readonly string[]): string {
-  return sharedInstallationYaml(Object.fromEntries(namespaceNames.map((name) => [name, host])), { otherSelections: { configuration: 'configuration-chaos', iam: 'iam-chaos' } });
+/** An Installation mapping each Namespace name to `host`, with the fixture gateway as OpenClaw (or the real one, for native setup). */
+export function installationYaml(host: TestHost, namespaceNames: readonly string[], realOpenClaw = false): string {
+  return sharedInstallationYaml(Object.fromEntries(namespaceNames.map((name) => [name, host])), { otherSelections: { configuration: 'configuration-chaos', iam: 'iam-chaos' }, realOpenClaw });
 }
 
 /** The driver's own logger (same redaction) at debug level, writing into memory. */
@@ -24,12 +24,14 @@ export interface ControllerOptions {
   logger?: Logger;
   hooks?: LifecycleDriver[];
   readinessTimeoutMs?: number;
+  /** The real OpenClaw instead of the fixture gateway: workspace setup runs its native `setup`. */
+  realOpenClaw?: boolean;
 }
 
 /** One controller: a driver with its own executor, as a separate OCC worker process would have. */
 export function controller(host: TestHost, namespaceNames: readonly string[], options: ControllerOptions = {}): SshComputeDriver {
   const driver = new SshComputeDriver({
-    configuration: loadInstallationConfiguration({ text: installationYaml(host, namespaceNames) }),
+    configuration: loadInstallationConfiguration({ text: installationYaml(host, namespaceNames, options.realOpenClaw) }),
     logger: options.logger ?? memoryLogger().logger,
     ...(options.readinessTimeoutMs === undefined ? {} : { readinessTimeoutMs: options.readinessTimeoutMs }),
   });

@@ -2,7 +2,7 @@
 // that walk through all seven of them; then invariants and a retry. The kill is placed by the
 // helper's own progress: right after a uniformly drawn one of the heartbeat lines the operation
 // prints (one as it begins each change), so where it lands does not depend on the machine's load.
-import { encodeArgument } from '@occ-ssh/protocol';
+import { encodeArgument, MUTATING_OPERATIONS, type MutatingOperation } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from './collector.js';
 import { DEFAULT_PROGRESS_LINES, RecentMedians } from './recent-medians.js';
 import type { MutatingArgs } from './expectations.js';
@@ -13,6 +13,13 @@ import type { Rng } from './rng.js';
 import { delayArgv } from './strace-log.js';
 import type { HostLink } from './ssh.js';
 import { runTrial, type TrialRecord } from './trial.js';
+
+/**
+ * The operations these lifecycles cut. Not yet setup-workspace: it runs the real OpenClaw's native
+ * setup, which the fixture gateway cannot stand in for; its client kills are proven by
+ * apps/host-helper/src/workspace-kill.host.test.ts instead.
+ */
+export const KILL_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS.filter((operation) => operation !== 'setup-workspace');
 
 /** How long each of the helper's step calls is held: longer than a kill takes to reach it. */
 const STEP_DELAY_MS = 15;

@@ -6,6 +6,8 @@ import type { MutatingOperation } from './expectations.js';
 export const DEFAULT_DURATION_MS: Record<MutatingOperation, number> = {
   'ensure-namespace': 1900,
   'prepare-revision': 2000,
+  // Two native `openclaw setup` runs of the real OpenClaw on a loaded 2-core host.
+  'setup-workspace': 25000,
   'activate-revision': 5000,
   'stop-revision': 2800,
   'retire-revision': 1500,
@@ -17,6 +19,7 @@ export const DEFAULT_DURATION_MS: Record<MutatingOperation, number> = {
 export const DEFAULT_PROGRESS_LINES: Record<MutatingOperation, number> = {
   'ensure-namespace': 3,
   'prepare-revision': 8,
+  'setup-workspace': 30,
   'activate-revision': 6,
   'stop-revision': 3,
   'retire-revision': 3,

@@ -1,7 +1,7 @@
 // The campaign's results: per-section counts, the targets they are judged against, and the
 // summary printed at the end. Summaries and judgement are pure.
-import { MUTATING_OPERATIONS } from '@occ-ssh/protocol';
 import type { BadCaseResult } from './bad-input.js';
+import { KILL_OPERATIONS } from './kill-trials.js';
 import { CRASH_OPERATIONS, crashRows, type CrashRecord, type CrashRow, type OperationCount } from './crash-points.js';
 import { WAIT_FAULTS } from './host-faults.js';
 import type { HostileResult } from './hostile.js';
@@ -241,7 +241,7 @@ export function judge(sections: SectionResults, sizes: Sizes, run: readonly Sect
     if (!kill) missing('kill');
     else {
       want('kill', `at least ${sizes.killTrials} SIGKILL trials`, kill.trials >= sizes.killTrials, `${kill.trials} trials`);
-      const ops = MUTATING_OPERATIONS;
+      const ops = KILL_OPERATIONS;
       want(
         'kill',
         'every mutating operation was cut',

@@ -1,5 +1,6 @@
 // The secrets section: secrets never leak. A deployment carries a unique document sentinel and hook
-// placeholders; the managed password is read back from the host. Controller logs, every error
+// placeholders, another one workspace documents (delivered by the real OpenClaw's native setup) with
+// their own sentinel; the managed password is read back from the host. Controller logs, every error
 // message, the operator CLI's output, the gateway journal, process argv on both sides (sampled
 // while operations run), and what another account on the host can read (files under the root and
 // the unit directory, every gateway unit's systemd properties) are searched for all of them in
@@ -96,6 +97,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   const placeholder = `opaque-chaos-${rng.hex(20)}`;
   const failingPlaceholder = `opaque-chaos-${rng.hex(20)}`;
   const hookSecret = `hook-secret-${rng.hex(20)}`;
+  const workspaceSentinel = `workspace-sentinel-${rng.hex(20)}`;
   const problems: string[] = [];
   const errors: string[] = [];
   const argv = { host: [] as string[], local: [] as string[] };
@@ -137,6 +139,9 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   // A second controller (same logger, same hooks) with a short readiness bound, for the activation that never becomes ready.
   const impatient = controller(link.host, [namespace.name], { logger: log.logger, hooks: [iam], readinessTimeoutMs: 3000 });
   const layout = agentLayout(ROOT, UNIT_DIR, namespace.id, binding.agent.id);
+  const wsBinding = { namespace, agent: { id: 'agent-secrets-ws', namespaceId: namespace.id, servicePrincipalId: 'sp-secrets-ws' } };
+  const wsLayout = agentLayout(ROOT, UNIT_DIR, namespace.id, wsBinding.agent.id);
+  const native = controller(link.host, [namespace.name], { logger: log.logger, realOpenClaw: true, readinessTimeoutMs: 120_000 });
   const work = mkdtempSync(`${tmpdir()}/occ-chaos-secrets-`);
   const cliOutput: string[] = [];
   const others = { files: [] as string[], properties: [] as string[], units: 0 };
@@ -148,6 +153,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   };
   let password: string;
   let delivered: boolean;
+  let wsDelivered: boolean;
   try {
     if (!(await driver.ensureNamespace(namespace)).namespaceReady) throw new Error('secrets: ensureNamespace failed');
     driver.bindAgent(binding);
@@ -159,6 +165,32 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     // The pattern goes on grep's stdin, never on an argv the sampler could see.
     delivered = (await link.exec(['grep', '-rlF', '-f', '-', ROOT], { input: docSentinel })).stdout.trim() !== '';
     if (password.length < 20) problems.push('could not read the managed password back from the host');
+
+    // Workspace documents: delivered by native setup, then refused when malformed or for another Agent.
+    native.bindAgent(wsBinding);
+    const documents = { 'SOUL.md': `# SOUL.md\n\n${workspaceSentinel}\n`, 'USER.md': `# USER.md\n\n${workspaceSentinel}-user\n` };
+    const setup = (files: Record<string, string>, agentId = wsBinding.agent.id) => ({
+      harnessAuth: { method: 'runtime' },
+      secretEnvironment: [],
+      workspaceSetup: { id: 'setup-secrets', namespaceId: namespace.id, agentId, files, completed: false },
+    });
+    const wsRevision = {
+      ...revision(1, {}),
+      id: 'rev-secrets-ws-1',
+      agentId: wsBinding.agent.id,
+      servicePrincipalId: wsBinding.agent.servicePrincipalId,
+      configuration: { gateway: { mode: 'local', bind: 'loopback' } },
+    };
+    await sampleArgv(link, () => native.prepareRevision(wsRevision, setup(documents)), argv);
+    await sampleArgv(link, () => native.activateRevision(wsRevision, setup(documents)), argv);
+    wsDelivered = (await link.exec(['grep', '-rlF', '-f', '-', `${wsLayout.state}/workspace`], { input: workspaceSentinel })).stdout.trim() !== '';
+    for (const bad of [setup({ 'SOUL.md': `${workspaceSentinel}\0` }), setup({ 'TOOLS.md': workspaceSentinel }), setup(documents, binding.agent.id)]) {
+      await native.prepareRevision(wsRevision, bad).then(
+        () => problems.push('a malformed workspace setup was admitted'),
+        (error: unknown) => errors.push(describe(error)),
+      );
+    }
+    await readOthers();
 
     // Failures: an activation that never becomes ready, a plaintext password, and a failing hook.
     const never = revision(2, { neverReady: true });
@@ -220,15 +252,17 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   } finally {
     await driver.close();
     await impatient.close();
+    await native.close();
     rmSync(work, { recursive: true, force: true });
   }
 
-  const journal = (await link.exec(['journalctl', '--no-pager', '-o', 'cat', '-u', layout.unitName])).stdout;
+  const journal = (await link.exec(['journalctl', '--no-pager', '-o', 'cat', '-u', layout.unitName, '-u', wsLayout.unitName])).stdout;
   const secrets: Secret[] = [
     { name: 'document sentinel', value: docSentinel },
     { name: 'launch placeholder', value: placeholder },
     { name: 'launch placeholder of a failed activation', value: failingPlaceholder },
     { name: 'text a failing hook threw', value: hookSecret },
+    { name: 'workspace document sentinel', value: workspaceSentinel },
   ];
   if (password) secrets.push({ name: 'managed gateway password', value: password });
   const corpora: Corpus[] = [
@@ -248,6 +282,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   if (helperInvocationsSampled.host === 0 || helperInvocationsSampled.local === 0)
     problems.push(`helper invocations sampled on argv: ${helperInvocationsSampled.host} on the host, ${helperInvocationsSampled.local} locally`);
   if (!delivered) problems.push('the document sentinel never reached the host');
+  if (!wsDelivered) problems.push("the workspace document sentinel never reached the Agent's workspace");
   // Both reads must have seen something: the unit files are world-readable, and the Agent's unit ran.
   if (others.units === 0 || !others.properties.join('').includes(`Id=${layout.unitName}`)) problems.push("another account's systemctl show saw no gateway unit");
   if (!others.files.join('').includes(`${layout.unitFile}:`)) problems.push("another account's file read did not reach the Agent's unit file");

@@ -119,13 +119,12 @@ export function admitRevision(revision: AgentRevision, agent: Agent, driver: Com
   if (hasEntries(revision.credentialSources)) refuse('credentialSources', CREDENTIAL_SOURCES);
 }
 
-/** The per-pass context: runtime auth only, no Secret environment, no workspace setup, no repository material. */
+/** The per-pass context: runtime auth only, no Secret environment, no repository material (the workspace setup is admitted by workspace-setup.ts). */
 export function admitContext(context: ComputeRevisionContext | undefined): void {
   if (context === undefined) return;
   if (!isPlainObject(context)) refuse('context', "expected OCC's revision context object");
   if (context.harnessAuth !== undefined) checkHarnessAuth(context.harnessAuth, 'context.harnessAuth');
   if (hasEntries(context.secretEnvironment)) refuse('context.secretEnvironment', `OCC Secret delivery is not supported by SSH Compute; ${ENV_FILE_HINT}`);
-  if (context.workspaceSetup !== undefined && context.workspaceSetup !== null) refuse('context.workspaceSetup', "SSH Compute has no workspace setup; clear the Agent's initial workspace files");
   if (hasEntries(context.repositoryCredentials)) refuse('context.repositoryCredentials', 'repository credentials cannot be delivered to an SSH host');
   if (hasEntries(context.credentialSources)) refuse('context.credentialSources', CREDENTIAL_SOURCES);
 }

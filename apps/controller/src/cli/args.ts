@@ -19,6 +19,8 @@ const OPTIONS = `options:
   --revision-number <n>        AgentRevision number
   --ledger <file>              the deploy ledger (default: $XDG_STATE_HOME/occ-ssh/ledger.json)
   --readiness-timeout <sec>    readiness bound per activation, 1-120 (default 120)
+  --workspace <dir>            deploy: the Agent's first AGENTS.md, SOUL.md, IDENTITY.md, USER.md found in <dir>
+  --workspace-file <file>      deploy: one of those documents (repeatable; the file name says which)
   --json                       print one machine-readable JSON result (usage errors too)
   --verbose                    log operations to stderr (readable lines on a terminal, JSON otherwise)
   -h, --help                   show help (after a command: that command's help)
@@ -55,16 +57,20 @@ lists each one as ok, failed (the host answered: what is missing) or unreachable
 examples:
   occ-ssh preflight --config /etc/openclaw/installation.yaml
   occ-ssh preflight --config installation.yaml --json | jq '.hosts'`,
-  deploy: `usage: occ-ssh deploy --config <installation.yaml> --revision <revision.json> [--ledger <file>] [--readiness-timeout <sec>]
+  deploy: `usage: occ-ssh deploy --config <installation.yaml> --revision <revision.json> [--ledger <file>] [--readiness-timeout <sec>] [--workspace <dir>] [--workspace-file <file>]...
 
 The OCC worker flow for one revision: ensure the Namespace, bind the Agent, validate the harness
 auth, prepare the snapshot, commit it as the active revision in the ledger (compare-and-set),
 activate it (unit, current, restart, readiness) and retire the previous revision.
 Flags override the revision file: --namespace, --namespace-id, --agent-id, --service-principal-id,
 --revision-id, --revision-number.
+--workspace and --workspace-file deliver the Agent's first workspace documents (at most 16 KiB of
+UTF-8 each) before its gateway first starts, as OCC's workspace setup does; documents already there
+are replaced only when absent, OpenClaw's stock text or these same documents. Status shows it.
 
 examples:
   occ-ssh deploy --config installation.yaml --revision rev-7.json
+  occ-ssh deploy --config installation.yaml --revision rev-1.json --workspace ./profile
   occ-ssh deploy --config installation.yaml --revision rev.json --revision-number 8 --revision-id rev-8`,
   stop: `usage: occ-ssh stop --config <installation.yaml> --revision <revision.json>
 
@@ -117,6 +123,8 @@ export interface CliOptions {
   revisionNumber?: number;
   ledger?: string;
   readinessTimeoutMs?: number;
+  workspace?: string;
+  workspaceFiles?: string[];
   json: boolean;
   verbose: boolean;
 }
@@ -142,6 +150,8 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
         'revision-number': { type: 'string' },
         ledger: { type: 'string' },
         'readiness-timeout': { type: 'string' },
+        workspace: { type: 'string' },
+        'workspace-file': { type: 'string', multiple: true },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -160,6 +170,8 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`);
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (!values.config) throw new UsageError('--config <installation.yaml> is required');
+  const workspaceFiles = values['workspace-file'];
+  if ((values.workspace !== undefined || workspaceFiles !== undefined) && command !== 'deploy') throw new UsageError('--workspace and --workspace-file are deploy options');
   const number = values['revision-number'];
   if (number !== undefined && !/^[1-9][0-9]{0,15}$/.test(number)) throw new UsageError('--revision-number must be a positive integer');
   const timeout = values['readiness-timeout'];
@@ -178,6 +190,8 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
     ...(number === undefined ? {} : { revisionNumber: Number(number) }),
     ...(values.ledger === undefined ? {} : { ledger: values.ledger }),
     ...(timeout === undefined ? {} : { readinessTimeoutMs: Number(timeout) * 1000 }),
+    ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
+    ...(workspaceFiles === undefined ? {} : { workspaceFiles }),
     json: values.json ?? false,
     verbose: values.verbose ?? false,
   };

@@ -8,6 +8,7 @@ import type { CliOptions } from './args.js';
 import { Ledger, defaultLedgerPath } from './ledger.js';
 import type { Reporter } from './report.js';
 import { bindingFrom, namespaceFrom, resourcesFrom } from './resources.js';
+import { workspaceContext, workspaceFilesFrom } from './workspace-files.js';
 
 export interface CommandContext {
   options: CliOptions;
@@ -53,6 +54,8 @@ function recapHost(report: Reporter, host: string, failure: ComputeError | undef
 /** The OCC worker flow: bind, validate, prepare, commit (compare-and-set), activate, retire the previous revision. */
 export async function deploy({ options, driver, report }: CommandContext) {
   const { binding, revision } = resourcesFrom(options);
+  const files = workspaceFilesFrom(options);
+  const context = files ? workspaceContext(revision, files) : undefined;
   const ledger = new Ledger(options.ledger ?? defaultLedgerPath());
   const before = ledger.entry(revision.namespaceId, revision.agentId);
   report.line(`deploy ${revision.agentId} revision ${revision.revision} (${revision.id}) to Namespace ${binding.namespace.name}`);
@@ -61,14 +64,14 @@ export async function deploy({ options, driver, report }: CommandContext) {
   await report.step('bind agent', async () => driver.bindAgent(binding));
   await report.step('validate harness auth', async () => driver.validateHarnessAuth(revision.harness, revision.harnessAuth, revision.configuration, revision.secretBindings));
   const prepared = await report.step(
-    'prepare revision',
-    () => driver.prepareRevision(revision),
+    files ? `prepare revision and workspace (${Object.keys(files).join(', ')})` : 'prepare revision',
+    () => driver.prepareRevision(revision, context),
     (r) => (r.ready ? undefined : 'superseded by a newer revision'),
   );
   if (!prepared.ready) return { revisionId: revision.id, ready: false, active: before?.active.id ?? null };
   const expected = before?.active.id ?? null;
   const committed = await report.step('commit active revision (ledger compare-and-set)', () => ledger.compareAndSet(revision, expected));
-  await report.step('activate (unit, current, restart, readiness)', () => driver.activateRevision(revision));
+  await report.step('activate (unit, current, restart, readiness)', () => driver.activateRevision(revision, context));
   const previous = committed.previous && committed.previous.id !== revision.id ? committed.previous : null;
   if (previous) await report.step(`retire previous revision ${previous.revision}`, () => driver.retireRevision(previous));
   const endpoint = await report.step(
@@ -145,7 +148,7 @@ function describeInventory(result: InventoryResult): string[] {
   for (const ns of result.namespaces) {
     lines.push(`    Namespace ${ns.namespaceName} (${ns.namespaceId}): ${ns.agents.length} Agent(s)`);
     for (const agent of ns.agents) {
-      lines.push(`      Agent ${agent.agentId}  account ${agent.account} (${agent.uid}:${agent.gid})  port ${agent.port}`);
+      lines.push(`      Agent ${agent.agentId}  account ${agent.account} (${agent.uid}:${agent.gid})  port ${agent.port}  workspace setup ${agent.workspaceSetupId ?? '-'}`);
       lines.push(`        unit ${agent.unit}: ${agent.unitState}${agent.enabled ? ', enabled' : ''}; ready: ${agent.ready ? 'yes' : 'no'}`);
       lines.push(`        current ${agent.currentRevisionId ?? '-'}; served ${agent.servedRevisionId ?? '-'}${agent.servedAt ? ` since ${agent.servedAt}` : ''}`);
       lines.push(`        revisions: ${agent.revisions.map((r) => `${r.number}:${r.revisionId}`).join(', ') || '-'}`);

@@ -17,6 +17,7 @@ import { apply } from '../plan/apply.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownedListener, probeReady, waitReady, type Readiness } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
+import { requireSetupMarker } from './setup-workspace.js';
 import { ownershipError, readOwnedFile, ROOT_FILE } from '../safe-read.js';
 import { isActive, isEnabled, unitFacts } from '../systemd.js';
 
@@ -89,6 +90,8 @@ async function readActivateRevision(ctx: OpContext, args: Args): Promise<Activat
   if (managedPassword && !requirePasswordFile(layout.passwordFile)) {
     throw ownershipError(layout.passwordFile, 'managed gateway password file is missing; prepare the revision again');
   }
+  // Execution waits for the workspace: without the marker of exactly this setup the gateway never starts.
+  if (args.workspaceSetupId !== undefined) requireSetupMarker(layout, owner, args.workspaceSetupId);
   const previousUnit = verifyUnitFile(layout, owner);
   const current = readCurrent(layout);
   refuseRollback(layout, owner, revision);

@@ -1,5 +1,16 @@
 // inventory: reads every marker under the root without changing anything; problems are reported, not thrown.
-import { agentEntries, agentLayoutAt, namespaceEntries, revisionEntries, servedMarker, type AgentLayout, type AgentMarker, type TreeReader } from '@occ-ssh/markers';
+import {
+  agentEntries,
+  agentLayoutAt,
+  namespaceEntries,
+  revisionEntries,
+  servedMarker,
+  workspaceSetupMarker,
+  workspaceSetupMarkerPath,
+  type AgentLayout,
+  type AgentMarker,
+  type TreeReader,
+} from '@occ-ssh/markers';
 import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
 import { AUDIT_JOURNAL_MATCHES, recentAuditLines } from '../audit.js';
 import type { OpContext } from '../context.js';
@@ -67,6 +78,8 @@ function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeRead
   }
   const current = attempt(problems, layout.current, () => readSymlink(layout.current));
   const served = reader.marker(layout.served, servedMarker);
+  const setupPath = workspaceSetupMarkerPath(layout.dir);
+  const setup = attempt(problems, setupPath, () => reader.marker(setupPath, workspaceSetupMarker));
   const described: InventoryAgent = {
     agentId: agent.agentId,
     servicePrincipalId: agent.servicePrincipalId,
@@ -82,6 +95,7 @@ function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeRead
     servedAt: served?.servedAt ?? null,
     ready: false,
     revisions: revisions.sort((a, b) => a.number - b.number),
+    ...(setup ? { workspaceSetupId: setup.setupId } : {}),
   };
   into.push(described);
   return { agent: described, hasUnitFile: lstatOrNull(layout.unitFile) !== null };

@@ -12,6 +12,8 @@ import type { Ownership } from '../safe-read.js';
 import { stakeToken } from '../activation-claim.js';
 import { daemonReload, enableUnit, restartUnit } from '../systemd.js';
 import { stopAndDisableLinked } from '../unit-links.js';
+import { NATIVE_SETUP_TIMEOUT_MS, runNativeSetup } from '../workspace/native-setup.js';
+import { verifyDocuments, writeDocuments } from '../workspace/documents.js';
 import { relocate, type Id, type InnerStep, type PlannedMarker, type PlannedOwnership, type Step } from './steps.js';
 
 /** What only running the steps could tell: the accounts they created and the claim token they staked. */
@@ -82,6 +84,15 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
     case 'drop-claim':
       removeFile(step.path);
       return;
+    case 'native-setup':
+      beforeChange();
+      return runNativeSetup(step.run, ctx.session.signal, Math.min(NATIVE_SETUP_TIMEOUT_MS, ctx.session.remainingMs() - 5000));
+    case 'write-workspace':
+      beforeChange();
+      return writeDocuments(step.target, step.documents, step.replaceable, ctx.session.signal);
+    case 'verify-workspace':
+      ctx.session.checkpoint();
+      return verifyDocuments(step.target, step.digests, ctx.session.signal);
     case 'checkpoint':
       return ctx.session.checkpoint();
   }

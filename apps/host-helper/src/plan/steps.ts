@@ -2,6 +2,8 @@
 // order. No closures and no secrets: the gateway password is made inside `apply`, and a new
 // account's UID/GID, known only once its step has run, is named by the account it belongs to.
 import type { AccountMarker, AgentMarker, NamespaceMarker, RevisionMarker, ServedMarker } from '@occ-ssh/markers';
+import type { Document, WorkspaceTarget } from '../workspace/documents.js';
+import type { NativeSetupRun } from '../workspace/native-setup.js';
 
 /** A number, or the UID/GID of an account created earlier in the same plan. */
 export type Id = number | { uidOf: string } | { gidOf: string };
@@ -46,6 +48,12 @@ export type Step =
   /** A fresh random token, made by `apply`, which it returns. */
   | { op: 'stake-claim'; path: string }
   | { op: 'drop-claim'; path: string }
+  /** OpenClaw's `setup --baseline` as the Agent, on a scratch copy of the staged configuration (see workspace/native-setup.ts). */
+  | { op: 'native-setup'; run: NativeSetupRun }
+  /** The documents, written as the Agent, each only over nothing, stock or the submitted text (see workspace/documents.ts). */
+  | { op: 'write-workspace'; target: WorkspaceTarget; documents: readonly Document[]; replaceable: Record<string, string[]> }
+  /** Changes nothing: every document holds the submitted text, or the plan stops before its marker. */
+  | { op: 'verify-workspace'; target: WorkspaceTarget; digests: Record<string, string> }
   /** A session check between changes that are not themselves checked (the restart's preparation). */
   | { op: 'checkpoint' };
 

@@ -1,6 +1,6 @@
 // activate-revision: render the unit, switch current, restart, wait for readiness, record served.
 import * as z from 'zod/mini';
-import { sha256Hex } from '../fields.js';
+import { resourceId, sha256Hex } from '../fields.js';
 import { agentOwner, revisionIdentity } from '../identity.js';
 import { launchEnvironment } from '../launch.js';
 import { defineOperation } from './define.js';
@@ -15,6 +15,8 @@ export const activateRevisionOperation = defineOperation({
     configurationHash: sha256Hex,
     launchEnvironment,
     readinessTimeoutMs: z.int().check(z.minimum(1000), z.maximum(MAX_READINESS_TIMEOUT_MS)),
+    /** OCC's WorkspaceSetup id: the gateway starts only once the workspace marker records exactly this setup. */
+    workspaceSetupId: z.optional(resourceId),
   }),
   result: z.strictObject({
     port: z.int(),

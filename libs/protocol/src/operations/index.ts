@@ -9,6 +9,7 @@ import { inventoryOperation } from './inventory.js';
 import { prepareRevisionOperation } from './prepare-revision.js';
 import { probeOperation } from './probe.js';
 import { retireRevisionOperation } from './retire-revision.js';
+import { setupWorkspaceOperation } from './setup-workspace.js';
 import { stopRevisionOperation } from './stop-revision.js';
 import { verifyRevisionOperation } from './verify-revision.js';
 
@@ -17,6 +18,7 @@ export const OPERATIONS = {
   probe: probeOperation,
   'ensure-namespace': ensureNamespaceOperation,
   'prepare-revision': prepareRevisionOperation,
+  'setup-workspace': setupWorkspaceOperation,
   'activate-revision': activateRevisionOperation,
   'verify-revision': verifyRevisionOperation,
   'stop-revision': stopRevisionOperation,
@@ -51,3 +53,4 @@ export { MAX_READINESS_TIMEOUT_MS } from './activate-revision.js';
 export { MAX_DOCUMENT_BYTES, gatewayAuthMode, type GatewayAuthMode } from './prepare-revision.js';
 export type { InventoryAgent, InventoryResult } from './inventory.js';
 export type { ProbeResult } from './probe.js';
+export { workspaceSetupArgs } from './setup-workspace.js';

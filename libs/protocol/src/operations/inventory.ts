@@ -21,6 +21,8 @@ const inventoryAgent = z.strictObject({
   servedAt: z.nullable(z.string()),
   ready: z.boolean(),
   revisions: z.array(inventoryRevision),
+  /** The OCC workspace setup the Agent's marker records as delivered; absent when none was. */
+  workspaceSetupId: z.optional(z.string()),
 });
 
 const inventoryNamespace = z.strictObject({

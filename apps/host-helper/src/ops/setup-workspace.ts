@@ -1,0 +1,130 @@
+// setup-workspace: OCC's first workspace documents delivered into the Agent's workspace through native
+// `openclaw setup`, or the completion marker verified. Runs after prepare-revision staged the revision,
+// under the host lock; the gateway unit is never touched, so setup never starts the gateway.
+//
+// The marker is the commit point: written last, atomically, by root in the Agent directory the Agent
+// cannot write. With it in place a retry changes nothing; once OCC records the setup complete, a
+// missing or different marker is refused and the documents (the user's from then on) are never read.
+import { canonicalJson, managedWorkspaceDir, sha256Hex, workspaceSetupMarker, workspaceSetupMarkerPath, type WorkspaceSetupMarker } from '@occ-ssh/markers';
+import type { AgentOwner, OperationArgs, OperationResult } from '@occ-ssh/protocol';
+import { verifyAccount } from '../accounts.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
+import { expectOwner, readMarker } from '../marker-io.js';
+import { agentOwnerFields, readRevision, requireAgent, verifyNamespace, verifySnapshot } from '../ownership.js';
+import { apply } from '../plan/apply.js';
+import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
+import { ownershipError, ROOT_FILE } from '../safe-read.js';
+import type { AgentLayout } from '@occ-ssh/markers';
+import { inspectWorkspace, refuseConflicts, replaceableDigests, type WorkspaceTarget } from '../workspace/documents.js';
+import { readOpenClawBuild, type NativeSetupRun, type OpenClawBuild } from '../workspace/native-setup.js';
+
+type Args = OperationArgs<'setup-workspace'>;
+type Result = OperationResult<'setup-workspace'>;
+
+/** What setup-workspace found, verified under the lock before its first change. */
+export interface SetupState {
+  markerPath: string;
+  /** The marker already records exactly this setup: nothing to do. */
+  recorded: boolean;
+  build: OpenClawBuild;
+  target: WorkspaceTarget;
+  run: NativeSetupRun;
+}
+
+export async function setupWorkspace(ctx: OpContext, args: Args): Promise<Result> {
+  const plan = planSetupWorkspace(await readSetupWorkspace(ctx, args), args);
+  await apply(ctx, plan.steps);
+  return plan.result;
+}
+
+async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupState> {
+  const { owner, revision, setup } = args;
+  verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
+  const layout = agentPaths(ctx, owner);
+  const agent = requireAgent(layout, owner);
+  const account = await verifyAccount(ctx, owner);
+  if (agent.uid !== account.uid || agent.gid !== account.gid) throw ownershipError(layout.marker, 'Agent marker records a different account');
+  const paths = revisionPaths(layout, revision);
+  const staged = readRevision(paths, owner, revision);
+  if (!staged) throw ownershipError(paths.marker, 'revision is not staged on this host; prepare it first');
+  const configuration = verifySnapshot(paths, staged, account.gid).toString('utf8');
+  const markerPath = workspaceSetupMarkerPath(layout.dir);
+  const recorded = checkMarker(markerPath, readSetupMarker(markerPath, owner), args);
+  const build = readOpenClawBuild(ctx.runtime.openclawPath);
+  const target = { nodePath: ctx.runtime.nodePath, account: { uid: account.uid, gid: account.gid }, dir: managedWorkspaceDir(layout.state) };
+  if (!recorded) {
+    // Refused before the first change: a conflict found now is one the steps would meet again.
+    const inspection = await inspectWorkspace(
+      target,
+      setup.documents.map((document) => document.name),
+      ctx.session.signal,
+    );
+    refuseConflicts(target.dir, inspection, replaceableDigests(setup.documents, build.stock));
+  }
+  const run = { nodePath: ctx.runtime.nodePath, openclawPath: ctx.runtime.openclawPath, layout, account: target.account, configuration, port: agent.port };
+  return { markerPath, recorded, build, target, run };
+}
+
+/** The marker, checked to belong to exactly this Agent; null when absent. */
+function readSetupMarker(path: string, owner: AgentOwner): WorkspaceSetupMarker | null {
+  const marker = readMarker(path, workspaceSetupMarker);
+  if (marker) expectOwner(path, marker, agentOwnerFields(owner));
+  return marker;
+}
+
+/** True when the marker records exactly this setup; throws when it records another, or is missing after completion. */
+function checkMarker(path: string, marker: WorkspaceSetupMarker | null, { setup }: Args): boolean {
+  if (marker === null) {
+    if (setup.completed) throw ownershipError(path, 'OCC recorded this workspace setup complete, but its marker is missing; restore it (a completed setup is never replayed)');
+    return false;
+  }
+  if (marker.setupId !== setup.id) throw ownershipError(path, 'the workspace records another setup; a completed setup is never replayed');
+  if ((marker.defaultsId ?? null) !== (setup.defaultsId ?? null)) throw ownershipError(path, 'the workspace marker records other defaults than this setup');
+  // After completion OCC sends no documents; any it sends must be the ones recorded.
+  const digests = documentDigests(setup.documents);
+  if (setup.documents.length > 0 && canonicalJson(digests) !== canonicalJson(marker.documents)) throw ownershipError(path, 'the workspace marker records other documents than this setup');
+  return true;
+}
+
+function documentDigests(documents: Args['setup']['documents']): Record<string, string> {
+  return Object.fromEntries(documents.map((document) => [document.name, sha256Hex(document.content)]));
+}
+
+/** Native setup, the documents, native setup again so its bootstrap sees them, the check, then the marker. */
+export function planSetupWorkspace(state: SetupState, args: Args): Plan<Result> {
+  const result = { workspace: state.recorded ? ('verified' as const) : ('applied' as const), openclawVersion: state.build.version };
+  if (state.recorded) return { steps: [], result };
+  const { documents } = args.setup;
+  const digests = documentDigests(documents);
+  const marker: WorkspaceSetupMarker = {
+    kind: 'workspace-setup',
+    version: 1,
+    ...agentOwnerFields(args.owner),
+    setupId: args.setup.id,
+    ...(args.setup.defaultsId ? { defaultsId: args.setup.defaultsId } : {}),
+    documents: digests,
+    openclawVersion: state.build.version,
+  };
+  // A marker write cut short leaves its temp beside it; the run starts by clearing it.
+  const steps: Step[] = [
+    { op: 'sweep-temps', dir: state.run.layout.dir, prefix: siblingTempPrefix(state.markerPath) },
+    { op: 'native-setup', run: state.run },
+  ];
+  if (documents.length > 0) {
+    steps.push(
+      { op: 'write-workspace', target: state.target, documents, replaceable: replaceableDigests(documents, state.build.stock) },
+      { op: 'native-setup', run: state.run },
+      { op: 'verify-workspace', target: state.target, digests },
+    );
+  }
+  steps.push({ op: 'write-file', path: state.markerPath, content: `${canonicalJson(marker)}\n`, owner: ROOT_FILE });
+  return { steps, result };
+}
+
+/** Activation's check: the gateway starts only when the marker records exactly this setup. */
+export function requireSetupMarker(layout: AgentLayout, owner: AgentOwner, setupId: string): void {
+  const path = workspaceSetupMarkerPath(layout.dir);
+  const marker = readSetupMarker(path, owner);
+  if (marker === null) throw ownershipError(path, 'the workspace setup is not complete on this host; prepare the revision again');
+  if (marker.setupId !== setupId) throw ownershipError(path, 'the workspace records another setup than this deployment');
+}
