@@ -9,5 +9,6 @@ export * from './launch.js';
 export * from './lines.js';
 export * from './operations/index.js';
 export * from './runtime.js';
+export * from './limits.js';
 export * from './sealed.js';
 export * from './version.js';
