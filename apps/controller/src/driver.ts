@@ -14,7 +14,7 @@ import { combineHostFailures } from './host-failures.js';
 import { namespaceFailureReason } from './namespace-reason.js';
 import { OperationRunner } from './runner.js';
 import { TRACED_METHODS, inHelperSpan, traceMethods } from './telemetry.js';
-import { checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
+import { capacityWarnings, checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
 import type { OperationOutcome } from './transport/run-operation.js';
 import type { AgentRevision, ComputeAgentBinding, ComputeReadiness, ComputeRevisionContext, Driver, GatewayAddress, Namespace, NamespaceDeleteResult, NamespaceEnsureResult } from './types.js';
@@ -84,7 +84,7 @@ export class SshComputeDriver {
 
   /**
    * Checks the local SSH files, then probes every configured host; throws naming every host that
-   * fails. A host that passes but cannot enforce SocketBind* adds a warning, never a failure.
+   * fails. A host that passes but cannot enforce SocketBind*, or is low on capacity, adds a warning, never a failure.
    */
   async preflight(): Promise<ComputePreflightResult> {
     this.hooks.ownersForOperation();
@@ -96,7 +96,9 @@ export class SshComputeDriver {
         const { result } = await this.send(name, 'probe', {}, signal, {});
         const missing = missingOnHost(name, this.config.hosts[name]!.address, result);
         if (missing) throw missing;
-        return socketBindWarning(name, this.config.hosts[name]!.address, result);
+        const address = this.config.hosts[name]!.address;
+        const socketBind = socketBindWarning(name, address, result);
+        return [...(socketBind ? [socketBind] : []), ...capacityWarnings(name, address, result)];
       }),
     );
     // Every host is probed, and every failing host is named with its cause.
@@ -106,7 +108,7 @@ export class SshComputeDriver {
     });
     const failure = combineHostFailures(failures);
     if (failure) throw failure;
-    return { warnings: outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : [])) };
+    return { warnings: outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : [])) };
   }
 
   /** Creates or verifies the Namespace marker, then runs afterNamespacePrepared hooks. */
