@@ -200,11 +200,17 @@ export class SshComputeDriver {
 
   /** Stop hooks, then stop and disable the unit and remove `current` and served.json; the snapshot stays. */
   async stopRevision(revision: AgentRevision): Promise<void> {
+    await this.stopRevisionReport(revision);
+  }
+
+  /** stopRevision, telling what the host found: `currentRemoved` is false when this revision was not running. */
+  async stopRevisionReport(revision: AgentRevision): Promise<OperationResult<'stop-revision'>> {
     const owners = this.hooks.ownersForOperation();
     const bound = this.target(revision);
     const signal = this.operationSignal();
     await runStopHooks(owners, revision, signal);
-    await this.send(bound.namespace.name, 'stop-revision', { owner: bound.owner, revision: this.identity(revision) }, signal, this.fields(revision));
+    const { result } = await this.send(bound.namespace.name, 'stop-revision', { owner: bound.owner, revision: this.identity(revision) }, signal, this.fields(revision));
+    return result;
   }
 
   /** Stop hooks, then remove only this snapshot (stopping the gateway first if it is current). */
