@@ -97,6 +97,28 @@ describe('occ-ssh commands that tell the truth, on a real host', () => {
     assert.deepEqual(Object.keys(json.result.hosts).sort(), ['beta', 'stable']);
   });
 
+  test("status shows each Agent's memory as systemd accounts it and its restarts", async () => {
+    const unitOf = async () => {
+      const json = JSON.parse((await cli(['status', '--namespace', 'beta', '--json'])).out) as { result: { hosts: { beta: { namespaces: { namespaceName: string; agents: { unit: string }[] }[] } } } };
+      return json.result.hosts.beta.namespaces.find((ns) => ns.namespaceName === 'beta')!.agents[0]!.unit;
+    };
+    const unit = await unitOf();
+    const show = async (property: string) => (await host.run(['systemctl', 'show', `--property=${property}`, '--value', unit])).trim();
+    assert.equal(await show('NRestarts'), '0');
+    // The gateway dies; Restart=always starts it again after RestartSec=2.
+    await host.run(['systemctl', 'kill', '--signal=SIGKILL', unit]);
+    for (let i = 0; i < 100 && (await show('NRestarts')) !== '1'; i += 1) await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(await show('NRestarts'), '1');
+    const status = await cli(['status', '--namespace', 'beta']);
+    const memory = await show('MemoryCurrent');
+    const expected = /^\d+$/.test(memory) ? `${Math.round(Number(memory) / 1024 / 1024)} MiB` : 'not accounted';
+    const line = /^ {8}memory (.*); restarts (\S+)$/m.exec(status.out.slice(status.out.indexOf('Agent agent-beta')));
+    assert.ok(line, status.out);
+    assert.equal(line[2], '1');
+    // MemoryCurrent moves between the two reads on a host that accounts it; compare only its kind there.
+    assert.equal(line[1] === 'not accounted', expected === 'not accounted', `${line[1]} vs ${expected}`);
+  });
+
   test('delete-namespace needs --yes off a terminal, asks on one, and deletes only when the Namespace name is typed', async () => {
     const flags = ['delete-namespace', '--namespace', 'beta', '--namespace-id', 'ns-truth-beta'];
     const piped = await cli(flags);

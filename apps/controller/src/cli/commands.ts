@@ -175,6 +175,7 @@ function describeInventory(result: InventoryResult): string[] {
     for (const agent of ns.agents) {
       lines.push(`      Agent ${agent.agentId}  account ${agent.account} (${agent.uid}:${agent.gid})  port ${agent.port}`);
       lines.push(`        unit ${agent.unit}: ${agent.unitState}${agent.enabled ? ', enabled' : ''}; ready: ${agent.ready ? 'yes' : 'no'}`);
+      lines.push(`        memory ${agent.memoryBytes === null ? 'not accounted' : `${Math.round(agent.memoryBytes / 1024 / 1024)} MiB`}; restarts ${agent.restarts ?? '-'}`);
       lines.push(`        current ${agent.currentRevisionId ?? '-'}; served ${agent.servedRevisionId ?? '-'}${agent.servedAt ? ` since ${agent.servedAt}` : ''}`);
       lines.push(`        revisions: ${agent.revisions.map((r) => `${r.number}:${r.revisionId}`).join(', ') || '-'}`);
     }
