@@ -31,6 +31,7 @@ export const DIAGNOSTIC_OF: { readonly [C in ErrorCode]: { readonly code: string
   conflict: { code: 'SSH_CONFLICT', stage: 'conflict' },
   protocol: { code: 'SSH_PROTOCOL', stage: 'protocol' },
   internal: { code: 'SSH_INTERNAL', stage: 'internal' },
+  capacity: { code: 'SSH_CAPACITY', stage: 'capacity' },
 };
 
 const UNKNOWN = { ...DIAGNOSTIC_OF.internal, message: 'unexpected internal failure' };

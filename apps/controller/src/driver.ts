@@ -15,7 +15,7 @@ import { combineHostFailures } from './host-failures.js';
 import { namespaceFailureReason } from './namespace-reason.js';
 import { OperationRunner } from './runner.js';
 import { TRACED_METHODS, inHelperSpan, traceMethods } from './telemetry.js';
-import { checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
+import { capacityWarnings, checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
 import type { OperationOutcome } from './transport/run-operation.js';
 import type { AgentRevision, ComputeAgentBinding, ComputeReadiness, ComputeRevisionContext, Driver, GatewayAddress, Namespace, NamespaceDeleteResult, NamespaceEnsureResult } from './types.js';
@@ -88,7 +88,7 @@ export class SshComputeDriver {
 
   /**
    * Checks the local SSH files, then probes every configured host; throws naming every host that
-   * fails. A host that passes but cannot enforce SocketBind* adds a warning, never a failure.
+   * fails. A host that passes but cannot enforce SocketBind*, or is low on capacity, adds a warning, never a failure.
    */
   async preflight(): Promise<ComputePreflightResult> {
     this.hooks.ownersForOperation();
@@ -100,7 +100,9 @@ export class SshComputeDriver {
         const { result } = await this.send(name, 'probe', {}, signal, {});
         const missing = missingOnHost(name, this.config.hosts[name]!.address, result);
         if (missing) throw missing;
-        return socketBindWarning(name, this.config.hosts[name]!.address, result);
+        const address = this.config.hosts[name]!.address;
+        const socketBind = socketBindWarning(name, address, result);
+        return [...(socketBind ? [socketBind] : []), ...capacityWarnings(name, address, result)];
       }),
     );
     // Every host is probed, and every failing host is named with its cause.
@@ -110,7 +112,7 @@ export class SshComputeDriver {
     });
     const failure = combineHostFailures(failures);
     if (failure) throw failure;
-    return { warnings: outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' && outcome.value ? [outcome.value] : [])) };
+    return { warnings: outcomes.flatMap((outcome) => (outcome.status === 'fulfilled' ? outcome.value : [])) };
   }
 
   /** Creates or verifies the Namespace marker, then runs afterNamespacePrepared hooks. */
@@ -215,11 +217,17 @@ export class SshComputeDriver {
 
   /** Stop hooks, then stop and disable the unit and remove `current` and served.json; the snapshot stays. */
   async stopRevision(revision: AgentRevision): Promise<void> {
+    await this.stopRevisionReport(revision);
+  }
+
+  /** stopRevision, telling what the host found: `currentRemoved` is false when this revision was not running. */
+  async stopRevisionReport(revision: AgentRevision): Promise<OperationResult<'stop-revision'>> {
     const owners = this.hooks.ownersForOperation();
     const bound = this.target(revision);
     const signal = this.operationSignal();
     await runStopHooks(owners, revision, signal);
-    await this.send(bound.namespace.name, 'stop-revision', { owner: bound.owner, revision: this.identity(revision) }, signal, this.fields(revision));
+    const { result } = await this.send(bound.namespace.name, 'stop-revision', { owner: bound.owner, revision: this.identity(revision) }, signal, this.fields(revision));
+    return result;
   }
 
   /** Stop hooks, then remove only this snapshot (stopping the gateway first if it is current). */

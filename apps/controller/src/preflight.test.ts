@@ -93,7 +93,8 @@ describe('checkLocalSshFiles', () => {
 });
 
 describe('socketBindWarning', () => {
-  const probe = (socketBindMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing });
+  const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null };
+  const probe = (socketBindMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing, capacity });
 
   it('warns with a stable code, naming the configured host, its address, each missing piece and what then stands alone', () => {
     const warning = socketBindWarning('stable', '203.0.113.10', probe(['systemd 252 is built without its BPF framework', '/sys/fs/cgroup is not the unified cgroup v2 hierarchy']));

@@ -60,3 +60,34 @@ export function socketBindWarning(hostName: string, address: string, probe: Prob
       "A gateway there can bind ports other than its own; the readiness check's listener-ownership test (every listener on an Agent's port belongs to its account and unit) then stands alone.",
   };
 }
+
+/** Below these a host is low for one more real gateway (about 1 GB of RSS measured, docs/operations.md). */
+export const CAPACITY_WARNING_FLOORS = { memoryAvailableBytes: 1536 * 1024 * 1024, rootFreeBytes: 2 * 1024 * 1024 * 1024, rootFreeInodes: 10_000 } as const;
+
+export const CAPACITY_WARNING_CODES = { memory: 'HOST_MEMORY_LOW', disk: 'HOST_DISK_LOW', inodes: 'HOST_INODES_LOW', ports: 'GATEWAY_PORTS_EXHAUSTED' } as const;
+
+const mib = (bytes: number) => `${Math.floor(bytes / 1024 / 1024)} MiB`;
+
+/**
+ * Warnings, never failures: a host low on memory, disk, inodes or ports still serves the Agents it
+ * has; prepare refuses a new Agent only when its port or disk is really missing.
+ */
+export function capacityWarnings(hostName: string, address: string, probe: ProbeResult): ComputePreflightWarning[] {
+  const { memoryAvailableBytes: memory, rootFreeBytes: disk, rootFreeInodes: inodes, freePorts, agents } = probe.capacity;
+  const at = `host "${hostName}" (${address})`;
+  const floors = CAPACITY_WARNING_FLOORS;
+  const warnings: ComputePreflightWarning[] = [];
+  if (memory !== null && memory < floors.memoryAvailableBytes) {
+    warnings.push({ code: CAPACITY_WARNING_CODES.memory, message: `${at} has ${mib(memory)} of memory available, less than the ${mib(floors.memoryAvailableBytes)} another gateway needs` });
+  }
+  if (disk !== null && disk < floors.rootFreeBytes) {
+    warnings.push({ code: CAPACITY_WARNING_CODES.disk, message: `${at} has ${mib(disk)} free on the disk under the root, less than ${mib(floors.rootFreeBytes)}` });
+  }
+  if (inodes !== null && inodes < floors.rootFreeInodes) {
+    warnings.push({ code: CAPACITY_WARNING_CODES.inodes, message: `${at} has ${inodes} free inodes on the disk under the root, fewer than ${floors.rootFreeInodes}` });
+  }
+  if (freePorts === 0) {
+    warnings.push({ code: CAPACITY_WARNING_CODES.ports, message: `${at} has no free port left in the gateway port range (${agents ?? 'unknown'} Agents): prepare refuses a new Agent there` });
+  }
+  return warnings;
+}

@@ -16,7 +16,7 @@ function choosePort(used: ReadonlySet<number>, range: { start: number; end: numb
  * hand out a port that a gateway may already hold. `ownAgentDir` is the caller's own Agent
  * directory, which may exist without its marker while it is being prepared.
  */
-function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
+export function usedPorts(ctx: OpContext, ownAgentDir?: string): Set<number> {
   const owners = new Map<number, string>();
   for (const ns of namespaceEntries(ctx.runtime.root, hostTree)) {
     if (!ns.marker) throw ownershipError(ns.layout.marker, 'Namespace directory has no marker; cannot tell which ports it holds');
@@ -42,7 +42,8 @@ export function allocatePort(ctx: OpContext, ownAgentDir?: string): number {
   const port = choosePort(usedPorts(ctx, ownAgentDir), ctx.runtime.gatewayPortRange);
   if (port === undefined) {
     const { start, end } = ctx.runtime.gatewayPortRange;
-    throw new ComputeError('configuration', `no free gateway port left in ${start}-${end}`, { key: 'network.gatewayPortRange' });
+    // Retryable: deleting an Agent or widening the range frees one, and the same call then succeeds.
+    throw new ComputeError('capacity', `no free gateway port left in ${start}-${end} for another Agent`, { key: 'network.gatewayPortRange' });
   }
   return port;
 }

@@ -73,9 +73,12 @@ export async function isEnabled(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Pro
   return (await runCommand('systemctl', ['is-enabled', '--quiet', unit], timeoutMs)).code === 0;
 }
 
-export async function activeState(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<string> {
-  const result = await runCommand('systemctl', ['show', '--property=ActiveState', '--value', unit], timeoutMs);
-  return result.stdout.trim() || 'unknown';
+/** ActiveState, MemoryCurrent (null when systemd accounts none: `[not set]` or the all-ones "infinity") and NRestarts of a unit. */
+export async function unitUsage(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ activeState: string; memoryBytes: number | null; restarts: number | null }> {
+  const result = await runCommand('systemctl', ['show', '--property=ActiveState,MemoryCurrent,NRestarts', unit], timeoutMs);
+  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
+  const count = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : null);
+  return { activeState: value('ActiveState') || 'unknown', memoryBytes: count(value('MemoryCurrent')), restarts: count(value('NRestarts')) };
 }
 
 /** systemd's view of a gateway's run: enough to tell a crash loop from a slow start, and nothing of its logs. */

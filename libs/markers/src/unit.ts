@@ -1,5 +1,5 @@
 // Pure renderer of the per-Agent systemd gateway unit, and the check of its ownership header.
-import { LAUNCH_ENV_NAME_PATTERN, launchEnvironmentProblems, safePathProblem, sandboxHiddenProblem } from '@occ-ssh/protocol';
+import { GATEWAY_LIMIT_BOUNDS, LAUNCH_ENV_NAME_PATTERN, launchEnvironmentProblems, safePathProblem, sandboxHiddenProblem, type GatewayLimits } from '@occ-ssh/protocol';
 import type { AgentLayout } from './layout.js';
 import { SYSTEMD_CONFIG_DIR } from './load-path.js';
 
@@ -15,6 +15,8 @@ export interface UnitInput {
   layout: AgentLayout;
   /** Load the per-Agent gateway-password.env (password auth, or trusted proxy opting into it). */
   managedPassword: boolean;
+  /** The Installation's per-gateway limits; absent or empty renders no limit line. */
+  limits?: GatewayLimits | undefined;
 }
 
 export class UnitRenderError extends Error {
@@ -91,6 +93,7 @@ export function renderUnit(input: UnitInput): string {
     'PrivateTmp=true',
     ...sandboxLines(layout, root, hidden),
     ...socketBindLines(input.port),
+    ...limitLines(input.limits ?? {}),
     '',
     '[Install]',
     'WantedBy=multi-user.target',
@@ -172,6 +175,26 @@ function sandboxLines(layout: AgentLayout, root: string, hiddenUnits: readonly s
  */
 function socketBindLines(port: number): string[] {
   return [`SocketBindAllow=tcp:${port}`, 'SocketBindDeny=any'];
+}
+
+/**
+ * Resource limits, each only when the Installation sets it, so a unit without them stays byte-identical
+ * to the one earlier versions wrote (no restart on upgrade). MemorySwapMax=0 goes with MemoryMax=: with
+ * swap a gateway past its limit would be swapped out, slowing the host, instead of being killed.
+ * Past MemoryMax= the kernel kills it inside its own cgroup; OOMPolicy=stop (the default) stops the
+ * unit and Restart=always starts it again.
+ */
+function limitLines(limits: GatewayLimits): string[] {
+  for (const [name, value] of Object.entries(limits)) {
+    const bounds = GATEWAY_LIMIT_BOUNDS[name as keyof GatewayLimits] as { min: number; max: number } | undefined;
+    if (!bounds) throw new UnitRenderError(`unknown gateway limit ${JSON.stringify(name)}`);
+    if (value !== undefined && (!Number.isInteger(value) || value < bounds.min || value > bounds.max)) throw new UnitRenderError(`gateway limit ${name} cannot be rendered into a unit`);
+  }
+  const lines: string[] = [];
+  if (limits.memoryMaxMiB !== undefined) lines.push(`MemoryMax=${limits.memoryMaxMiB}M`, 'MemorySwapMax=0');
+  if (limits.tasksMax !== undefined) lines.push(`TasksMax=${limits.tasksMax}`);
+  if (limits.cpuWeight !== undefined) lines.push(`CPUWeight=${limits.cpuWeight}`);
+  return lines;
 }
 
 /** Security: a quoted Environment= assignment with systemd's escapes; specifiers doubled. */

@@ -30,7 +30,7 @@ describe('ERROR_CODES and FAILURE_OF', () => {
     const permanent = ERROR_CODES.filter((code) => FAILURE_OF[code] === 'permanent');
     const retryable = ERROR_CODES.filter((code) => FAILURE_OF[code] === 'retryable');
     assert.deepEqual(permanent, ['configuration', 'ownership', 'admission', 'unbound', 'host-requirement']);
-    assert.deepEqual(retryable, ['not-ready', 'lock-timeout', 'host-command', 'transport', 'timeout', 'cancelled', 'hook', 'conflict', 'protocol', 'internal']);
+    assert.deepEqual(retryable, ['not-ready', 'lock-timeout', 'host-command', 'transport', 'timeout', 'cancelled', 'hook', 'conflict', 'protocol', 'internal', 'capacity']);
   });
 
   it('isErrorCode accepts catalogue codes only', () => {

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'conflict',
   'protocol',
   'internal',
+  'capacity',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -42,6 +43,8 @@ export const FAILURE_OF: { readonly [C in ErrorCode]: Failure } = {
   conflict: 'retryable',
   protocol: 'retryable',
   internal: 'retryable',
+  // The host has no port or disk left for another Agent: retryable once the operator frees some.
+  capacity: 'retryable',
 };
 
 export function failureOf(code: ErrorCode): Failure {

@@ -1,6 +1,7 @@
 // Trusted runtime settings derived from the Installation: where things live on one host.
 import * as z from 'zod/mini';
 import { portRange, runtimeUser, safePath } from './fields.js';
+import { gatewayLimits } from './limits.js';
 
 const within = (inner: string, outer: string) => inner === outer || inner.startsWith(`${outer}/`);
 
@@ -12,6 +13,8 @@ export const runtimeSettings = z
     openclawPath: safePath,
     user: runtimeUser,
     gatewayPortRange: portRange,
+    /** Absent when the Installation sets none: the unit then carries no limit lines at all. */
+    gatewayLimits: z.optional(gatewayLimits),
   })
   .check(z.refine((s) => !within(s.systemdUnitDirectory, s.root) && !within(s.root, s.systemdUnitDirectory), 'root and systemdUnitDirectory must be separate directories, neither inside the other'));
 

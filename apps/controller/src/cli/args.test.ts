@@ -19,6 +19,7 @@ describe('occ-ssh arguments', () => {
       revision: 'r.json',
       revisionNumber: 3,
       readinessTimeoutMs: 30_000,
+      yes: false,
       json: true,
       verbose: false,
     });
@@ -46,7 +47,7 @@ describe('occ-ssh arguments', () => {
     assert.match(err.text(), /^occ-ssh: --config/);
     assert.match(
       err.text(),
-      /exit codes: 0 success, 2 usage, 3 permanent failure \(do not retry unchanged\),\n {2}4 retryable failure reported by a host, 75 a host could not be reached \(retryable\), 130 interrupted/,
+      /exit codes: 0 success, 2 usage, 3 permanent failure \(do not retry unchanged\),\n {2}4 retryable failure reported by a host, 5 nothing to do \(stop of a revision that was not running\),\n {2}6 not confirmed \(nothing changed\), 75 a host could not be reached \(retryable\), 130 interrupted/,
     );
     const out = sink();
     assert.equal(await runCli(['--help'], out.stream, sink().stream), EXIT.ok);

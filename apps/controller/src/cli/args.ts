@@ -21,13 +21,15 @@ const OPTIONS = `options:
   --readiness-timeout <sec>    readiness bound per activation, 1-120 (default 120)
   --workspace <dir>            deploy: the Agent's first AGENTS.md, SOUL.md, IDENTITY.md, USER.md found in <dir>
   --workspace-file <file>      deploy: one of those documents (repeatable; the file name says which)
+  --yes                        confirm delete-agent or delete-namespace (needed when not on a terminal)
   --json                       print one machine-readable JSON result (usage errors too)
   --verbose                    log operations to stderr (readable lines on a terminal, JSON otherwise)
   -h, --help                   show help (after a command: that command's help)
   --version                    show the controller, protocol and helper versions and the helper digests`;
 
 const EXIT_CODES = `exit codes: 0 success, 2 usage, 3 permanent failure (do not retry unchanged),
-  4 retryable failure reported by a host, 75 a host could not be reached (retryable), 130 interrupted`;
+  4 retryable failure reported by a host, 5 nothing to do (stop of a revision that was not running),
+  6 not confirmed (nothing changed), 75 a host could not be reached (retryable), 130 interrupted`;
 
 export const USAGE = `usage: occ-ssh <command> --config <installation.yaml> [options]
 
@@ -75,7 +77,8 @@ examples:
   stop: `usage: occ-ssh stop --config <installation.yaml> --revision <revision.json>
 
 Stops and disables the Agent's gateway and removes current and served.json. Snapshots, home, state
-and credentials stay; a later deploy activates its new revision.
+and credentials stay; a later deploy activates its new revision. When this revision is not the one
+running, nothing changes: it says so and exits 5.
 
 example:
   occ-ssh stop --config installation.yaml --revision rev-7.json`,
@@ -91,16 +94,18 @@ OCC's Agent deletion: after verifying the Agent's markers, account and unit, sto
 removes its unit, its directory (home, state, snapshots, password and operator env files) and its
 account, which frees its gateway port. Sibling Agents are untouched; an Agent already gone is success.
 Nothing is removed when anything is not this Agent's. Prints what was removed.
+On a terminal it asks for the Agent ID first; elsewhere (or with --json) it needs --yes.
 
 example:
-  occ-ssh delete-agent --config installation.yaml --namespace stable --namespace-id ns-1 --agent-id agent-7 --service-principal-id sp-7`,
+  occ-ssh delete-agent --config installation.yaml --namespace stable --namespace-id ns-1 --agent-id agent-7 --service-principal-id sp-7 --yes`,
   'delete-namespace': `usage: occ-ssh delete-namespace --config <installation.yaml> (--revision <revision.json> | --namespace <name> --namespace-id <id>)
 
 Removes the Namespace's gateways, unit files, tree (state included) and accounts from its host, after
 validating every Agent, revision and unit in it. Nothing is removed when anything is not ours.
+On a terminal it asks for the Namespace name first; elsewhere (or with --json) it needs --yes.
 
 example:
-  occ-ssh delete-namespace --config installation.yaml --namespace stable --namespace-id ns-1`,
+  occ-ssh delete-namespace --config installation.yaml --namespace stable --namespace-id ns-1 --yes`,
   status: `usage: occ-ssh status --config <installation.yaml> [--namespace <name>] [--json]
 
 Read-only: Namespaces, Agents, accounts, ports, current and served revisions, unit state, readiness
@@ -125,6 +130,8 @@ export interface CliOptions {
   readinessTimeoutMs?: number;
   workspace?: string;
   workspaceFiles?: string[];
+  /** delete-agent and delete-namespace run without asking. */
+  yes: boolean;
   json: boolean;
   verbose: boolean;
 }
@@ -152,6 +159,7 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
         'readiness-timeout': { type: 'string' },
         workspace: { type: 'string' },
         'workspace-file': { type: 'string', multiple: true },
+        yes: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
@@ -192,6 +200,7 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
     ...(timeout === undefined ? {} : { readinessTimeoutMs: Number(timeout) * 1000 }),
     ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
     ...(workspaceFiles === undefined ? {} : { workspaceFiles }),
+    yes: values.yes ?? false,
     json: values.json ?? false,
     verbose: values.verbose ?? false,
   };

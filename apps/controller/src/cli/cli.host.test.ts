@@ -127,10 +127,10 @@ describe('occ-ssh on a real host', () => {
     );
     assert.equal((await cli('deploy', '--revision', path)).code, EXIT.ok);
     const flags = ['--namespace', 'stable', '--namespace-id', 'ns-cli', '--agent-id', 'agent-cli-2', '--service-principal-id', 'sp-cli-2'];
-    const first = await cli('delete-agent', ...flags);
+    const first = await cli('delete-agent', ...flags, '--yes');
     assert.equal(first.code, EXIT.ok, first.err);
     assert.match(first.out, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}removed unit, directory, account; port 18801 is free\n/);
-    const again = await cli('delete-agent', ...flags);
+    const again = await cli('delete-agent', ...flags, '--yes');
     assert.equal(again.code, EXIT.ok, again.err);
     assert.match(again.out, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}nothing was left to remove\n/);
     const status = await cli('status', '--namespace', 'stable', '--json');
@@ -142,7 +142,7 @@ describe('occ-ssh on a real host', () => {
   });
 
   test('delete-agent of an Agent recorded for another ServicePrincipal exits 3 and removes nothing', async () => {
-    const result = await cli('delete-agent', '--namespace', 'stable', '--namespace-id', 'ns-cli', '--agent-id', 'agent-cli', '--service-principal-id', 'sp-other', '--json');
+    const result = await cli('delete-agent', '--namespace', 'stable', '--namespace-id', 'ns-cli', '--agent-id', 'agent-cli', '--service-principal-id', 'sp-other', '--json', '--yes');
     assert.equal(result.code, EXIT.permanent);
     assert.match(result.out, /"code":"ownership"/);
     const status = await cli('status', '--namespace', 'stable');
@@ -152,7 +152,7 @@ describe('occ-ssh on a real host', () => {
   test('stop, retire and delete-namespace', async () => {
     assert.equal((await cli('stop', '--revision', revisionFile(2))).code, EXIT.ok);
     assert.equal((await cli('retire', '--revision', revisionFile(2))).code, EXIT.ok);
-    const deleted = await cli('delete-namespace', '--revision', revisionFile(2), '--json');
+    const deleted = await cli('delete-namespace', '--revision', revisionFile(2), '--json', '--yes');
     assert.equal(deleted.code, EXIT.ok, deleted.err);
     const status = await cli('status', '--namespace', 'stable', '--json');
     assert.deepEqual((JSON.parse(status.out) as { result: { hosts: { stable: { namespaces: unknown[] } } } }).result.hosts.stable.namespaces, []);

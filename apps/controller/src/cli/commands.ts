@@ -90,7 +90,13 @@ function revisionFor(options: CliOptions): { revision: AgentRevision; bindingOnl
 export async function stop({ options, driver, report }: CommandContext) {
   const { revision, bindingOnly } = revisionFor(options);
   driver.bindAgent(bindingOnly);
-  await report.step(`stop ${revision.agentId} (revision ${revision.revision})`, () => driver.stopRevision(revision));
+  const stopped = await report.step(
+    `stop ${revision.agentId} (revision ${revision.revision})`,
+    () => driver.stopRevisionReport(revision),
+    (r) => (r.currentRemoved ? undefined : 'nothing was running'),
+  );
+  // The helper stops a gateway only when this revision is current: otherwise nothing changed.
+  if (!stopped.currentRemoved) return { stopped: null, nothingDone: `revision ${revision.revision} (${revision.id}) of ${revision.agentId} was not running` };
   return { stopped: revision.id };
 }
 
@@ -122,22 +128,44 @@ export async function deleteNamespace({ options, driver, report }: CommandContex
   return result;
 }
 
+/**
+ * One inventory per host, all hosts at once: Namespaces mapped to the same address and port share a
+ * host, whose inventory already lists every Namespace on it. --json keeps one entry per Namespace name.
+ */
 export async function status({ options, config, driver, report }: CommandContext) {
   const names = options.namespace ? [options.namespace] : Object.keys(config.hosts);
+  const groups = new Map<string, { address: string; namespaces: string[] }>();
+  for (const name of names) {
+    const host = hostFor(config, name);
+    const key = `${host.address}:${host.port}`;
+    const group = groups.get(key) ?? { address: host.address, namespaces: [] };
+    group.namespaces.push(name);
+    groups.set(key, group);
+  }
+  const probed = await report.step(`inventory of ${groups.size} host(s), in parallel`, () =>
+    Promise.all(
+      [...groups.values()].map(async (group) => {
+        const label = group.namespaces.join(', ');
+        try {
+          return { group, label, inventory: await driver.inventory(group.namespaces[0]!) };
+        } catch (error) {
+          return { group, label, failure: toComputeError(error, { host: label }) };
+        }
+      }),
+    ),
+  );
   const hosts: Record<string, InventoryResult> = {};
   const failures = new Map<string, ComputeError>();
   // An unreachable host does not hide the others: each is shown, and the recap lists them all.
-  for (const name of names) {
-    const host = hostFor(config, name);
-    try {
-      hosts[name] = await report.step(`inventory of ${name} (${host.address})`, () => driver.inventory(name));
-      for (const line of describeInventory(hosts[name]!)) report.line(line);
-      recapHost(report, name, undefined);
-    } catch (error) {
-      const failure = toComputeError(error, { host: name });
-      failures.set(name, failure);
-      recapHost(report, name, failure);
+  for (const { group, label, inventory, failure } of probed) {
+    report.line(`  host ${group.address} (${group.namespaces.length > 1 ? 'Namespaces' : 'Namespace'} ${label}): ${inventory ? 'ok' : `${failure!.failure} ${failure!.code}`}`);
+    if (inventory) {
+      for (const name of group.namespaces) hosts[name] = inventory;
+      for (const line of describeInventory(inventory)) report.line(line);
+    } else {
+      failures.set(label, failure!);
     }
+    recapHost(report, label, failure);
   }
   if (failures.size > 0) throw new HostsFailed(failures);
   return { hosts };
@@ -150,6 +178,7 @@ function describeInventory(result: InventoryResult): string[] {
     for (const agent of ns.agents) {
       lines.push(`      Agent ${agent.agentId}  account ${agent.account} (${agent.uid}:${agent.gid})  port ${agent.port}  workspace setup ${agent.workspaceSetupId ?? '-'}`);
       lines.push(`        unit ${agent.unit}: ${agent.unitState}${agent.enabled ? ', enabled' : ''}; ready: ${agent.ready ? 'yes' : 'no'}`);
+      lines.push(`        memory ${agent.memoryBytes === null ? 'not accounted' : `${Math.round(agent.memoryBytes / 1024 / 1024)} MiB`}; restarts ${agent.restarts ?? '-'}`);
       lines.push(`        current ${agent.currentRevisionId ?? '-'}; served ${agent.servedRevisionId ?? '-'}${agent.servedAt ? ` since ${agent.servedAt}` : ''}`);
       lines.push(`        revisions: ${agent.revisions.map((r) => `${r.number}:${r.revisionId}`).join(', ') || '-'}`);
     }

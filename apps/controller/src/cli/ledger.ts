@@ -1,9 +1,10 @@
 // A durable local record of each Agent's active revision, updated by compare-and-set.
 // It stands in for OCC's database in the operator CLI: commit happens between prepare and activate.
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ComputeError } from '@occ-ssh/protocol';
 import type { AgentRevision } from '../types.js';
+import { withLockFile } from './lock-file.js';
 
 export interface LedgerEntry {
   active: AgentRevision;
@@ -24,7 +25,11 @@ export function defaultLedgerPath(): string {
 }
 
 export class Ledger {
-  constructor(readonly path: string) {}
+  constructor(
+    readonly path: string,
+    /** How long to wait for another process's lock. */
+    private readonly lockWaitMs = LOCK_WAIT_MS,
+  ) {}
 
   read(): LedgerFile {
     try {
@@ -84,43 +89,17 @@ export class Ledger {
     closeSync(dir);
   }
 
-  /** An exclusive lock file holding the owner's pid; a lock whose owner died is taken over. */
   private async locked<T>(action: () => T): Promise<T> {
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const lock = `${this.path}.lock`;
-    const deadline = Date.now() + LOCK_WAIT_MS;
-    for (;;) {
-      try {
-        const fd = openSync(lock, 'wx', 0o600);
-        writeSync(fd, String(process.pid));
-        closeSync(fd);
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        if (ownerGone(lock)) rmSync(lock, { force: true });
-        else if (Date.now() > deadline) throw new ComputeError('lock-timeout', `ledger ${this.path} is locked by another process`, { path: lock });
-        else await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
     try {
-      return action();
-    } finally {
-      rmSync(lock, { force: true });
+      return await withLockFile(`${this.path}.lock`, this.lockWaitMs, action);
+    } catch (error) {
+      if (error instanceof ComputeError && error.code === 'lock-timeout') throw new ComputeError('lock-timeout', `ledger ${this.path} is locked: ${error.message}`, error.details);
+      throw error;
     }
   }
 }
 
 function key(namespaceId: string, agentId: string): string {
   return `${namespaceId}/${agentId}`;
-}
-
-function ownerGone(lock: string): boolean {
-  try {
-    const pid = Number(readFileSync(lock, 'utf8'));
-    if (!Number.isInteger(pid) || pid <= 0) return true;
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH' || (error as NodeJS.ErrnoException).code === 'ENOENT';
-  }
 }

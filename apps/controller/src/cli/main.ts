@@ -8,11 +8,13 @@ import { createLogger } from '../logging.js';
 import { DRIVER_VERSION } from '../version.js';
 import { COMMAND_HELP, USAGE, UsageError, parseCli, type CliOptions } from './args.js';
 import { HostsFailed, deleteAgent, deleteNamespace, deploy, preflight, retire, status, stop, type CommandContext } from './commands.js';
+import { confirmed, type Input } from './confirm.js';
 import { logDestination } from './log-lines.js';
 import { Reporter, seconds } from './report.js';
 
 /** 4 and 75 are both retryable: 4 when a host answered with a failure, 75 when none could be reached. */
-export const EXIT = { ok: 0, usage: 2, permanent: 3, failed: 4, unreachable: 75, interrupted: 130 } as const;
+/** 5: the command found nothing to do (stop of a revision that was not running); nothing changed. 6: a destructive command was not confirmed. */
+export const EXIT = { ok: 0, usage: 2, permanent: 3, failed: 4, nothingToDo: 5, notConfirmed: 6, unreachable: 75, interrupted: 130 } as const;
 
 const RUN = { preflight, deploy, stop, retire, 'delete-agent': deleteAgent, 'delete-namespace': deleteNamespace, status } as const;
 
@@ -30,8 +32,10 @@ export function exitFor(errors: readonly ComputeError[]): number {
 }
 
 export interface CliRunOptions {
-  /** Aborted on SIGINT: the run stops waiting, closes connections and removes its temporary files. */
+  /** Aborted on SIGINT, SIGTERM or SIGHUP: the run stops waiting, closes connections and removes its temporary files. */
   signal?: AbortSignal;
+  /** Where a destructive command reads its confirmation; process.stdin by default. */
+  input?: Input;
 }
 
 export async function runCli(argv: readonly string[], out: Stream = process.stdout, err: Stream = process.stderr, run: CliRunOptions = {}): Promise<number> {
@@ -52,29 +56,45 @@ export async function runCli(argv: readonly string[], out: Stream = process.stdo
     out.write(`${options.help ? COMMAND_HELP[options.help] : USAGE}\n`);
     return EXIT.ok;
   }
-  return execute(options, out, err, run.signal);
+  return execute(options, out, err, run.signal, run.input ?? process.stdin);
 }
 
-async function execute(options: CliOptions, out: Stream, err: Stream, signal: AbortSignal | undefined): Promise<number> {
+async function execute(options: CliOptions, out: Stream, err: Stream, signal: AbortSignal | undefined, input: Input): Promise<number> {
   const report = new Reporter(options.json, out, Boolean(out.isTTY));
   let driver: SshComputeDriver | undefined;
   try {
     const config = loadInstallationConfiguration({ path: options.config });
+    // Asked before the first connection: a declined deletion reaches no host.
+    if (!(await confirmed(options, config, input, err))) {
+      err.write(`occ-ssh ${options.command}: not confirmed; nothing changed\n`);
+      return EXIT.notConfirmed;
+    }
     // Failures are reported by the CLI itself; without --verbose only unexpected errors are logged.
     const logger = createLogger({ name: undefined, level: options.verbose ? 'info' : 'error' }, logDestination(err));
     driver = new SshComputeDriver({
       configuration: config,
       logger,
+      // The driver's own waits (lock, hooks, SSH) end with the CLI's interrupt, not only the CLI's.
+      ...(signal ? { getOperationAbortSignal: () => signal } : {}),
       ...(options.readinessTimeoutMs === undefined ? {} : { readinessTimeoutMs: options.readinessTimeoutMs }),
       onHelperProgress: (progress) => report.helperAlive(progress.heartbeats),
     });
     const work: Promise<unknown> = RUN[options.command]({ options, config, driver, report } satisfies CommandContext);
     const result = await untilAborted(work, signal);
     if (result === 'interrupted') {
+      // Said only once it is true: close() ends the connections and removes the temporary files.
+      const closing = driver;
+      driver = undefined;
+      await closing.close();
       err.write(`occ-ssh ${options.command}: interrupted; connections closed and temporary files removed (a systemd job already submitted on a host may still complete)\n`);
       return EXIT.interrupted;
     }
     report.recap();
+    if (isNothingDone(result)) {
+      if (options.json) out.write(`${JSON.stringify({ ok: true, command: options.command, result, steps: report.steps, hosts: report.hosts, totalMs: report.totalMs() })}\n`);
+      else out.write(`${options.command}: ${result.nothingDone}; nothing changed\n`);
+      return EXIT.nothingToDo;
+    }
     if (options.json) out.write(`${JSON.stringify({ ok: true, command: options.command, result, steps: report.steps, hosts: report.hosts, totalMs: report.totalMs() })}\n`);
     else out.write(`${options.command}: done in ${seconds(report.totalMs())}\n`);
     return EXIT.ok;
@@ -103,6 +123,11 @@ async function execute(options: CliOptions, out: Stream, err: Stream, signal: Ab
   } finally {
     await driver?.close();
   }
+}
+
+/** A command's result when it found nothing to do: `nothingDone` says why. */
+function isNothingDone(result: unknown): result is { nothingDone: string } {
+  return typeof result === 'object' && result !== null && typeof (result as { nothingDone?: unknown }).nothingDone === 'string';
 }
 
 /** The work's result, or 'interrupted' as soon as the signal aborts (the work is left to the close). */

@@ -1,12 +1,16 @@
-// Process entry of the occ-ssh CLI. Ctrl-C stops waiting, closes SSH masters and removes the
-// control and jump directories before exiting 130; a second Ctrl-C exits at once.
+// Process entry of the occ-ssh CLI. Ctrl-C, SIGTERM (a service manager's stop) and SIGHUP (a closed
+// terminal) each stop waiting, close SSH masters and remove the control and jump directories before
+// exiting 130; a second signal exits at once.
 import { EXIT, runCli } from './main.js';
 
 const interrupt = new AbortController();
-process.once('SIGINT', () => {
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const onSignal = () => {
+  for (const name of SIGNALS) process.removeListener(name, onSignal);
   interrupt.abort();
-  process.once('SIGINT', () => process.exit(EXIT.interrupted));
-});
+  for (const name of SIGNALS) process.once(name, () => process.exit(EXIT.interrupted));
+};
+for (const name of SIGNALS) process.once(name, onSignal);
 const code = await runCli(process.argv.slice(2), process.stdout, process.stderr, { signal: interrupt.signal });
 // Work that was interrupted may still hold timers or child processes: they are not waited for.
 process.exit(code);

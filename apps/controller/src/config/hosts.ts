@@ -50,6 +50,8 @@ export function runtimeSettingsFor(config: SshComputeConfiguration, namespaceNam
     openclawPath: host.openclawPath,
     user: config.runtime.user,
     gatewayPortRange: { start: config.network.gatewayPortRange.start, end: config.network.gatewayPortRange.end },
+    // Absent stays absent, so the configuration hash of an Installation without limits is unchanged.
+    ...(config.runtime.gatewayLimits ? { gatewayLimits: { ...config.runtime.gatewayLimits } } : {}),
   });
   if (!checked.success) {
     // Only reachable with a configuration that did not come from loadInstallationConfiguration.
@@ -60,5 +62,6 @@ export function runtimeSettingsFor(config: SshComputeConfiguration, namespaceNam
   }
   const settings = checked.data;
   Object.freeze(settings.gatewayPortRange);
+  if (settings.gatewayLimits) Object.freeze(settings.gatewayLimits);
   return Object.freeze(settings);
 }

@@ -1,5 +1,5 @@
 // The strict schema of `drivers.compute.configuration` for SSH Compute, and the typed result.
-import { gatewayHostPath, namespaceName, portRange, runtimeUser, safePath, safePathProblem } from '@occ-ssh/protocol';
+import { GATEWAY_LIMIT_BOUNDS, gatewayHostPath, namespaceName, portRange, runtimeUser, safePath, safePathProblem } from '@occ-ssh/protocol';
 import { z } from 'zod';
 import { hostAddressProblem } from './address.js';
 
@@ -58,6 +58,18 @@ const host = z.strictObject({
   openclawPath: z.optional(gatewayHostPath),
 });
 
+const { memoryMaxMiB, tasksMax, cpuWeight } = GATEWAY_LIMIT_BOUNDS;
+
+/**
+ * Per-gateway limits, each optional. None is set when a key is absent (docs/operations.md says why):
+ * systemd's own defaults then apply, and an Installation without them keeps its units byte-identical.
+ */
+const gatewayLimits = z.strictObject({
+  memoryMaxMiB: z.optional(integerFrom(memoryMaxMiB.min, memoryMaxMiB.max)),
+  tasksMax: z.optional(integerFrom(tasksMax.min, tasksMax.max)),
+  cpuWeight: z.optional(integerFrom(cpuWeight.min, cpuWeight.max)),
+});
+
 /** The unit directory OCC's bundled SSH driver assumes when an Installation omits it. */
 export const DEFAULT_SYSTEMD_UNIT_DIRECTORY = '/etc/systemd/system';
 
@@ -75,6 +87,7 @@ const runtime = z
     user: runtimeUser,
     root: gatewayHostPath,
     systemdUnitDirectory: z._default(safePath, DEFAULT_SYSTEMD_UNIT_DIRECTORY),
+    gatewayLimits: z.optional(gatewayLimits),
   })
   .superRefine(({ root, systemdUnitDirectory }, ctx) => {
     // zod may run this beside field issues; compare only two paths that are each valid.
@@ -132,6 +145,7 @@ export interface SshComputeConfiguration {
     readonly user: string;
     readonly root: string;
     readonly systemdUnitDirectory: string;
+    readonly gatewayLimits?: { readonly memoryMaxMiB?: number; readonly tasksMax?: number; readonly cpuWeight?: number };
   };
   readonly network: { readonly gatewayPortRange: { readonly start: number; readonly end: number } };
   readonly transport: Transport;

@@ -17,7 +17,7 @@ import type { OpContext } from '../context.js';
 import { hostTree } from '../marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';
 import { listDir, lstatOrNull, readSymlink } from '../safe-read.js';
-import { activeState, isEnabled } from '../systemd.js';
+import { isEnabled, unitUsage } from '../systemd.js';
 
 const RECENT_AUDIT_LINES = 10;
 /** Each Agent's live checks end within this; PROBE_CONCURRENCY of them run at once. */
@@ -94,6 +94,8 @@ function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeRead
     servedRevisionId: served?.revisionId ?? null,
     servedAt: served?.servedAt ?? null,
     ready: false,
+    memoryBytes: null,
+    restarts: null,
     revisions: revisions.sort((a, b) => a.number - b.number),
     ...(setup ? { workspaceSetupId: setup.setupId } : {}),
   };
@@ -111,7 +113,10 @@ async function liveState({ agent, hasUnitFile }: Described): Promise<void> {
   if (!hasUnitFile) return;
   const deadline = Date.now() + AGENT_BOUND_MS;
   const left = () => Math.max(1, deadline - Date.now());
-  agent.unitState = await activeState(agent.unit, left()).catch(() => 'unknown');
+  const usage = await unitUsage(agent.unit, left()).catch(() => ({ activeState: 'unknown', memoryBytes: null, restarts: null }));
+  agent.unitState = usage.activeState;
+  agent.memoryBytes = usage.memoryBytes;
+  agent.restarts = usage.restarts;
   agent.enabled = agent.unitState !== 'not-found' && (await isEnabled(agent.unit, left()).catch(() => false));
   // A port answering is not enough: a squatter may hold it while the gateway is down.
   agent.ready = agent.unitState === 'active' && (await probeReady(agent.port, Math.min(PROBE_MS, left()))) && (await ownedListener(agent.port, { unit: agent.unit, uid: agent.uid }, left()));

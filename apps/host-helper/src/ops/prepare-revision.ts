@@ -10,6 +10,7 @@ import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNames
 import { requirePasswordFile } from '../password.js';
 import { resolveAccount, apply } from '../plan/apply.js';
 import { siblingTempPrefix, type Id, type Plan, type Step } from '../plan/steps.js';
+import { refuseFullDisk } from '../capacity.js';
 import { allocatePort } from '../ports.js';
 import { isSuperseded } from '../revision-order.js';
 import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError, verifyDir } from '../safe-read.js';
@@ -150,6 +151,7 @@ async function knownAgent(ctx: OpContext, args: Args, layout: AgentLayout, agent
 /** A new Agent: its port is chosen among those every Agent marker on the host records, and its account read. */
 async function newAgent(ctx: OpContext, args: Args, layout: AgentLayout): Promise<{ account: AccountState; port: number }> {
   const port = allocatePort(ctx, layout.dir);
+  refuseFullDisk(ctx);
   return { account: await readAccount(ctx, args.owner), port };
 }
 

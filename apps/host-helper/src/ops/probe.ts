@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
+import { hostCapacity } from '../capacity.js';
 import { socketBindMissing } from '../socket-bind.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
@@ -94,5 +95,5 @@ export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
     sandboxCheck(ctx),
   ];
   // Not a check: a host that cannot enforce SocketBind* still runs gateways, and preflight warns.
-  return { checks, nodeVersion: process.version, hostname: hostname(), socketBindMissing: await socketBindMissing() };
+  return { checks, nodeVersion: process.version, hostname: hostname(), socketBindMissing: await socketBindMissing(), capacity: hostCapacity(ctx) };
 }

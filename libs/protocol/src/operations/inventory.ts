@@ -20,6 +20,10 @@ const inventoryAgent = z.strictObject({
   servedRevisionId: z.nullable(z.string()),
   servedAt: z.nullable(z.string()),
   ready: z.boolean(),
+  /** systemd's MemoryCurrent of the unit in bytes; null without memory accounting or a unit. */
+  memoryBytes: z.nullable(z.int().check(z.minimum(0))),
+  /** systemd's NRestarts: automatic restarts since the unit was last started by hand or by the driver; null without a unit. */
+  restarts: z.nullable(z.int().check(z.minimum(0))),
   revisions: z.array(inventoryRevision),
   /** The OCC workspace setup the Agent's marker records as delivered; absent when none was. */
   workspaceSetupId: z.optional(z.string()),
@@ -68,6 +72,8 @@ export const inventoryOperation = defineOperation({
               servedRevisionId: EXAMPLE_REVISION.id,
               servedAt: '2026-01-01T00:00:00.000Z',
               ready: true,
+              memoryBytes: 1_020_000_000,
+              restarts: 0,
               revisions: [{ revisionId: EXAMPLE_REVISION.id, number: EXAMPLE_REVISION.number, auth: 'password' }],
             },
           ],

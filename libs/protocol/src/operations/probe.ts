@@ -4,6 +4,24 @@ import { defineOperation } from './define.js';
 
 const probeCheck = z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.optional(z.string()) });
 
+const count = z.nullable(z.int().check(z.minimum(0)));
+
+/**
+ * What the host has left for gateways; null where it could not be read (no /proc/meminfo, a tree
+ * the port scan refuses). The disk figures are of the file system holding the root, or its nearest
+ * existing parent before the first Namespace.
+ */
+const capacity = z.strictObject({
+  memoryTotalBytes: count,
+  memoryAvailableBytes: count,
+  rootFreeBytes: count,
+  rootFreeInodes: count,
+  agents: count,
+  freePorts: count,
+});
+
+export type HostCapacity = z.infer<typeof capacity>;
+
 const probeResult = z.strictObject({
   checks: z.array(probeCheck),
   nodeVersion: z.string(),
@@ -14,9 +32,12 @@ const probeResult = z.strictObject({
    * Not a failure: preflight turns it into a warning.
    */
   socketBindMissing: z.array(z.string()),
+  capacity,
 });
 
 export type ProbeResult = z.infer<typeof probeResult>;
+
+const EXAMPLE_CAPACITY = { memoryTotalBytes: 8_589_934_592, memoryAvailableBytes: 6_442_450_944, rootFreeBytes: 42_949_672_960, rootFreeInodes: 2_500_000, agents: 3, freePorts: 97 };
 
 export const probeOperation = defineOperation({
   args: z.strictObject({}),
@@ -24,6 +45,6 @@ export const probeOperation = defineOperation({
   mutates: false,
   example: {
     args: {},
-    result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host', socketBindMissing: [] },
+    result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host', socketBindMissing: [], capacity: EXAMPLE_CAPACITY },
   },
 });
