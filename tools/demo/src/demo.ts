@@ -64,9 +64,9 @@ async function main(): Promise<void> {
     console.log(`\nThe host stays up. Reach it with:
   ssh -i ${host.identityFile} -o UserKnownHostsFile=${host.knownHostsFile} -o StrictHostKeyChecking=yes root@${host.address}
   then: curl -s http://127.0.0.1:18800/readyz ; journalctl -u 'openclaw-enterprise-gateway-*'
-Tear it down with: npm run occ-ssh -- delete-namespace --config ${dir}/installation.yaml --ledger ${dir}/ledger.json --revision ${rev2} && npm run testhost -- down ${HOST}`);
+Tear it down with: npm run occ-ssh -- delete-namespace --config ${dir}/installation.yaml --ledger ${dir}/ledger.json --revision ${rev2} --yes && npm run testhost -- down ${HOST}`);
   } else {
-    await step('occ-ssh delete-namespace', () => occ('delete-namespace', '--revision', rev2));
+    await step('occ-ssh delete-namespace', () => occ('delete-namespace', '--revision', rev2, '--yes'));
     await step('tear down the test host', () => run('npm', ['run', '-s', 'testhost', '--', 'down', HOST]));
   }
   console.log(`\ndemo finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
