@@ -2,28 +2,10 @@
 // port and account go, while its sibling keeps serving; a compromised gateway's planted links and
 // huge trees neither redirect nor stall the removal; absence is success; a cut removal resumes.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { deletingAgentPath } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import {
-  ROOT,
-  UNIT_DIR,
-  accountOf,
-  activateArgs,
-  call,
-  exists,
-  fails,
-  installTenantGateway,
-  layoutOf,
-  mainPid,
-  ok,
-  owner,
-  prepareArgs,
-  sshCallArgv,
-  type CallOptions,
-  type RemoteHost,
-} from '@occ-ssh/test-support';
+import { ROOT, UNIT_DIR, accountOf, activateArgs, call, exists, fails, installTenantGateway, layoutOf, mainPid, ok, owner, prepareArgs, sendTimed } from '@occ-ssh/test-support';
 
 const DEPTH = 5000;
 /** Hard links: quick to plant, and each one a directory entry the removal must unlink. */
@@ -63,31 +45,6 @@ if (!fs.existsSync(state + '/planted.json')) {
 }
 process.chdir(home);
 `;
-}
-
-/** One ssh client as test support runs it, noting when each line arrives. */
-function sendTimed(host: RemoteHost, arrivals: number[]): NonNullable<CallOptions['send']> {
-  return (command, input) =>
-    new Promise((resolve, reject) => {
-      const started = Date.now();
-      const child = spawn('ssh', sshCallArgv(host, command), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' } });
-      let stdout = '';
-      let stderr = '';
-      let seen = 0;
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString('utf8');
-        const lines = stdout.split('\n').slice(0, -1);
-        for (let i = seen; i < lines.length; i += 1) arrivals.push(Date.now());
-        seen = lines.length;
-      });
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      child.on('error', reject);
-      child.on('close', (code) => {
-        arrivals.push(Date.now());
-        resolve({ code, stdout, stderr, killed: false, ms: Date.now() - started });
-      });
-      child.stdin.end(input);
-    });
 }
 
 describe('delete-agent on a real host', { timeout: 20 * 60_000 }, () => {

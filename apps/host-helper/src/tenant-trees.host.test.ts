@@ -2,28 +2,12 @@
 // break the deletion of its Namespace: a chain thousands of levels deep, hundreds of thousands of
 // entries in one directory, a 000-mode subtree and links pointing outside, planted by the gateway itself.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { deletingNamespacePath, namespaceLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import {
-  ROOT,
-  accountOf,
-  activateArgs,
-  call,
-  exists,
-  installTenantGateway,
-  layoutOf,
-  ok,
-  owner,
-  prepareArgs,
-  sshCallArgv,
-  type CallOptions,
-  type CallOutcome,
-  type RemoteHost,
-} from '@occ-ssh/test-support';
+import { ROOT, accountOf, activateArgs, call, exists, installTenantGateway, layoutOf, ok, owner, prepareArgs, sendTimed, type CallOutcome, type RemoteHost } from '@occ-ssh/test-support';
 
 const DEPTH = 5000;
 /** Entries of the wide directory: hard links, so planting stays quick; each is one directory entry rm must unlink. */
@@ -62,31 +46,6 @@ if (!fs.existsSync(state + '/planted.json')) {
 }
 process.chdir(home);
 `;
-}
-
-/** Runs one ssh client as test support does, noting when each heartbeat line arrives. */
-function sendTimed(host: RemoteHost, arrivals: number[]): NonNullable<CallOptions['send']> {
-  return (command, input) =>
-    new Promise((resolve, reject) => {
-      const started = Date.now();
-      const child = spawn('ssh', sshCallArgv(host, command), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' } });
-      let stdout = '';
-      let stderr = '';
-      let seen = 0;
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString('utf8');
-        const lines = stdout.split('\n').slice(0, -1);
-        for (const line of lines.slice(seen)) if (line.startsWith('{"type":"heartbeat"')) arrivals.push(Date.now());
-        seen = lines.length;
-      });
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-      child.on('error', reject);
-      child.on('close', (code) => {
-        arrivals.push(Date.now());
-        resolve({ code, stdout, stderr, killed: false, ms: Date.now() - started });
-      });
-      child.stdin.end(input);
-    });
 }
 
 /** delete-namespace with the longest wait between two lines the caller saw. */

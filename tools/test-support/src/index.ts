@@ -9,3 +9,4 @@ export * from './installation.js';
 export * from './test-host-installation.js';
 export * from './tenant.js';
 export * from './measured-commit.js';
+export * from './timed-send.js';
