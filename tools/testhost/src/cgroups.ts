@@ -9,6 +9,11 @@ export function hostCgroupDirs(name: string): string[] {
   return cgroupRoots(currentMounts()).map((root) => path.join(root, hostObjects(name).cgroup));
 }
 
+/** This host's own cgroups in the v1 memory and pids hierarchies, where the machine has them. */
+export function resourceControllerDirs(name: string): string[] {
+  return hostCgroupDirs(name).filter((dir) => /\/(memory|pids)\/occ-testhosts\//.test(dir));
+}
+
 /** The folders that hold one cgroup per host, e.g. /sys/fs/cgroup/unified/occ-testhosts. */
 export function cgroupParents(): string[] {
   return cgroupRoots(currentMounts()).map((root) => path.join(root, path.dirname(hostObjects('x').cgroup)));

@@ -1,6 +1,6 @@
 // The TestHost handle tests use: strict ssh exec, journal access, reboot and idempotent down.
 import { bootHost, type BootOptions } from './boot.js';
-import { emptyHostCgroups, hostCgroupDirs } from './cgroups.js';
+import { emptyHostCgroups, hostCgroupDirs, resourceControllerDirs } from './cgroups.js';
 import { log } from './command.js';
 import { writeHostRecord, type HostRecord } from './host-record.js';
 import { retrack, untrack } from './live-hosts.js';
@@ -31,6 +31,12 @@ export interface TestHost extends AsyncDisposable {
   down(): Promise<void>;
   /** Reboots the host in place (same overlay, address, key) and waits for sshd. */
   reboot(): Promise<void>;
+  /**
+   * Lets the host's systemd enforce memory and task limits, as on a real machine: nspawn mounts the
+   * v1 memory and pids hierarchies read-only, so `MemoryMax=` and `TasksMax=` would do nothing.
+   * Safe only because the launcher put this host in cgroups of its own in those hierarchies.
+   */
+  enableResourceControls(): Promise<void>;
 }
 
 class BootedHost implements TestHost {
@@ -73,6 +79,14 @@ class BootedHost implements TestHost {
 
   journal(unit: string): Promise<string> {
     return this.run(['journalctl', '-u', unit, '--no-pager', '-o', 'cat']);
+  }
+
+  async enableResourceControls(): Promise<void> {
+    const controllers = resourceControllerDirs(this.rec.name);
+    if (controllers.length < 2) throw new Error(`test host ${this.rec.name} has no cgroups of its own in the memory and pids hierarchies of this machine (found: ${controllers.join(', ') || 'none'})`);
+    for (const hierarchy of ['memory', 'pids']) await this.run(['mount', '-o', 'remount,rw,bind', `/sys/fs/cgroup/${hierarchy}`]);
+    // systemd learns which controllers it may use when it starts, so it starts again, in place.
+    await this.run(['systemctl', 'daemon-reexec']);
   }
 
   down(): Promise<void> {

@@ -34,9 +34,11 @@ export function isMounted(dir: string): boolean {
 
 /**
  * Hierarchies a launcher must join to get a cgroup of its own: the named v1 `systemd` hierarchy
- * and the v2 one (at /sys/fs/cgroup on a pure-v2 machine, or /sys/fs/cgroup/unified on a hybrid).
+ * and the v2 one (at /sys/fs/cgroup on a pure-v2 machine, or /sys/fs/cgroup/unified on a hybrid),
+ * and the v1 `memory` and `pids` ones, so that a host's memory and task limits stay its own.
  */
 export function cgroupRoots(mounts: readonly MountEntry[]): string[] {
-  const roots = mounts.filter((m) => m.fsType === 'cgroup2' || (m.fsType === 'cgroup' && m.superOptions.includes('name=systemd'))).map((m) => m.mountPoint);
+  const v1 = (m: MountEntry) => m.fsType === 'cgroup' && m.superOptions.some((o) => o === 'name=systemd' || o === 'memory' || o === 'pids');
+  const roots = mounts.filter((m) => m.fsType === 'cgroup2' || v1(m)).map((m) => m.mountPoint);
   return [...new Set(roots)];
 }

@@ -103,16 +103,18 @@ describe('mountinfo', () => {
   const text = [
     '30 1 0:26 / /sys/fs/cgroup rw - tmpfs tmpfs rw,mode=755',
     '31 30 0:27 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory',
+    '34 30 0:30 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu',
+    '35 30 0:31 / /sys/fs/cgroup/pids rw - cgroup cgroup rw,pids',
     '32 30 0:28 / /sys/fs/cgroup/systemd rw - cgroup cgroup rw,name=systemd',
     '33 30 0:29 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw',
     '40 1 0:50 / /var/tmp/a\\040b/root rw shared:5 - overlay overlay rw,lowerdir=/x',
   ].join('\n');
 
-  it('finds the systemd and cgroup2 hierarchies and unescapes paths', () => {
+  it('finds the systemd, memory, pids and cgroup2 hierarchies and unescapes paths', () => {
     const mounts = parseMountinfo(text);
-    assert.deepEqual(cgroupRoots(mounts), ['/sys/fs/cgroup/systemd', '/sys/fs/cgroup/unified']);
-    assert.equal(mounts[4]?.mountPoint, '/var/tmp/a b/root');
-    assert.equal(mounts[4]?.fsType, 'overlay');
+    assert.deepEqual(cgroupRoots(mounts), ['/sys/fs/cgroup/memory', '/sys/fs/cgroup/pids', '/sys/fs/cgroup/systemd', '/sys/fs/cgroup/unified']);
+    assert.equal(mounts[6]?.mountPoint, '/var/tmp/a b/root');
+    assert.equal(mounts[6]?.fsType, 'overlay');
     assert.deepEqual(cgroupRoots(parseMountinfo('9 1 0:9 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw')), ['/sys/fs/cgroup']);
   });
 });
