@@ -11,6 +11,12 @@ const onSignal = () => {
   for (const name of SIGNALS) process.once(name, () => process.exit(EXIT.interrupted));
 };
 for (const name of SIGNALS) process.once(name, onSignal);
+// A reader that went away (`occ-ssh status | head`) ends the command as a signal would, through the
+// same clean stop, instead of an unhandled EPIPE; nothing more is written to it.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE' && error.code !== 'ERR_STREAM_DESTROYED') throw error;
+  if (!interrupt.signal.aborted) onSignal();
+});
 const code = await runCli(process.argv.slice(2), process.stdout, process.stderr, { signal: interrupt.signal });
 // Work that was interrupted may still hold timers or child processes: they are not waited for.
 process.exit(code);
