@@ -6,7 +6,8 @@
 // `pgrep -f '^<node> - '` never matches it, only the helpers it or anyone else starts.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { findResultLine, type ResultLine, type SealedOperation } from '@occ-ssh/protocol';
+import { readHelperOutput, type SealedOperation } from '@occ-ssh/helper-call';
+import type { ResultLine } from '@occ-ssh/protocol';
 import { remoteCommand } from '@occ-ssh/ssh-client';
 import type { Listing } from './listing.js';
 import { helperArtifact, ROOT, UNIT_DIR, wireFor } from '@occ-ssh/test-support';
@@ -59,7 +60,7 @@ export async function runSteps(link: HostLink, steps: readonly Step[]): Promise<
   const result = await link.muxCommand(runnerCommand(link), { input: payload, timeoutMs: 600_000 });
   if (result.code !== 0) throw new Error(`step runner failed on ${link.host.name} (exit ${String(result.code)}): ${result.stderr.slice(0, 800)}`);
   const outputs = JSON.parse(result.stdout) as StepResult[];
-  return outputs.map((output, index) => ('helper' in steps[index]! ? { ...output, line: findResultLine((output as { stdout: string }).stdout) } : output)) as StepResult[];
+  return outputs.map((output, index) => ('helper' in steps[index]! ? { ...output, line: readHelperOutput((output as { stdout: string }).stdout).line } : output)) as StepResult[];
 }
 
 /** Listing of one round trip: wait for quiet, test the lock, list everything. */
