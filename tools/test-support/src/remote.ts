@@ -2,19 +2,9 @@
 // controller's own @occ-ssh/helper-call, over the product's strict ssh client.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { buildHelperCall, helperInput, readHelperOutput, sealRaw, type SealedOperation } from '@occ-ssh/helper-call';
+import { buildHelperCall, helperInput, readHelperOutput, sealRaw, type HelperOutput, type SealedOperation } from '@occ-ssh/helper-call';
 import { accountName, agentLayout, canonicalHash, sha256Hex, type AgentLayout } from '@occ-ssh/markers';
-import {
-  makeEnvelope,
-  type AgentOwner,
-  type Envelope,
-  type HelperErrorBody,
-  type OperationArgs,
-  type OperationName,
-  type OperationResult,
-  type ResultLine,
-  type RuntimeSettings,
-} from '@occ-ssh/protocol';
+import { makeEnvelope, type AgentOwner, type Envelope, type HelperErrorBody, type OperationArgs, type OperationName, type OperationResult, type RuntimeSettings } from '@occ-ssh/protocol';
 import { remoteCommand } from '@occ-ssh/ssh-client';
 import { sshCall, type SshCallOptions, type SshCallResult, type SshHost } from './ssh-call.js';
 
@@ -70,16 +60,14 @@ export type SendOptions = {
 
 export type CallOptions = SendOptions & { runtime?: Partial<RuntimeSettings> };
 
-export interface CallOutcome {
-  line: ResultLine | undefined;
+/** What a call left: the helper's output as the controller reads it (final line, heartbeats), and how the ssh client ended. */
+export interface CallOutcome extends HelperOutput {
   stdout: string;
   /** The ssh client's exit status (null when a signal ended it). */
   code: number | null;
   killed: boolean;
   ms: number;
   killedAtMs?: number;
-  /** Heartbeat lines that arrived: one per change the helper began, plus one a second while it waits. */
-  progressLines: number;
   /** The envelope's requestId (calls built here; raw calls have none). */
   requestId?: string;
 }
@@ -115,14 +103,12 @@ async function send(host: RemoteHost, argv: readonly string[], input: Buffer, op
   const command = options.wrap ? `${remoteCommand([...options.wrap, '--'])} ${node}` : node;
   const { wrap: _wrap, send, ...kills } = options;
   const result = send ? await send(command, input) : await sshCall(host, command, { ...kills, input });
-  const output = readHelperOutput(result.stdout);
   return {
-    line: output.line,
+    ...readHelperOutput(result.stdout),
     stdout: result.stdout,
     code: result.code,
     killed: result.killed,
     ms: result.ms,
-    progressLines: output.heartbeats.length,
     ...(result.killedAtMs === undefined ? {} : { killedAtMs: result.killedAtMs }),
   };
 }
