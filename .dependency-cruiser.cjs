@@ -3,14 +3,14 @@
 // through a relative path are judged alike.
 const TEST = '\\.test\\.ts$';
 const NODE_IO = '^(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|dns/promises|tls|worker_threads|cluster)$';
-const LIBRARIES = '^libs/(protocol|markers)/src/';
+const LIBRARIES = '^libs/(protocol|markers|helper-call)/src/';
 const ZOD_MINI = '^node_modules/zod/(v4/)?mini/';
 
 module.exports = {
   forbidden: [
     {
       name: 'helper-imports-only-the-libraries',
-      comment: 'The helper runs as root on every host: its sources import only the two libraries, zod/mini and Node built-ins.',
+      comment: 'The helper runs as root on every host: its sources import only the three libraries, zod/mini and Node built-ins.',
       severity: 'error',
       from: { path: '^apps/host-helper/src/', pathNot: TEST },
       to: { dependencyTypesNot: ['core'], pathNot: ['^apps/host-helper/src/', LIBRARIES, ZOD_MINI] },
@@ -21,6 +21,13 @@ module.exports = {
       severity: 'error',
       from: { path: `^apps/host-helper/src/.*${TEST}` },
       to: { dependencyTypesNot: ['core'], pathNot: ['^apps/host-helper/src/', LIBRARIES, ZOD_MINI, '^tools/(testhost|test-support)/src/'] },
+    },
+    {
+      name: 'helper-call-imports-only-protocol-and-markers',
+      comment: 'The one place a helper call is built or read stays pure: protocol, markers, zod/mini and Node built-ins (its tests may add the ssh client).',
+      severity: 'error',
+      from: { path: '^libs/helper-call/src/', pathNot: TEST },
+      to: { dependencyTypesNot: ['core'], pathNot: ['^libs/(helper-call|protocol|markers)/src/', ZOD_MINI] },
     },
     {
       name: 'libraries-never-import-apps',

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { rollup } from 'rollup';
 import { dts } from 'rollup-plugin-dts';
+import { loaderVersion } from '@occ-ssh/helper-call';
 import { PACKAGE_NAME } from './src/version.js';
 
 const workspace = fileURLToPath(new URL('../../', import.meta.url));
@@ -57,8 +58,8 @@ await build({
 // One version for the package, the controller (DRIVER_VERSION) and the helper it ships, which
 // answers every call with it and writes it into its build header.
 const helperFile = `${workspace}dist/apps/host-helper/host-helper.cjs`;
-const helperHeader = readFileSync(helperFile, 'utf8').split('\n', 1)[0]!;
-if (helperHeader !== `"use strict";// occ-ssh host helper ${own.version}`) throw new Error(`${helperFile} is not the helper of version ${own.version} (${helperHeader.slice(0, 80)}): rebuild it`);
+const helperVersion = loaderVersion(readFileSync(helperFile));
+if (helperVersion !== own.version) throw new Error(`${helperFile} is not the helper of version ${own.version} (${String(helperVersion).slice(0, 80)}): rebuild it`);
 copyFileSync(helperFile, `${dir}/host-helper.cjs`);
 writeFileSync(`${dir}/bin/occ-ssh.js`, "#!/usr/bin/env node\nimport '../cli.js';\n");
 chmodSync(`${dir}/bin/occ-ssh.js`, 0o755);
@@ -87,6 +88,7 @@ try {
   const libraries: Record<string, string> = {
     '@occ-ssh/protocol': `${declarations}/libs/protocol/src/index.d.ts`,
     '@occ-ssh/markers': `${declarations}/libs/markers/src/index.d.ts`,
+    '@occ-ssh/helper-call': `${declarations}/libs/helper-call/src/index.d.ts`,
     '@occ-ssh/ssh-client': `${declarations}/libs/ssh-client/src/index.d.ts`,
   };
   const bundle = await rollup({

@@ -1,11 +1,11 @@
 // Bundles the helper into one self-contained CommonJS file that needs nothing but Node built-ins.
-// The bundle is brotli-compressed inside a small loader, so each operation sends about a third of the bytes.
+// The bundle is brotli-compressed inside a small loader (@occ-ssh/helper-call loader.ts), so each operation sends about a third of the bytes.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { brotliCompressSync, constants } from 'node:zlib';
 import { build } from 'esbuild';
+import { renderLoader } from '@occ-ssh/helper-call';
 
 const workspace = fileURLToPath(new URL('../../', import.meta.url));
 const version = (JSON.parse(readFileSync(`${workspace}package.json`, 'utf8')) as { version: string }).version;
@@ -26,13 +26,7 @@ const result = await build({
 const bundle = result.outputFiles[0]!.contents;
 // Parse check of the inner bundle here, since `node --check` of the artifact sees only the loader.
 new Function('require', 'module', 'exports', '__filename', '__dirname', Buffer.from(bundle).toString('utf8'));
-const packed = brotliCompressSync(bundle, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } });
-// The loader records the SHA-256 of the code it runs, which the helper writes into its journal audit lines.
-const loader =
-  `"use strict";// occ-ssh host helper ${version}\n` +
-  `const bundle=require("zlib").brotliDecompressSync(Buffer.from("${packed.toString('base64')}","base64"));` +
-  `globalThis[Symbol.for("occ-ssh.helper-digest")]=require("crypto").createHash("sha256").update(bundle).digest("hex");` +
-  `new Function("require","module","exports","__filename","__dirname",bundle.toString())(require,module,exports,__filename,__dirname);\n`;
+const loader = renderLoader(bundle, version);
 mkdirSync(dirname(outfile), { recursive: true });
 writeFileSync(outfile, loader);
 const digest = createHash('sha256').update(bundle).digest('hex');

@@ -1,14 +1,10 @@
 // The host helper this controller ships: one CommonJS file, loaded once and identified by SHA-256.
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { readArtifact, type HelperArtifact } from '@occ-ssh/helper-call';
 import { ComputeError } from '@occ-ssh/protocol';
 
-export interface HelperArtifact {
-  bytes: Buffer;
-  sha256: string;
-  path: string;
-}
+export type { HelperArtifact };
 
 /** Set by the release build: a package finds its helper beside the module, never in a workspace. */
 declare const OCC_SSH_PACKAGED: boolean | undefined;
@@ -23,8 +19,7 @@ export function loadHelperArtifact(): HelperArtifact {
   for (const candidate of CANDIDATES) {
     const path = fileURLToPath(new URL(candidate, import.meta.url));
     if (!existsSync(path)) continue;
-    const bytes = readFileSync(path);
-    cached = { bytes, sha256: createHash('sha256').update(bytes).digest('hex'), path };
+    cached = readArtifact(readFileSync(path), path);
     return cached;
   }
   throw new ComputeError('configuration', 'the host helper artifact (host-helper.cjs beside the controller module) is missing; build the workspace (npm run build) or reinstall the package');

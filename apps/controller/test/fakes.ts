@@ -8,8 +8,6 @@ import {
   PROTOCOL_VERSION,
   exampleResult,
   formatLine,
-  openSealed,
-  splitHelperInput,
   type Envelope,
   type ErrorCode,
   type OperationName,
@@ -17,7 +15,7 @@ import {
   type ResultLine,
   type RuntimeSettings,
 } from '@occ-ssh/protocol';
-import type { HelperArtifact } from '../src/helper-artifact.js';
+import { openSealed, splitHelperInput, type HelperArtifact } from '@occ-ssh/helper-call';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from '../src/transport/executor.js';
 import { remoteCommand } from '@occ-ssh/ssh-client';
 import { DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';

@@ -1,21 +1,11 @@
 // Real-host proof of the audit trail: every mutating operation leaves one journal line, written by
 // root under a fixed identifier, with its resources, request ID, outcome and the digest of the running code.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { brotliDecompressSync } from 'node:zlib';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { AUDIT_JOURNAL_MATCHES } from './audit.js';
+import { bundleDigest, unpackLoader } from '@occ-ssh/helper-call';
 import { helperArtifact, activateArgs, call, callRaw, fails, ok, owner, prepareArgs } from '@occ-ssh/test-support';
-
-/** The digest an operator computes from the shipped artifact: SHA-256 of the bundle inside the loader. */
-function bundleDigest(): string {
-  const packed = /Buffer\.from\("([A-Za-z0-9+/=]+)","base64"\)/.exec(helperArtifact().toString('utf8'))?.[1];
-  assert.ok(packed, 'the artifact carries its compressed bundle');
-  return createHash('sha256')
-    .update(brotliDecompressSync(Buffer.from(packed, 'base64')))
-    .digest('hex');
-}
 
 describe('the host audit trail', () => {
   let host: TestHost;
@@ -40,7 +30,9 @@ describe('the host audit trail', () => {
       lines,
       'inventory shows the same lines to occ-ssh status',
     );
-    const digest = bundleDigest();
+    // The digest an operator computes from the shipped artifact: SHA-256 of the bundle inside the loader.
+    assert.ok(unpackLoader(helperArtifact()), 'the artifact carries its compressed bundle');
+    const digest = bundleDigest(helperArtifact());
     // The build writes the release's version into the helper: its result lines and its audit lines name it.
     const version = (await call(host, 'probe', {})).line?.helperVersion ?? '';
     assert.match(version, /^\d+\.\d+\.\d+/);

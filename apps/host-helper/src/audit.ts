@@ -2,6 +2,7 @@
 // which resources, from which driver release and helper code, and how it ended. IDs are restricted to plain
 // characters (libs/protocol fields.ts), so the line needs no quoting; documents, passwords and
 // launch placeholders are never part of it.
+import { runningBundleDigest } from '@occ-ssh/helper-call';
 import { OPERATIONS, type Envelope } from '@occ-ssh/protocol';
 import { runCommand } from './system.js';
 import { HELPER_VERSION } from './version.js';
@@ -22,13 +23,6 @@ export const AUDIT_IDENTIFIER = 'occ-ssh-helper';
  * root logger lines in a row had no `_EXE`, and 4 no `_COMM`. A match on them would drop real lines.
  */
 export const AUDIT_JOURNAL_MATCHES = ['_UID=0', '_TRANSPORT=syslog', `SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}`] as const;
-/** Set by the artifact's loader: the SHA-256 of the bundle it decompressed and is running. */
-const HELPER_DIGEST_KEY = 'occ-ssh.helper-digest';
-
-function helperDigest(): string {
-  const digest = (globalThis as unknown as Record<symbol, unknown>)[Symbol.for(HELPER_DIGEST_KEY)];
-  return typeof digest === 'string' && /^[0-9a-f]{64}$/.test(digest) ? digest : 'unbundled';
-}
 
 interface Resources {
   namespace?: { id?: string };
@@ -60,7 +54,7 @@ function auditLine(op: Envelope, outcome: string, ms: number, changes: number, d
 /** Best effort: the effect has happened (or was refused) either way, and the result line says which. */
 export async function audit(op: Envelope, outcome: string, ms: number, changes: number): Promise<void> {
   if (!OPERATIONS[op.operation].mutates) return;
-  await runCommand('logger', ['-t', AUDIT_IDENTIFIER, '-p', 'authpriv.notice', '--', auditLine(op, outcome, ms, changes, helperDigest())], 5_000).catch(() => undefined);
+  await runCommand('logger', ['-t', AUDIT_IDENTIFIER, '-p', 'authpriv.notice', '--', auditLine(op, outcome, ms, changes, runningBundleDigest())], 5_000).catch(() => undefined);
 }
 
 /** The newest `limit` audit lines (journalctl short-iso), oldest first; undefined when the journal cannot be read. */

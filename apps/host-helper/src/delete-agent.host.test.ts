@@ -120,7 +120,7 @@ describe('delete-agent on a real host', { timeout: 20 * 60_000 }, () => {
     assert.equal(outcome.line?.ok, true, outcome.stdout.slice(-500));
     assert.deepEqual(outcome.line.ok && outcome.line.result, { agentExisted: true, accountRemoved: true, unitRemoved: true, portFreed: port });
     const silence = Math.max(...arrivals.slice(1).map((at, i) => at - arrivals[i]!));
-    process.stderr.write(`[delete-agent] ${DEPTH} deep + ${WIDE} entries deleted in ${outcome.ms} ms with ${outcome.progressLines} heartbeats, longest silence ${silence} ms\n`);
+    process.stderr.write(`[delete-agent] ${DEPTH} deep + ${WIDE} entries deleted in ${outcome.ms} ms with ${outcome.heartbeats.length} heartbeats, longest silence ${silence} ms\n`);
     // Security: a removal that held the helper's event loop would leave the caller without a line for its whole length.
     assert.ok(silence < 5000, `no line for ${silence} ms`);
     for (const path of [

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountName, agentLayout } from '@occ-ssh/markers';
-import { sealOperation } from '@occ-ssh/protocol';
+import { sealOperation, sealRaw } from '@occ-ssh/helper-call';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { ROOT, UNIT_DIR, activateArgs, callRaw, callWire, envelopeFor, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from '@occ-ssh/test-support';
 
@@ -25,7 +25,7 @@ describe('hostile host state on a real host', () => {
       { argument: Buffer.from('{not json').toString('base64'), prelude: sealed.prelude },
       { argument: other.argument, prelude: sealed.prelude },
       { argument: sealed.argument, prelude: '' },
-      { argument: sealed.argument, prelude: 'globalThis[Symbol.for("occ-ssh.operation")]=42;\n' },
+      { argument: sealed.argument, prelude: sealRaw(42).prelude },
     ];
     const encoded = [
       Buffer.from('{not json').toString('base64'),

@@ -1,20 +1,12 @@
 // Entry of the host helper: `node - <base64-argument>`, with this file on stdin behind the
-// prelude that carries the sealed operation (see @occ-ssh/protocol sealed.ts).
+// prelude that carries the sealed operation (see @occ-ssh/helper-call sealed.ts).
+import { openSealed, takeSealed } from '@occ-ssh/helper-call';
 import { canonicalHash } from '@occ-ssh/markers';
-import { ComputeError, PROTOCOL_VERSION, SEALED_KEY, decodeArgument, formatLine, openSealed, toComputeError, type Envelope, type HelperTimings, type ResultLine } from '@occ-ssh/protocol';
+import { ComputeError, PROTOCOL_VERSION, decodeArgument, formatLine, toComputeError, type Envelope, type HelperTimings, type ResultLine } from '@occ-ssh/protocol';
 import { audit } from './audit.js';
 import { dispatch } from './dispatch.js';
 import { Session } from './session.js';
 import { HELPER_VERSION } from './version.js';
-
-/** Takes the operation the stdin prelude defined, so nothing else in the process can read it later. */
-function takeSealed(): unknown {
-  const key = Symbol.for(SEALED_KEY);
-  const store = globalThis as unknown as Record<symbol, unknown>;
-  const sealed = store[key];
-  delete store[key];
-  return sealed;
-}
 
 async function main(argument: string | undefined, sealed: unknown): Promise<number> {
   const session = new Session();

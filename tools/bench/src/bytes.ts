@@ -1,8 +1,8 @@
 // What the driver sends per operation (helper artifact, sealed operation, header
 // argument), and the bytes each
 // operation puts on the wire per transport (the host's veth counters), against a bare `node -e 0`.
-import { brotliDecompressSync } from 'node:zlib';
 import { loadHelperArtifact, SystemSshCommandExecutor } from '@occ-ssh/controller/internal';
+import { unpackLoader } from '@occ-ssh/helper-call';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, type BenchHost, type Transport } from './installation.js';
 import { linkBytes } from './machine.js';
@@ -42,9 +42,9 @@ export interface BytesResult {
 
 /** The inner bundle of the loader (the base64 brotli payload), for size and start-up comparisons. */
 export function innerBundle(artifact: Buffer): Buffer {
-  const match = /Buffer\.from\("([A-Za-z0-9+/=]+)","base64"\)/.exec(artifact.toString('utf8'));
-  if (!match) throw new Error('the helper artifact is not the expected brotli loader');
-  return brotliDecompressSync(Buffer.from(match[1]!, 'base64'));
+  const bundle = unpackLoader(artifact);
+  if (!bundle) throw new Error('the helper artifact is not the expected brotli loader');
+  return bundle;
 }
 
 const NAMESPACE = 'bench';

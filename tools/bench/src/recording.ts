@@ -1,6 +1,7 @@
 // A CommandExecutor that passes every call to a real one and keeps what was sent and answered.
 import type { CommandExecutor, ExecuteRequest, ExecuteResult } from '@occ-ssh/controller';
-import { findResultLine, splitHelperInput, type ResultLine } from '@occ-ssh/protocol';
+import { readHelperOutput, splitHelperInput } from '@occ-ssh/helper-call';
+import type { ResultLine } from '@occ-ssh/protocol';
 
 export interface RecordedCall {
   operation: string;
@@ -36,7 +37,7 @@ export class RecordingExecutor implements CommandExecutor {
       operationBytes: input.sealed.length,
       commandBytes: Buffer.byteLength(command),
       argumentBytes: argument.length,
-      line: findResultLine(result.stdout),
+      line: readHelperOutput(result.stdout).line,
     });
     return result;
   }

@@ -4,7 +4,8 @@
 import { join } from 'node:path';
 import { loadHelperArtifact, runtimeSettingsFor } from '@occ-ssh/controller/internal';
 import { canonicalHash } from '@occ-ssh/markers';
-import { encodeArgument, helperInput, makeEnvelope, sealOperation, type Envelope, type OperationArgs, type OperationName, type SealedOperation } from '@occ-ssh/protocol';
+import { helperInput, sealOperation, type SealedOperation } from '@occ-ssh/helper-call';
+import { encodeArgument, makeEnvelope, type Envelope, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
 import { innerBundle } from './bytes.js';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, type BenchHost } from './installation.js';

@@ -5,7 +5,8 @@
 import { canonicalHash, sha256Hex } from '@occ-ssh/markers';
 import { ComputeError, loadInstallationConfiguration, type ComputeAgentBinding, type AgentRevision, type LifecycleDriver, type SshComputeDriver } from '@occ-ssh/controller';
 import { occRevision } from '@occ-ssh/occ-fixtures';
-import { decodeArgument, encodeArgument, MAX_ARGUMENT_BYTES, PROTOCOL_VERSION, sealOperation, type Envelope, type SealedOperation } from '@occ-ssh/protocol';
+import { sealOperation, sealRaw, type SealedOperation } from '@occ-ssh/helper-call';
+import { decodeArgument, encodeArgument, MAX_ARGUMENT_BYTES, PROTOCOL_VERSION, type Envelope } from '@occ-ssh/protocol';
 import { fixedConfigCases, randomConfigCases } from './bad-configs.js';
 import { helperOf, runSteps, shOf, TREE_HASH, treeHash } from './collector.js';
 import { controller } from './controllers.js';
@@ -239,7 +240,7 @@ function argumentCases(link: HostLink, rng: Rng, randomCount: number): ArgumentC
   add('header length off by one', { argument: headerOf({ ...header, sealed: { ...header.sealed, bytes: header.sealed.bytes + 1 } }), prelude: sealed.prelude });
   add('header argument above its bound', { argument: 'A'.repeat(1024), prelude: sealed.prelude });
   add('sealed operation missing from stdin', { argument: sealed.argument, prelude: '' });
-  add('sealed operation not a string', { argument: sealed.argument, prelude: `globalThis[Symbol.for("occ-ssh.operation")]=${JSON.stringify({ text: encoded })};\n` });
+  add('sealed operation not a string', sealRaw({ text: encoded }, encoded));
   add('no argument at all', '');
   add('not base64', 'not base64!');
   add('only symbols', '@@@@');

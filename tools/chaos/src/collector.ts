@@ -6,7 +6,7 @@
 // `pgrep -f '^<node> - '` never matches it, only the helpers it or anyone else starts.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { findResultLine, type ResultLine, type SealedOperation } from '@occ-ssh/protocol';
+import { readHelperOutput, type HelperOutput, type SealedOperation } from '@occ-ssh/helper-call';
 import { remoteCommand } from '@occ-ssh/ssh-client';
 import type { Listing } from './listing.js';
 import { helperArtifact, ROOT, UNIT_DIR, wireFor } from '@occ-ssh/test-support';
@@ -36,7 +36,7 @@ export interface CollectOptions {
 /** `helper`: an encoded operation (sealed here as the controller seals it) or an exact wire form. */
 export type Step = { collect: CollectOptions } | { helper: string | SealedOperation } | { sh: string };
 
-export type StepResult = { listing: Listing } | { code: number | null; stdout: string; ms: number; line: ResultLine | undefined } | { code: number | null; stdout: string; stderr: string };
+export type StepResult = { listing: Listing } | ({ code: number | null; stdout: string; ms: number } & HelperOutput) | { code: number | null; stdout: string; stderr: string };
 
 function runnerCommand(link: HostLink): string {
   return remoteCommand([link.nodePath, '--input-type=commonjs', '-e', stepRunner()]);
@@ -59,7 +59,7 @@ export async function runSteps(link: HostLink, steps: readonly Step[]): Promise<
   const result = await link.muxCommand(runnerCommand(link), { input: payload, timeoutMs: 600_000 });
   if (result.code !== 0) throw new Error(`step runner failed on ${link.host.name} (exit ${String(result.code)}): ${result.stderr.slice(0, 800)}`);
   const outputs = JSON.parse(result.stdout) as StepResult[];
-  return outputs.map((output, index) => ('helper' in steps[index]! ? { ...output, line: findResultLine((output as { stdout: string }).stdout) } : output)) as StepResult[];
+  return outputs.map((output, index) => ('helper' in steps[index]! ? { ...output, ...readHelperOutput((output as { stdout: string }).stdout) } : output)) as StepResult[];
 }
 
 /** Listing of one round trip: wait for quiet, test the lock, list everything. */
@@ -73,8 +73,8 @@ export function listingOf(result: StepResult | undefined): Listing {
   return result.listing;
 }
 
-export function helperOf(result: StepResult | undefined): { code: number | null; ms: number; line: ResultLine | undefined } {
-  if (!result || !('line' in result)) throw new Error('expected a helper result from the step runner');
+export function helperOf(result: StepResult | undefined): { code: number | null; ms: number } & HelperOutput {
+  if (!result || !('heartbeats' in result)) throw new Error('expected a helper result from the step runner');
   return result;
 }
 

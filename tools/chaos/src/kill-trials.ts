@@ -73,7 +73,7 @@ async function calibrate(link: HostLink, rng: Rng, lane: string, durations: Rece
     const outcome = await call(link, step.operation, step.args as never, { wrap: SLOW_HELPER });
     if (!outcome.line?.ok) throw new Error(`calibration ${step.operation} failed: ${outcome.line && !outcome.line.ok ? outcome.line.error.message : `ssh exit ${String(outcome.code)}`}`);
     durations.observe(step.operation, outcome.ms);
-    lines.observe(step.operation, outcome.progressLines);
+    lines.observe(step.operation, outcome.heartbeats.length);
   }
 }
 
@@ -155,7 +155,7 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
       if (record.effect === 'none' && record.retry.ok) durations.observe(step.operation, record.retry.ms + handshake);
       else if (record.completedFirst && !record.firstError) {
         durations.observe(step.operation, record.firstMs);
-        if (first) lines.observe(stepKey, first.progressLines);
+        if (first) lines.observe(stepKey, first.heartbeats.length);
       }
       records.push(record);
       progress(record);

@@ -4,7 +4,8 @@
 // helper manages, the trees are removed here with coreutils before the host is torn down: the harness
 // runs on Node 20, whose recursive rmSync fails on such a chain.
 import { nsHash } from '@occ-ssh/markers';
-import { encodeArgument, findResultLine, helperInput } from '@occ-ssh/protocol';
+import { heartbeatReader, helperInput, readHelperOutput } from '@occ-ssh/helper-call';
+import { encodeArgument } from '@occ-ssh/protocol';
 import { collect, remoteCommand, sshEnv } from '@occ-ssh/ssh-client';
 import { envelopeFor, helperArtifact, installTenantGateway, ROOT, sshCallArgv, wireFor } from '@occ-ssh/test-support';
 import { DEEP_NAME, treePlanter } from './tenant-attacks.js';
@@ -34,12 +35,7 @@ async function deleteWithHeartbeats(link: HostLink, tenant: Tenant, capMs: numbe
   const envelope = envelopeFor(link, 'delete-namespace', { namespace: tenant.owner.namespace });
   const wire = wireFor(encodeArgument(envelope));
   const arrivals: number[] = [];
-  let partial = '';
-  const onStdout = (chunk: Buffer) => {
-    const lines = (partial + chunk.toString('utf8')).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) if (line.startsWith('{"type":"heartbeat"')) arrivals.push(Date.now());
-  };
+  const onStdout = heartbeatReader(() => arrivals.push(Date.now()));
   const started = Date.now();
   const run = await collect('ssh', sshCallArgv(link, remoteCommand([link.nodePath, '-', wire.argument])), {
     stdin: helperInput(helperArtifact(), wire),
@@ -49,7 +45,7 @@ async function deleteWithHeartbeats(link: HostLink, tenant: Tenant, capMs: numbe
     onStdout,
   });
   const ended = Date.now();
-  const line = findResultLine(run.stdout);
+  const line = readHelperOutput(run.stdout).line;
   const base = {
     who: tenant.name,
     operation: 'delete-namespace',

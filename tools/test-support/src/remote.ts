@@ -1,26 +1,10 @@
-// Test support: the helper client for real hosts. It sends the built helper artifact with a sealed
-// operation exactly as the controller does, over the product's strict ssh client.
+// Test support: the helper client for real hosts. It builds, sends and reads each call with the
+// controller's own @occ-ssh/helper-call, over the product's strict ssh client.
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { buildHelperCall, helperInput, readHelperOutput, sealRaw, type HelperOutput, type SealedOperation } from '@occ-ssh/helper-call';
 import { accountName, agentLayout, canonicalHash, sha256Hex, type AgentLayout } from '@occ-ssh/markers';
-import {
-  PROTOCOL_VERSION,
-  SEALED_KEY,
-  encodeArgument,
-  findResultLine,
-  helperInput,
-  makeEnvelope,
-  sealOperation,
-  type SealedOperation,
-  type AgentOwner,
-  type Envelope,
-  type HelperErrorBody,
-  type OperationArgs,
-  type OperationName,
-  type OperationResult,
-  type ResultLine,
-  type RuntimeSettings,
-} from '@occ-ssh/protocol';
+import { makeEnvelope, type AgentOwner, type Envelope, type HelperErrorBody, type OperationArgs, type OperationName, type OperationResult, type RuntimeSettings } from '@occ-ssh/protocol';
 import { remoteCommand } from '@occ-ssh/ssh-client';
 import { sshCall, type SshCallOptions, type SshCallResult, type SshHost } from './ssh-call.js';
 
@@ -76,40 +60,32 @@ export type SendOptions = {
 
 export type CallOptions = SendOptions & { runtime?: Partial<RuntimeSettings> };
 
-export interface CallOutcome {
-  line: ResultLine | undefined;
+/** What a call left: the helper's output as the controller reads it (final line, heartbeats), and how the ssh client ended. */
+export interface CallOutcome extends HelperOutput {
   stdout: string;
   /** The ssh client's exit status (null when a signal ended it). */
   code: number | null;
   killed: boolean;
   ms: number;
   killedAtMs?: number;
-  /** Heartbeat lines that arrived: one per change the helper began, plus one a second while it waits. */
-  progressLines: number;
   /** The envelope's requestId (calls built here; raw calls have none). */
   requestId?: string;
 }
 
 let counter = 0;
+const nextRequestId = () => `t-${process.pid}-${++counter}`;
 
 export function envelopeFor<O extends OperationName>(host: RemoteHost, operation: O, args: OperationArgs<O>, runtime: Partial<RuntimeSettings> = {}): Envelope {
   const settings = runtimeFor(host, runtime);
-  return makeEnvelope({ operation, args, runtime: settings, configurationHash: canonicalHash(settings), requestId: `t-${process.pid}-${++counter}` }) as Envelope;
+  return makeEnvelope({ operation, args, runtime: settings, configurationHash: canonicalHash(settings), requestId: nextRequestId() }) as Envelope;
 }
 
 /**
- * The wire form of an encoded operation (any text, for corrupted cases): sealed by the
- * controller's own sealOperation where it accepts the text, else by the same format by hand, so
- * that the helper's decoder, not the sealing, is what judges it.
+ * The wire form of an encoded operation (any text, for corrupted cases), sealed by the library's
+ * sealRaw, so that the helper's decoder, not the sealing, is what judges it.
  */
 export function wireFor(text: string | SealedOperation): SealedOperation {
-  if (typeof text !== 'string') return text;
-  try {
-    return sealOperation(text);
-  } catch {
-    const header = { protocolVersion: PROTOCOL_VERSION, sealed: { sha256: sha256Hex(text), bytes: text.length } };
-    return { argument: Buffer.from(JSON.stringify(header)).toString('base64'), prelude: `globalThis[Symbol.for(${JSON.stringify(SEALED_KEY)})]=${JSON.stringify(text)};\n` };
-  }
+  return typeof text === 'string' ? sealRaw(text) : text;
 }
 
 /** Runs the helper on an encoded (possibly malformed) operation, sealed exactly as the controller does. */
@@ -118,28 +94,29 @@ export function callRaw(host: RemoteHost, encoded: string, options: SendOptions 
 }
 
 /** Runs the helper with exactly this argv argument and stdin prelude (which may disagree). */
-export async function callWire(host: RemoteHost, wire: SealedOperation, options: SendOptions = {}): Promise<CallOutcome> {
-  const node = remoteCommand(wire.argument === '' ? [host.nodePath, '-'] : [host.nodePath, '-', wire.argument]);
+export function callWire(host: RemoteHost, wire: SealedOperation, options: SendOptions = {}): Promise<CallOutcome> {
+  return send(host, wire.argument === '' ? [host.nodePath, '-'] : [host.nodePath, '-', wire.argument], helperInput(helperArtifact(), wire), options);
+}
+
+async function send(host: RemoteHost, argv: readonly string[], input: Buffer, options: SendOptions): Promise<CallOutcome> {
+  const node = remoteCommand(argv);
   const command = options.wrap ? `${remoteCommand([...options.wrap, '--'])} ${node}` : node;
-  const input = helperInput(helperArtifact(), wire);
   const { wrap: _wrap, send, ...kills } = options;
   const result = send ? await send(command, input) : await sshCall(host, command, { ...kills, input });
-  const progressLines = result.stdout.split('\n').filter((line) => line.startsWith('{"type":"heartbeat"')).length;
   return {
-    line: findResultLine(result.stdout),
+    ...readHelperOutput(result.stdout),
     stdout: result.stdout,
     code: result.code,
     killed: result.killed,
     ms: result.ms,
-    progressLines,
     ...(result.killedAtMs === undefined ? {} : { killedAtMs: result.killedAtMs }),
   };
 }
 
 export async function call<O extends OperationName>(host: RemoteHost, operation: O, args: OperationArgs<O>, options: CallOptions = {}): Promise<CallOutcome> {
-  const { runtime, ...send } = options;
-  const envelope = envelopeFor(host, operation, args, runtime);
-  return { ...(await callRaw(host, encodeArgument(envelope), send)), requestId: envelope.requestId };
+  const { runtime, ...sending } = options;
+  const built = buildHelperCall({ operation, args, runtime: runtimeFor(host, runtime), requestId: nextRequestId(), helper: helperArtifact() });
+  return { ...(await send(host, built.argv, built.stdin, sending)), requestId: built.envelope.requestId };
 }
 
 /** A helper call that failed where a test needed it to succeed; `code` is the helper's error code, if it answered. */

@@ -1,7 +1,8 @@
 // The pure parts of test support: the log line sink and the wire form of refused text.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PROTOCOL_VERSION, encodeArgument, sealOperation } from '@occ-ssh/protocol';
+import { sealOperation } from '@occ-ssh/helper-call';
+import { PROTOCOL_VERSION, encodeArgument } from '@occ-ssh/protocol';
 import { lineSink } from './log-lines.js';
 import { envelopeFor, wireFor } from './remote.js';
 import { sshCallArgv } from './ssh-call.js';
@@ -18,7 +19,7 @@ describe('lineSink', () => {
 const unused = () => Promise.reject(new Error('no host in a unit test'));
 
 describe('wireFor', () => {
-  it('seals accepted text as the controller does, and refused text by the same format by hand', () => {
+  it('seals accepted text as the controller does, and refused text with sealRaw', () => {
     const host = {
       address: '192.0.2.10',
       port: 22,

@@ -1,6 +1,7 @@
 // A helper call's ssh client that notes when each heartbeat line arrives, for tests that bound the
 // silence between them (deletion of huge trees must keep heartbeats flowing).
 import { spawn } from 'node:child_process';
+import { heartbeatReader } from '@occ-ssh/helper-call';
 import type { CallOptions, RemoteHost } from './remote.js';
 import { sshCallArgv } from './ssh-call.js';
 
@@ -12,12 +13,10 @@ export function sendTimed(host: RemoteHost, arrivals: number[]): NonNullable<Cal
       const child = spawn('ssh', sshCallArgv(host, command), { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' } });
       let stdout = '';
       let stderr = '';
-      let seen = 0;
+      const heartbeats = heartbeatReader(() => arrivals.push(Date.now()));
       child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString('utf8');
-        const lines = stdout.split('\n').slice(0, -1);
-        for (const line of lines.slice(seen)) if (line.startsWith('{"type":"heartbeat"')) arrivals.push(Date.now());
-        seen = lines.length;
+        heartbeats(chunk);
       });
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
       child.on('error', reject);

@@ -1,9 +1,9 @@
 // occ-ssh: the operator CLI over the SshComputeDriver library.
+import { bundleDigest } from '@occ-ssh/helper-call';
 import { ComputeError, PROTOCOL_VERSION, toComputeError } from '@occ-ssh/protocol';
 import { loadInstallationConfiguration } from '../config/index.js';
 import { SshComputeDriver } from '../driver.js';
 import { loadHelperArtifact } from '../helper-artifact.js';
-import { bundleDigest } from '../helper-digest.js';
 import { createLogger } from '../logging.js';
 import { DRIVER_VERSION } from '../version.js';
 import { COMMAND_HELP, USAGE, UsageError, parseCli, type CliOptions } from './args.js';

@@ -6,7 +6,7 @@ import { canonicalHash } from '@occ-ssh/markers';
 import { ComputeError, ERROR_CODES, FAILURE_OF, MAX_ARGUMENT_BYTES, MAX_DOCUMENT_BYTES, PROTOCOL_VERSION, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
 import { FAKE_HELPER, FakeExecutor, HOST, RUNTIME, SAMPLE_RESULTS, failureLine, heartbeat, okLine, type Responder } from '../../test/fakes.js';
 import { DRIVER_VERSION } from '../version.js';
-import type { HelperCall } from './helper-call.js';
+import type { HelperCall } from '@occ-ssh/helper-call';
 import { OPERATION_TIMEOUT_MS, runOperation } from './run-operation.js';
 
 const SECRET = 'sk-secret-123';

@@ -1,22 +1,10 @@
 // One helper invocation end to end: build the call, send it, parse the final line, classify the outcome.
 import { randomUUID } from 'node:crypto';
-import {
-  ComputeError,
-  OPERATIONS,
-  PROTOCOL_VERSION,
-  findResultLine,
-  heartbeatLine,
-  type HelperTimings,
-  type OperationArgs,
-  type OperationName,
-  type OperationResult,
-  type RuntimeSettings,
-} from '@occ-ssh/protocol';
-import type { HelperArtifact } from '../helper-artifact.js';
+import { ComputeError, OPERATIONS, PROTOCOL_VERSION, type HelperTimings, type OperationArgs, type OperationName, type OperationResult, type RuntimeSettings } from '@occ-ssh/protocol';
+import { buildHelperCall, heartbeatReader, readHelperOutput, type HelperArtifact, type HelperCall } from '@occ-ssh/helper-call';
 import type { CommandExecutor, ExecuteResult, HostTarget } from './executor.js';
 import { inHelperSpan, machineOf, resourceAttributes, type HelperTracer } from '../telemetry.js';
 import { CAUSE_ADVICE } from './failure-cause.js';
-import { buildHelperCall, type HelperCall } from './helper-call.js';
 
 /** The transport bound of one operation; the helper stops itself at 170 s. */
 export const OPERATION_TIMEOUT_MS = 180_000;
@@ -67,28 +55,6 @@ export async function runOperation<O extends OperationName>(
   });
 }
 
-/** Reads heartbeat lines out of stdout chunks as they arrive; a chunk may hold part of a line. */
-function heartbeatReader(onHeartbeat: (seq: number) => void): (chunk: Buffer) => void {
-  let pending = '';
-  return (chunk) => {
-    pending += chunk.toString('utf8');
-    const lines = pending.split('\n');
-    pending = (lines.pop() ?? '').slice(-4096);
-    for (const line of lines) {
-      const heartbeat = heartbeatLine.safeParse(safeJson(line));
-      if (heartbeat.success) onHeartbeat(heartbeat.data.seq);
-    }
-  };
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Raised before any host is contacted: a bad or oversized operation never leaves the process. */
 function buildWithDetails<O extends OperationName>(request: OperationRequest<O>, helper: HelperArtifact, requestId: string, details: OperationDetails): HelperCall<O> {
   try {
@@ -109,7 +75,7 @@ function interpret(exec: ExecuteResult, operation: OperationName, requestId: str
   const where = `${operation} on host "${details.host}"`;
   if (exec.aborted) throw new ComputeError('cancelled', `${where} was cancelled; a systemd job already submitted may still complete`, details);
   if (exec.timedOut) throw new ComputeError('timeout', `${where} exceeded the ${timeoutMs / 1000}-second operation bound`, details);
-  const line = exec.stdoutTruncated ? undefined : findResultLine(exec.stdout);
+  const line = exec.stdoutTruncated ? undefined : readHelperOutput(exec.stdout).line;
   if (!line) {
     // The shell's "cannot execute" / "not found": the configured node is missing on the host.
     if (!exec.transportFailed && (exec.exitCode === 126 || exec.exitCode === 127)) {

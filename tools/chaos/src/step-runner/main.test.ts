@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { SEALED_KEY, sealOperation } from '@occ-ssh/helper-call';
 import { STEP_RUNNER_PATH } from '../collector.js';
 import type { Listing } from '../listing.js';
 import type { Params } from './params.js';
@@ -45,5 +46,23 @@ describe('the step runner bundle', () => {
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('runs a helper step as the controller does: the header on argv, the sealed operation and then the artifact on stdin', () => {
+    const encoded = Buffer.from('{"operation":"probe"}').toString('base64');
+    const wire = sealOperation(encoded);
+    // A stand-in artifact that reports what it was given; the runner must not care what the helper is.
+    const artifact = `process.stdout.write(JSON.stringify({ argv: process.argv.slice(2), sealed: globalThis[Symbol.for(${JSON.stringify(SEALED_KEY)})] }));process.exitCode = 4;`;
+    const params: Params = {
+      root: '/nonexistent',
+      unitDir: '/nonexistent',
+      user: 'nobody-such',
+      nodePath: process.execPath,
+      artifact: Buffer.from(artifact).toString('base64'),
+      steps: [{ helper: wire }],
+    };
+    const [helper] = runSteps(params) as [{ code: number; stdout: string }];
+    assert.equal(helper.code, 4);
+    assert.deepEqual(JSON.parse(helper.stdout), { argv: [wire.argument], sealed: encoded });
   });
 });

@@ -2,7 +2,7 @@
 // `pgrep -f '^<node> - '` never matches it, only the helpers it or anyone else starts). It reads
 // Params as JSON on stdin, runs the steps in order and prints one JSON array of their results.
 import { spawn } from 'node:child_process';
-import type { SealedOperation } from '@occ-ssh/protocol';
+import { helperInput, type SealedOperation } from '@occ-ssh/helper-call';
 import type { Entry, Listing } from '../listing.js';
 import { run, type CollectOptions, type Params } from './params.js';
 import { lock, quiet } from './quiet.js';
@@ -41,7 +41,7 @@ function helper(p: Params, wire: SealedOperation, artifact: Buffer | null): Prom
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stdin.on('error', () => {});
     child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), ms: Date.now() - started }));
-    child.stdin.end(Buffer.concat([Buffer.from(wire.prelude, 'utf8'), ...(artifact ? [artifact] : [])]));
+    child.stdin.end(helperInput(artifact ?? Buffer.alloc(0), wire));
   });
 }
 

@@ -1,6 +1,6 @@
 // What the step runner receives on stdin, and the one way it runs a local program.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import type { SealedOperation } from '@occ-ssh/protocol';
+import type { SealedOperation } from '@occ-ssh/helper-call';
 
 export interface CollectOptions {
   /** Wait for helpers to end first; the wait is bounded by waitMs. */

@@ -1,10 +1,11 @@
 // One helper call as data: everything a transport sends for one operation, built without I/O.
 import { canonicalHash } from '@occ-ssh/markers';
-import { encodeArgument, helperInput, makeEnvelope, sealOperation, type Envelope, type OperationArgs, type OperationName, type RuntimeSettings } from '@occ-ssh/protocol';
-import type { RemoteCall } from './executor.js';
-import { helperArgv } from './remote-command.js';
+import { encodeArgument, makeEnvelope, type Envelope, type OperationArgs, type OperationName, type RuntimeSettings } from '@occ-ssh/protocol';
+import { helperArgv } from './argv.js';
+import { helperInput } from './input.js';
+import { sealOperation } from './sealed.js';
 
-export interface HelperCall<O extends OperationName = OperationName> extends RemoteCall {
+export interface HelperCall<O extends OperationName = OperationName> {
   readonly operation: O;
   /** The validated operation; it travels sealed on stdin, never on argv. */
   readonly envelope: Envelope;

@@ -3,11 +3,20 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { canonicalHash } from '@occ-ssh/markers';
-import { ComputeError, MAX_ARGUMENT_BYTES, MAX_DOCUMENT_BYTES, PROTOCOL_VERSION, decodeArgument, openSealed, splitHelperInput } from '@occ-ssh/protocol';
-import { RUNTIME } from '../../test/fakes.js';
-import { buildHelperCall } from './helper-call.js';
+import { ComputeError, MAX_ARGUMENT_BYTES, MAX_DOCUMENT_BYTES, PROTOCOL_VERSION, decodeArgument, type RuntimeSettings } from '@occ-ssh/protocol';
+import { SEALED_KEY, splitHelperInput } from './input.js';
+import { openSealed } from './sealed.js';
+import { buildHelperCall } from './call.js';
 import { remoteCommand } from '@occ-ssh/ssh-client';
 
+const RUNTIME: RuntimeSettings = {
+  root: '/var/lib/openclaw-enterprise',
+  systemdUnitDirectory: '/etc/systemd/system',
+  nodePath: '/usr/bin/node',
+  openclawPath: '/opt/openclaw/current/dist/index.js',
+  user: 'openclaw',
+  gatewayPortRange: { start: 18800, end: 18899 },
+};
 const HELPER = Buffer.from('/* helper */');
 const NAMESPACE = { namespace: { id: 'ns-1', name: 'stable' } };
 const build = (runtime = RUNTIME) => buildHelperCall({ operation: 'ensure-namespace', args: NAMESPACE, runtime, requestId: 'req-1', helper: HELPER });
@@ -33,8 +42,7 @@ describe('buildHelperCall', () => {
     assert.ok(input);
     const encoded = input.sealed;
     assert.deepEqual(decodeArgument(encoded), call.envelope);
-    const prelude = `globalThis[Symbol.for("occ-ssh.operation")]="${encoded}";\n`;
-    assert.deepEqual(call.stdin, Buffer.concat([Buffer.from(prelude), HELPER]));
+    assert.deepEqual(call.stdin, Buffer.concat([Buffer.from(`globalThis[Symbol.for(${JSON.stringify(SEALED_KEY)})]="${encoded}";\n`), HELPER]));
     assert.equal(call.sealedBytes, encoded.length);
     assert.deepEqual(JSON.parse(Buffer.from(call.header, 'base64').toString('utf8')), { protocolVersion: PROTOCOL_VERSION, sealed: { sha256: sha256(encoded), bytes: encoded.length } });
     assert.equal(openSealed(call.header, encoded), encoded);

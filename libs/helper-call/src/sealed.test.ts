@@ -1,10 +1,10 @@
 // The operation sealed on stdin and the argv header that names it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runInNewContext } from 'node:vm';
-import { ComputeError } from './errors.js';
-import { MAX_HEADER_BYTES, SEALED_KEY, helperInput, openSealed, sealOperation, splitHelperInput } from './sealed.js';
-import { PROTOCOL_VERSION } from './version.js';
+import { runInNewContext, runInThisContext } from 'node:vm';
+import { ComputeError, PROTOCOL_VERSION } from '@occ-ssh/protocol';
+import { SEALED_KEY, helperInput, splitHelperInput, takeSealed } from './input.js';
+import { MAX_HEADER_BYTES, openSealed, sealOperation, sealRaw } from './sealed.js';
 
 const ENCODED = Buffer.from(JSON.stringify({ operation: 'probe', document: 'secret-document-text' })).toString('base64');
 
@@ -48,6 +48,33 @@ describe('sealOperation', () => {
     assert.equal(split?.sealed, ENCODED);
     assert.equal(split?.helper.toString('utf8'), '"use strict";helper();\n');
     assert.equal(splitHelperInput(Buffer.from('"use strict";helper();\n')), undefined);
+  });
+});
+
+describe('sealRaw', () => {
+  it('seals any text under its own digest, so the helper judges the text itself', () => {
+    for (const text of ['', 'a"b', 'not base64 at all']) {
+      const sealed = sealRaw(text);
+      assert.equal(runInNewContext(`${sealed.prelude}globalThis[Symbol.for(${JSON.stringify(SEALED_KEY)})]`, {}), text);
+      if (text) assert.equal(openSealed(sealed.argument, text), text);
+    }
+    assert.deepEqual(sealRaw(ENCODED), sealOperation(ENCODED));
+  });
+
+  it('assigns a non-string as such, under the header of the text it names', () => {
+    const sealed = sealRaw({ text: ENCODED }, ENCODED);
+    assert.equal(sealed.argument, sealOperation(ENCODED).argument);
+    assert.equal(runInNewContext(`${sealed.prelude}JSON.stringify(globalThis[Symbol.for(${JSON.stringify(SEALED_KEY)})])`, {}), JSON.stringify({ text: ENCODED }));
+    assert.equal(splitHelperInput(helperInput(Buffer.from('x'), sealed)), undefined);
+    refusal(() => openSealed(sealRaw(42).argument, 42), /missing from the helper input/);
+  });
+});
+
+describe('takeSealed', () => {
+  it('returns what the prelude assigned and leaves nothing behind', () => {
+    runInThisContext(sealOperation(ENCODED).prelude);
+    assert.equal(takeSealed(), ENCODED);
+    assert.equal(takeSealed(), undefined);
   });
 });
 

@@ -4,32 +4,18 @@
 // base64 JSON argument on argv only names it: protocol version, SHA-256 and length.
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import { MAX_ARGUMENT_BYTES, parseBase64Json } from './argument.js';
-import { ComputeError } from './errors.js';
-import { sha256Hex } from './fields.js';
-import { formatIssues } from './issues.js';
-import { PROTOCOL_VERSION } from './version.js';
-
-/** The global the stdin prelude assigns and the helper takes (and deletes) before anything else runs. */
-export const SEALED_KEY = 'occ-ssh.operation';
+import { ComputeError, MAX_ARGUMENT_BYTES, PROTOCOL_VERSION, formatIssues, parseBase64Json, sha256Hex } from '@occ-ssh/protocol';
+import { preludeOf, type SealedOperation } from './input.js';
 
 const argumentHeader = z.strictObject({
   protocolVersion: z.literal(PROTOCOL_VERSION),
   sealed: z.strictObject({ sha256: sha256Hex, bytes: z.int().check(z.minimum(1), z.maximum(MAX_ARGUMENT_BYTES)) }),
 });
-type ArgumentHeader = z.infer<typeof argumentHeader>;
 
 /** Header bounded far below any argv limit: a few dozen bytes of JSON. */
 export const MAX_HEADER_BYTES = 512;
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-export interface SealedOperation {
-  /** The argv argument: base64 JSON of the header. */
-  argument: string;
-  /** JavaScript placed before the helper's code on stdin; defines the sealed operation text. */
-  prelude: string;
-}
 
 /**
  * Seals an encoded operation (the output of encodeArgument, or any base64 text a test wants the
@@ -37,16 +23,17 @@ export interface SealedOperation {
  */
 export function sealOperation(encoded: string): SealedOperation {
   if (!BASE64.test(encoded) || encoded.length === 0) throw new TypeError('a sealed operation must be base64 text');
-  const header: ArgumentHeader = { protocolVersion: PROTOCOL_VERSION, sealed: { sha256: digest(encoded), bytes: encoded.length } };
-  return {
-    argument: Buffer.from(JSON.stringify(header), 'utf8').toString('base64'),
-    prelude: `globalThis[Symbol.for(${JSON.stringify(SEALED_KEY)})]=${JSON.stringify(encoded)};\n`,
-  };
+  return sealRaw(encoded);
 }
 
-/** The helper's stdin: the prelude, then the helper's own bytes. */
-export function helperInput(helperBytes: Uint8Array, sealed: SealedOperation): Buffer {
-  return Buffer.concat([Buffer.from(sealed.prelude, 'utf8'), helperBytes]);
+/**
+ * For tests of the helper's refusals: seals any value as sealOperation would, without its check.
+ * A string gets a header naming its own digest and length (so the helper's decoder, not the
+ * sealing, judges it); any other value is assigned as JSON under the header `named`, or that of its JSON text.
+ */
+export function sealRaw(value: unknown, named: string = typeof value === 'string' ? value : JSON.stringify(value)): SealedOperation {
+  const header = { protocolVersion: PROTOCOL_VERSION, sealed: { sha256: digest(named), bytes: named.length } };
+  return { argument: Buffer.from(JSON.stringify(header), 'utf8').toString('base64'), prelude: preludeOf(value) };
 }
 
 /**
@@ -67,15 +54,4 @@ export function openSealed(argument: unknown, sealed: unknown): string {
 
 function digest(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-const PRELUDE = /^globalThis\[Symbol\.for\("occ-ssh\.operation"\)\]="([A-Za-z0-9+/]*={0,2})";\n/;
-
-/** Splits a helper input back into the sealed text and the helper's bytes (for tests and audits). */
-export function splitHelperInput(stdin: Uint8Array): { sealed: string; helper: Buffer } | undefined {
-  const bytes = Buffer.from(stdin);
-  const newline = bytes.indexOf(0x0a);
-  if (newline < 0) return undefined;
-  const match = PRELUDE.exec(bytes.subarray(0, newline + 1).toString('utf8'));
-  return match ? { sealed: match[1]!, helper: bytes.subarray(newline + 1) } : undefined;
 }
