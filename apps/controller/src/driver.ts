@@ -327,6 +327,13 @@ export class SshComputeDriver {
     return { namespace: revision.namespaceId, agent: revision.agentId, revision: revision.id };
   }
 
+  /** For the operator CLI: one page of the Agent's gateway journal (read-only; the host derives unit and UID). */
+  async readLogs(binding: ComputeAgentBinding, query: Omit<OperationArgs<'read-logs'>, 'owner'>): Promise<OperationResult<'read-logs'>> {
+    const { namespace, agent } = binding;
+    const owner = { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } };
+    return (await this.send(namespace.name, 'read-logs', { owner, ...query }, this.operationSignal(), { namespace: namespace.id, agent: agent.id })).result;
+  }
+
   /** Read-only view of every Namespace and Agent on the host that serves `namespaceName` (operator status). */
   async inventory(namespaceName: string): Promise<OperationResult<'inventory'>> {
     return (await this.send(namespaceName, 'inventory', {}, this.operationSignal(), {})).result;

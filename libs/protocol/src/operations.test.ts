@@ -15,7 +15,7 @@ const documentHash = exampleArgs('prepare-revision').configuration.hash;
 const RUNTIME: RuntimeSettings = EXAMPLE_RUNTIME;
 
 describe('operation table', () => {
-  it('lists exactly the nine wire operations of the contract, setup-workspace and the read-only inventory', () => {
+  it('lists exactly the nine wire operations of the contract, setup-workspace and the read-only inventory and read-logs', () => {
     assert.deepEqual([...OPERATION_NAMES].sort(), [
       'activate-revision',
       'delete-agent',
@@ -24,6 +24,7 @@ describe('operation table', () => {
       'inventory',
       'prepare-revision',
       'probe',
+      'read-logs',
       'retire-revision',
       'setup-workspace',
       'stop-revision',
@@ -31,9 +32,9 @@ describe('operation table', () => {
     ]);
   });
 
-  it("only probe, verify-revision and inventory are read-only; the mutating set is the rest, in the order of an Agent's life", () => {
+  it("only probe, verify-revision, inventory and read-logs are read-only; the mutating set is the rest, in the order of an Agent's life", () => {
     const readOnly = OPERATION_NAMES.filter((name) => !OPERATIONS[name].mutates).sort();
-    assert.deepEqual(readOnly, ['inventory', 'probe', 'verify-revision']);
+    assert.deepEqual(readOnly, ['inventory', 'probe', 'read-logs', 'verify-revision']);
     assert.deepEqual(MUTATING_OPERATIONS, ['ensure-namespace', 'prepare-revision', 'setup-workspace', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-agent', 'delete-namespace']);
   });
 

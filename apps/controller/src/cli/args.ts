@@ -1,7 +1,8 @@
 // Command-line parsing for occ-ssh: one command, then --flags; bad usage exits 2.
 import { parseArgs } from 'node:util';
+import { MAX_LOG_LINES } from '@occ-ssh/protocol';
 
-export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status'] as const;
+export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status', 'logs'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 export class UsageError extends Error {
@@ -21,6 +22,9 @@ const OPTIONS = `options:
   --readiness-timeout <sec>    readiness bound per activation, 1-120 (default 120)
   --workspace <dir>            deploy: the Agent's first AGENTS.md, SOUL.md, IDENTITY.md, USER.md found in <dir>
   --workspace-file <file>      deploy: one of those documents (repeatable; the file name says which)
+  --since <time|age>           logs: entries since a UTC time (2026-01-31T12:00:00Z) or an age (90s, 15m, 2h, 7d)
+  --lines <n>                  logs: the newest n entries, 1-1000 (default 100)
+  --follow                     logs: then print new entries until Ctrl-C
   --yes                        confirm delete-agent or delete-namespace (needed when not on a terminal)
   --json                       print one machine-readable JSON result (usage errors too)
   --verbose                    log operations to stderr (readable lines on a terminal, JSON otherwise)
@@ -41,6 +45,7 @@ commands:
   delete-agent       remove one Agent's gateway, unit, directory, port and account from its host
   delete-namespace   remove a Namespace's gateways, tree and accounts from its host
   status             show Namespaces, Agents, ports, current and served revisions, unit state, readiness
+  logs               print an Agent's gateway journal (read-only), or follow it
 
 ${OPTIONS}
 
@@ -114,6 +119,18 @@ and the recent root operations on each host. Unreachable hosts are reported and 
 examples:
   occ-ssh status --config installation.yaml
   occ-ssh status --config installation.yaml --namespace stable --json`,
+  logs: `usage: occ-ssh logs [<agent-id>] --config <installation.yaml> (--revision <revision.json> | --namespace <name> --namespace-id <id> --agent-id <id> --service-principal-id <id>) [--revision-id <id> --revision-number <n>] [--since <time|age>] [--lines <n>] [--follow] [--json]
+
+Read-only: the gateway's journal on its host, read as root through the helper, selected by the fields
+journald stamps itself (the Agent's unit and UID), never by the syslog tag a gateway chooses. At most
+1000 entries and 256 KiB of text per answer. Every line is printed as the Agent's, with its control
+characters (escape sequences, newlines) shown as \\xNN; --json prints them as JSON data.
+--revision-id keeps the entries since that revision began to be served (it must be the served one).
+--follow prints new entries until Ctrl-C, SIGTERM or SIGHUP, then exits 0; nothing keeps running on the host.
+
+examples:
+  occ-ssh logs agent-7 --config installation.yaml --revision rev-7.json --since 15m
+  occ-ssh logs --config installation.yaml --revision rev-7.json --follow`,
 };
 
 export interface CliOptions {
@@ -130,6 +147,10 @@ export interface CliOptions {
   readinessTimeoutMs?: number;
   workspace?: string;
   workspaceFiles?: string[];
+  /** logs: seconds since the epoch, the newest entries to show, and whether to follow. */
+  since?: number;
+  lines?: number;
+  follow: boolean;
   /** delete-agent and delete-namespace run without asking. */
   yes: boolean;
   json: boolean;
@@ -159,6 +180,9 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
         'readiness-timeout': { type: 'string' },
         workspace: { type: 'string' },
         'workspace-file': { type: 'string', multiple: true },
+        since: { type: 'string' },
+        lines: { type: 'string' },
+        follow: { type: 'boolean', default: false },
         yes: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
@@ -176,7 +200,11 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   if (values.help) return { help: known };
   if (!command) throw new UsageError('a command is required');
   if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`);
+  // logs takes the Agent ID as its one positional argument, the same as --agent-id.
+  const positionalAgent = command === 'logs' && rest.length === 1 ? rest.shift() : undefined;
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+  if (positionalAgent !== undefined && values['agent-id'] !== undefined && values['agent-id'] !== positionalAgent) throw new UsageError('the Agent ID is given twice, differently');
+  if ((values.since !== undefined || values.lines !== undefined || values.follow) && command !== 'logs') throw new UsageError('--since, --lines and --follow are logs options');
   if (!values.config) throw new UsageError('--config <installation.yaml> is required');
   const workspaceFiles = values['workspace-file'];
   if ((values.workspace !== undefined || workspaceFiles !== undefined) && command !== 'deploy') throw new UsageError('--workspace and --workspace-file are deploy options');
@@ -192,7 +220,7 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
     ...(values.revision === undefined ? {} : { revision: values.revision }),
     ...(values.namespace === undefined ? {} : { namespace: values.namespace }),
     ...(values['namespace-id'] === undefined ? {} : { namespaceId: values['namespace-id'] }),
-    ...(values['agent-id'] === undefined ? {} : { agentId: values['agent-id'] }),
+    ...((values['agent-id'] ?? positionalAgent) === undefined ? {} : { agentId: (values['agent-id'] ?? positionalAgent)! }),
     ...(values['service-principal-id'] === undefined ? {} : { servicePrincipalId: values['service-principal-id'] }),
     ...(values['revision-id'] === undefined ? {} : { revisionId: values['revision-id'] }),
     ...(number === undefined ? {} : { revisionNumber: Number(number) }),
@@ -200,8 +228,27 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
     ...(timeout === undefined ? {} : { readinessTimeoutMs: Number(timeout) * 1000 }),
     ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
     ...(workspaceFiles === undefined ? {} : { workspaceFiles }),
+    ...(values.since === undefined ? {} : { since: parseSince(values.since) }),
+    ...(values.lines === undefined ? {} : { lines: parseLines(values.lines) }),
+    follow: values.follow ?? false,
     yes: values.yes ?? false,
     json: values.json ?? false,
     verbose: values.verbose ?? false,
   };
+}
+
+export const DEFAULT_LOG_LINES = 100;
+
+/** `--since`: an ISO 8601 UTC time (2026-01-31T12:00:00Z) or an age (90s, 15m, 2h, 7d), as seconds since the epoch. */
+export function parseSince(text: string, now = Date.now()): number {
+  const age = /^([1-9][0-9]{0,5})([smhd])$/.exec(text);
+  if (age) return Math.floor(now / 1000) - Number(age[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[age[2] as 's' | 'm' | 'h' | 'd'];
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(text) && !Number.isNaN(Date.parse(text))) return Math.floor(Date.parse(text) / 1000);
+  throw new UsageError('--since must be a UTC time like 2026-01-31T12:00:00Z or an age like 90s, 15m, 2h or 7d');
+}
+
+export function parseLines(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_LOG_LINES;
+  if (!/^[1-9][0-9]{0,3}$/.test(text) || Number(text) > MAX_LOG_LINES) throw new UsageError(`--lines must be a whole number from 1 to ${MAX_LOG_LINES}`);
+  return Number(text);
 }
