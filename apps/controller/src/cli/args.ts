@@ -119,7 +119,7 @@ and the recent root operations on each host. Unreachable hosts are reported and 
 examples:
   occ-ssh status --config installation.yaml
   occ-ssh status --config installation.yaml --namespace stable --json`,
-  logs: `usage: occ-ssh logs [<agent-id>] --config <installation.yaml> (--revision <revision.json> | --namespace <name> --namespace-id <id> --agent-id <id> --service-principal-id <id>) [--revision-id <id> --revision-number <n>] [--since <time|age>] [--lines <n>] [--follow] [--json]
+  logs: `usage: occ-ssh logs --config <installation.yaml> [<agent-id>] (--revision <revision.json> | --namespace <name> --namespace-id <id> --agent-id <id> --service-principal-id <id>) [--revision-id <id> --revision-number <n>] [--since <time|age>] [--lines <n>] [--follow] [--json]
 
 Read-only: the gateway's journal on its host, read as root through the helper, selected by the fields
 journald stamps itself (the Agent's unit and UID), never by the syslog tag a gateway chooses. At most

@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import { agentOwner, revisionIdentity } from '../identity.js';
 import { defineOperation } from './define.js';
-import { EXAMPLE_ACCOUNT, EXAMPLE_OWNER, EXAMPLE_REVISION } from './examples.js';
+import { EXAMPLE_ACCOUNT, EXAMPLE_OWNER } from './examples.js';
 
 /** The most entries one call returns, and the most message bytes (the rest is cut and `truncated` set). */
 export const MAX_LOG_LINES = 1000;
@@ -42,7 +42,7 @@ export const readLogsOperation = defineOperation({
   }),
   mutates: false,
   example: {
-    args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION, lines: 100 },
+    args: { owner: EXAMPLE_OWNER, lines: 100 },
     result: {
       unit: 'openclaw-enterprise-gateway-0123456789ab.service',
       uid: EXAMPLE_ACCOUNT.uid,
