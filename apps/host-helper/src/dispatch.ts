@@ -11,6 +11,7 @@ import { deleteNamespace } from './ops/delete-namespace.js';
 import { ensureNamespace } from './ops/ensure-namespace.js';
 import { inventory } from './ops/inventory.js';
 import { prepareRevision } from './ops/prepare-revision.js';
+import { planOperation } from './ops/plan-operation.js';
 import { probe } from './ops/probe.js';
 import { readLogs } from './ops/read-logs.js';
 import { retireRevision } from './ops/retire-revision.js';
@@ -35,6 +36,7 @@ const HANDLERS: { [O in OperationName]: Handler<O> } = {
   'delete-agent': deleteAgent,
   inventory,
   'read-logs': readLogs,
+  'plan-operation': planOperation,
 };
 
 function run<O extends OperationName>(ctx: OpContext, operation: O, args: OperationArgs<O>): Promise<OperationResult<O>> {

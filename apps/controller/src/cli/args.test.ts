@@ -96,6 +96,15 @@ describe('occ-ssh arguments', () => {
     assert.throws(() => parseCli(['logs', 'a', '--agent-id', 'b', '--config', 'i.yaml']), /given twice/);
   });
 
+  test('plan takes the command it shows, and only one that changes a host', () => {
+    const parsed = parseCli(['plan', 'deploy', '--config', 'i.yaml', '--revision', 'r.json', '--workspace', 'w']);
+    assert.ok(typeof parsed === 'object' && 'command' in parsed);
+    assert.equal(parsed.command, 'plan');
+    assert.equal(parsed.planned, 'deploy');
+    for (const bad of [['plan'], ['plan', 'status'], ['plan', 'plan']])
+      assert.throws(() => parseCli([...bad, '--config', 'i.yaml']), /plan needs one of deploy, stop, retire, delete-agent, delete-namespace/);
+  });
+
   test('exit statuses tell a permanent failure, a host that failed and a host that was not reached apart', () => {
     const e = (code: 'ownership' | 'lock-timeout' | 'transport' | 'timeout') => new ComputeError(code, code);
     assert.equal(exitFor([e('transport'), e('timeout')]), EXIT.unreachable);

@@ -2,7 +2,10 @@
 import { parseArgs } from 'node:util';
 import { MAX_LOG_LINES } from '@occ-ssh/protocol';
 
-export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status', 'logs'] as const;
+export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status', 'logs', 'plan'] as const;
+/** The commands `plan` can show before they run: the ones that change a host. */
+export const PLANNABLE_COMMANDS = ['deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace'] as const;
+export type PlannableCommand = (typeof PLANNABLE_COMMANDS)[number];
 export type Command = (typeof COMMANDS)[number];
 
 export class UsageError extends Error {
@@ -46,6 +49,7 @@ commands:
   delete-namespace   remove a Namespace's gateways, tree and accounts from its host
   status             show Namespaces, Agents, ports, current and served revisions, unit state, readiness
   logs               print an Agent's gateway journal (read-only), or follow it
+  plan <command>     show the steps deploy, stop, retire, delete-agent or delete-namespace would take, changing nothing
 
 ${OPTIONS}
 
@@ -131,6 +135,19 @@ characters (escape sequences, newlines) shown as \\xNN; --json prints them as JS
 examples:
   occ-ssh logs agent-7 --config installation.yaml --revision rev-7.json --since 15m
   occ-ssh logs --config installation.yaml --revision rev-7.json --follow`,
+  plan: `usage: occ-ssh plan --config <installation.yaml> <deploy|stop|retire|delete-agent|delete-namespace> [that command's options] [--json]
+
+Read-only: asks each host operation of the command what it would change, and prints its steps
+(create account, create directory and write file with owner, mode and SHA-256, enable unit, restart,
+remove tree, ...). The helper reads the host and runs the operation's own planner, under no lock; it
+writes nothing and no audit line. A refusal is printed exactly as the command would print it. Each
+plan has a digest; the real operation's audit line carries the same one as plan=. A command's later
+operations depend on the earlier ones' changes: planning stops after the first operation with steps
+and names the rest. It asks for no confirmation: nothing is deleted.
+
+examples:
+  occ-ssh plan deploy --config installation.yaml --revision rev-8.json
+  occ-ssh plan delete-namespace --config installation.yaml --namespace stable --namespace-id ns-1 --json`,
 };
 
 export interface CliOptions {
@@ -147,6 +164,8 @@ export interface CliOptions {
   readinessTimeoutMs?: number;
   workspace?: string;
   workspaceFiles?: string[];
+  /** plan: the command whose steps are shown. */
+  planned?: PlannableCommand;
   /** logs: seconds since the epoch, the newest entries to show, and whether to follow. */
   since?: number;
   lines?: number;
@@ -200,6 +219,8 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   if (values.help) return { help: known };
   if (!command) throw new UsageError('a command is required');
   if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`);
+  const planned = command === 'plan' ? rest.shift() : undefined;
+  if (command === 'plan' && !(PLANNABLE_COMMANDS as readonly string[]).includes(planned ?? '')) throw new UsageError(`plan needs one of ${PLANNABLE_COMMANDS.join(', ')}`);
   // logs takes the Agent ID as its one positional argument, the same as --agent-id.
   const positionalAgent = command === 'logs' && rest.length === 1 ? rest.shift() : undefined;
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
@@ -207,7 +228,7 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   if ((values.since !== undefined || values.lines !== undefined || values.follow) && command !== 'logs') throw new UsageError('--since, --lines and --follow are logs options');
   if (!values.config) throw new UsageError('--config <installation.yaml> is required');
   const workspaceFiles = values['workspace-file'];
-  if ((values.workspace !== undefined || workspaceFiles !== undefined) && command !== 'deploy') throw new UsageError('--workspace and --workspace-file are deploy options');
+  if ((values.workspace !== undefined || workspaceFiles !== undefined) && command !== 'deploy' && planned !== 'deploy') throw new UsageError('--workspace and --workspace-file are deploy options');
   const number = values['revision-number'];
   if (number !== undefined && !/^[1-9][0-9]{0,15}$/.test(number)) throw new UsageError('--revision-number must be a positive integer');
   const timeout = values['readiness-timeout'];
@@ -216,6 +237,7 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   }
   return {
     command: command as Command,
+    ...(planned === undefined ? {} : { planned: planned as PlannableCommand }),
     config: values.config,
     ...(values.revision === undefined ? {} : { revision: values.revision }),
     ...(values.namespace === undefined ? {} : { namespace: values.namespace }),

@@ -11,6 +11,7 @@ import { HostsFailed, deleteAgent, deleteNamespace, deploy, preflight, retire, s
 import { confirmed, type Input } from './confirm.js';
 import { logDestination } from './log-lines.js';
 import { logs } from './logs.js';
+import { plan } from './plan.js';
 import { Reporter, seconds } from './report.js';
 
 /** 4 and 75 are both retryable: 4 when a host answered with a failure, 75 when none could be reached. */
@@ -18,7 +19,7 @@ import { Reporter, seconds } from './report.js';
 /** 5: the command found nothing to do (stop of a revision that was not running); nothing changed. 6: a destructive command was not confirmed. */
 export const EXIT = { ok: 0, usage: 2, permanent: 3, failed: 4, nothingToDo: 5, notConfirmed: 6, unreachable: 75, interrupted: 130 } as const;
 
-const RUN = { preflight, deploy, stop, retire, 'delete-agent': deleteAgent, 'delete-namespace': deleteNamespace, status, logs } as const;
+const RUN = { preflight, deploy, stop, retire, 'delete-agent': deleteAgent, 'delete-namespace': deleteNamespace, status, logs, plan } as const;
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean };
 
