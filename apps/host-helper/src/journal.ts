@@ -15,7 +15,7 @@ export interface JournalPage {
 }
 
 /** Runs journalctl with exactly `args` (no shell), killed on `signal`, on time-out or past RAW_LIMIT. */
-export function readJournal(args: readonly string[], signal: AbortSignal): Promise<JournalPage> {
+export function readJournal(args: readonly string[], keep: 'newest' | 'oldest', signal: AbortSignal): Promise<JournalPage> {
   return new Promise((resolve, reject) => {
     const child = spawn('journalctl', args, { env: { ...PROGRAM_ENV, SYSTEMD_PAGER: '', SYSTEMD_COLORS: '0' }, stdio: ['ignore', 'pipe', 'ignore'] });
     const chunks: Buffer[] = [];
@@ -38,7 +38,7 @@ export function readJournal(args: readonly string[], signal: AbortSignal): Promi
       finish(() => {
         if (signal.aborted) return reject(signal.reason as Error);
         if (!cut && code !== 0) return reject(new ComputeError('host-command', `journalctl failed with exit code ${code ?? 'signal'}`));
-        resolve(parsePage(Buffer.concat(chunks).toString('utf8'), cut));
+        resolve(parsePage(Buffer.concat(chunks).toString('utf8'), cut, keep));
       });
     });
     function finish(then: () => void) {
@@ -49,26 +49,26 @@ export function readJournal(args: readonly string[], signal: AbortSignal): Promi
   });
 }
 
-/** One JSON object a line; a line cut by the raw limit is dropped, and entries past MAX_LOG_BYTES are left out. */
-export function parsePage(text: string, cut: boolean): JournalPage {
+/**
+ * One JSON object a line; a line cut by the raw limit is dropped. Past MAX_LOG_BYTES, `newest` keeps the
+ * newest entries (a first look), `oldest` the oldest (following on from a cursor, so nothing is skipped).
+ */
+export function parsePage(text: string, cut: boolean, keep: 'newest' | 'oldest' = 'oldest'): JournalPage {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
   if (cut) lines.pop();
-  const entries: LogEntry[] = [];
-  let cursor: string | null = null;
+  const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  const order = keep === 'newest' ? [...parsed].reverse() : parsed;
+  const kept: Record<string, unknown>[] = [];
   let bytes = 0;
-  let truncated = cut;
-  for (const line of lines) {
-    const entry = JSON.parse(line) as Record<string, unknown>;
-    const message = messageOf(entry.MESSAGE);
-    bytes += Buffer.byteLength(message ?? '');
-    if (bytes > MAX_LOG_BYTES) {
-      truncated = true;
-      break;
-    }
-    entries.push({ time: isoMicros(entry.__REALTIME_TIMESTAMP), pid: intOrNull(entry._PID), message });
-    cursor = typeof entry.__CURSOR === 'string' ? entry.__CURSOR : cursor;
+  for (const entry of order) {
+    bytes += Buffer.byteLength(messageOf(entry.MESSAGE) ?? '');
+    if (bytes > MAX_LOG_BYTES) break;
+    kept.push(entry);
   }
-  return { entries, cursor, truncated };
+  if (keep === 'newest') kept.reverse();
+  const entries = kept.map((entry) => ({ time: isoMicros(entry.__REALTIME_TIMESTAMP), pid: intOrNull(entry._PID), message: messageOf(entry.MESSAGE) }));
+  const last = kept.at(-1)?.__CURSOR;
+  return { entries, cursor: typeof last === 'string' ? last : null, truncated: cut || kept.length < parsed.length };
 }
 
 /** journalctl writes text that is not printable UTF-8 as an array of byte values. */

@@ -4,7 +4,7 @@ import { MAX_LOG_LINES } from '@occ-ssh/protocol';
 
 export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status', 'logs', 'plan'] as const;
 /** The commands `plan` can show before they run: the ones that change a host. */
-export const PLANNABLE_COMMANDS = ['deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace'] as const;
+const PLANNABLE_COMMANDS = ['deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace'] as const;
 export type PlannableCommand = (typeof PLANNABLE_COMMANDS)[number];
 export type Command = (typeof COMMANDS)[number];
 

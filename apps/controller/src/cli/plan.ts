@@ -49,7 +49,7 @@ export async function plan(context: CommandContext) {
 }
 
 /** A step as one line: what it does, to what, with owner, mode and digests. */
-export function describeStep(step: PlannedStep): string {
+function describeStep(step: PlannedStep): string {
   const details = Object.entries(step.details).map(([key, value]) => `${key}=${String(value)}`);
   return [step.op, step.target, details.length > 0 ? `(${details.join(' ')})` : ''].filter(Boolean).join(' ');
 }
