@@ -188,10 +188,12 @@ export class SshComputeDriver {
   async activateRevision(revision: AgentRevision, context?: ComputeRevisionContext): Promise<void> {
     const owners = this.hooks.ownersForOperation();
     const { bound, setup } = this.admit(revision, context);
+    // Admitted before any hook runs: a document the gateway cannot start with starts nothing.
+    const rendered = sshGatewayConfigurationDocument(revision.configuration);
     const signal = this.operationSignal();
     const started = await runStartHooks(owners, revision, signal);
     try {
-      await this.send(bound.namespace.name, 'activate-revision', this.activateArgs(bound, revision, setup, started.environment), signal, this.fields(revision));
+      await this.send(bound.namespace.name, 'activate-revision', this.activateArgs(bound, revision, setup, started.environment, rendered.hash), signal, this.fields(revision));
     } catch (error) {
       await compensate(started.started, revision);
       throw toComputeError(error);
@@ -314,12 +316,17 @@ export class SshComputeDriver {
     return { owner: bound.owner, revision: this.identity(revision), harness: 'openclaw/embedded', configuration: { document: rendered.text, hash: rendered.hash, auth: rendered.auth } };
   }
 
-  private activateArgs(bound: BoundAgent, revision: AgentRevision, setup: { id: string } | undefined, launchEnvironment: Record<string, string>): OperationArgs<'activate-revision'> {
-    const rendered = sshGatewayConfigurationDocument(revision.configuration);
+  private activateArgs(
+    bound: BoundAgent,
+    revision: AgentRevision,
+    setup: { id: string } | undefined,
+    launchEnvironment: Record<string, string>,
+    configurationHash: string,
+  ): OperationArgs<'activate-revision'> {
     return {
       owner: bound.owner,
       revision: this.identity(revision),
-      configurationHash: rendered.hash,
+      configurationHash,
       launchEnvironment,
       readinessTimeoutMs: this.readinessTimeoutMs,
       ...(setup ? { workspaceSetupId: setup.id } : {}),
@@ -357,7 +364,8 @@ export class SshComputeDriver {
       }
       case 'activate-revision': {
         const { bound, setup } = this.admit(intent.revision, intent.context);
-        return ask(bound.namespace.name, 'activate-revision', this.activateArgs(bound, intent.revision, setup, {}), this.fields(intent.revision));
+        const { hash } = sshGatewayConfigurationDocument(intent.revision.configuration);
+        return ask(bound.namespace.name, 'activate-revision', this.activateArgs(bound, intent.revision, setup, {}, hash), this.fields(intent.revision));
       }
       case 'stop-revision':
       case 'retire-revision': {
