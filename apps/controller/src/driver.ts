@@ -1,5 +1,16 @@
 // SshComputeDriver: OCC's ComputeDriver for operator Linux hosts, reached over SSH.
-import { ComputeError, DRIVER_ID, DRIVER_IMPLEMENTATION, MAX_READINESS_TIMEOUT_MS, toComputeError, type OperationArgs, type OperationName, type OperationResult } from '@occ-ssh/protocol';
+import {
+  ComputeError,
+  DRIVER_ID,
+  DRIVER_IMPLEMENTATION,
+  MAX_READINESS_TIMEOUT_MS,
+  toComputeError,
+  type OperationArgs,
+  type OperationName,
+  type OperationResult,
+  type PlannedOperation,
+  type PlanResult,
+} from '@occ-ssh/protocol';
 import { admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth } from './admission/harness.js';
 import { sshGatewayConfigurationDocument } from './admission/document.js';
 import { admitWorkspaceSetup } from './admission/workspace-setup.js';
@@ -167,15 +178,8 @@ export class SshComputeDriver {
   async prepareRevision(revision: AgentRevision, context?: ComputeRevisionContext): Promise<ComputeReadiness> {
     this.hooks.ownersForOperation();
     const { bound, setup } = this.admit(revision, context);
-    const rendered = sshGatewayConfigurationDocument(revision.configuration);
     const signal = this.operationSignal();
-    const { result } = await this.send(
-      bound.namespace.name,
-      'prepare-revision',
-      { owner: bound.owner, revision: this.identity(revision), harness: 'openclaw/embedded', configuration: { document: rendered.text, hash: rendered.hash, auth: rendered.auth } },
-      signal,
-      this.fields(revision),
-    );
+    const { result } = await this.send(bound.namespace.name, 'prepare-revision', this.prepareArgs(bound, revision), signal, this.fields(revision));
     if (setup && result.ready) await this.send(bound.namespace.name, 'setup-workspace', { owner: bound.owner, revision: this.identity(revision), setup }, signal, this.fields(revision));
     return { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id, ready: result.ready };
   }
@@ -184,24 +188,12 @@ export class SshComputeDriver {
   async activateRevision(revision: AgentRevision, context?: ComputeRevisionContext): Promise<void> {
     const owners = this.hooks.ownersForOperation();
     const { bound, setup } = this.admit(revision, context);
+    // Admitted before any hook runs: a document the gateway cannot start with starts nothing.
     const rendered = sshGatewayConfigurationDocument(revision.configuration);
     const signal = this.operationSignal();
     const started = await runStartHooks(owners, revision, signal);
     try {
-      await this.send(
-        bound.namespace.name,
-        'activate-revision',
-        {
-          owner: bound.owner,
-          revision: this.identity(revision),
-          configurationHash: rendered.hash,
-          launchEnvironment: started.environment,
-          readinessTimeoutMs: this.readinessTimeoutMs,
-          ...(setup ? { workspaceSetupId: setup.id } : {}),
-        },
-        signal,
-        this.fields(revision),
-      );
+      await this.send(bound.namespace.name, 'activate-revision', this.activateArgs(bound, revision, setup, started.environment, rendered.hash), signal, this.fields(revision));
     } catch (error) {
       await compensate(started.started, revision);
       throw toComputeError(error);
@@ -319,12 +311,89 @@ export class SshComputeDriver {
     return { bound, setup: admitWorkspaceSetup(context?.workspaceSetup, revision) };
   }
 
+  private prepareArgs(bound: BoundAgent, revision: AgentRevision): OperationArgs<'prepare-revision'> {
+    const rendered = sshGatewayConfigurationDocument(revision.configuration);
+    return { owner: bound.owner, revision: this.identity(revision), harness: 'openclaw/embedded', configuration: { document: rendered.text, hash: rendered.hash, auth: rendered.auth } };
+  }
+
+  private activateArgs(
+    bound: BoundAgent,
+    revision: AgentRevision,
+    setup: { id: string } | undefined,
+    launchEnvironment: Record<string, string>,
+    configurationHash: string,
+  ): OperationArgs<'activate-revision'> {
+    return {
+      owner: bound.owner,
+      revision: this.identity(revision),
+      configurationHash,
+      launchEnvironment,
+      readinessTimeoutMs: this.readinessTimeoutMs,
+      ...(setup ? { workspaceSetupId: setup.id } : {}),
+    };
+  }
+
+  /**
+   * For the operator CLI's `plan`: what one host operation would change, asked with the arguments the
+   * real call sends after the same admission, so a refusal is the real one. No hook runs: a plan has
+   * no launch environment to make, and activation is planned with none (the CLI registers no hooks).
+   */
+  async planOperation(intent: PlanIntent): Promise<PlanResult> {
+    this.hooks.ownersForOperation();
+    const signal = this.operationSignal();
+    const ask = async <O extends PlannedOperation>(namespaceName: string, operation: O, args: OperationArgs<O>, fields: Record<string, string>) => {
+      try {
+        return (await this.send(namespaceName, 'plan-operation', { operation, args } as OperationArgs<'plan-operation'>, signal, fields)).result;
+      } catch (error) {
+        throw asPlannedOperation(toComputeError(error), operation);
+      }
+    };
+    switch (intent.operation) {
+      case 'ensure-namespace':
+      case 'delete-namespace':
+        if (intent.operation === 'ensure-namespace') refuseExistingNamespace(intent.namespace);
+        return ask(intent.namespace.name, intent.operation, { namespace: { id: intent.namespace.id, name: intent.namespace.name } }, { namespace: intent.namespace.id });
+      case 'prepare-revision': {
+        const { bound } = this.admit(intent.revision, undefined);
+        return ask(bound.namespace.name, 'prepare-revision', this.prepareArgs(bound, intent.revision), this.fields(intent.revision));
+      }
+      case 'setup-workspace': {
+        const { bound, setup } = this.admit(intent.revision, intent.context);
+        if (!setup) throw new ComputeError('admission', 'a workspace setup plan needs a workspace setup');
+        return ask(bound.namespace.name, 'setup-workspace', { owner: bound.owner, revision: this.identity(intent.revision), setup }, this.fields(intent.revision));
+      }
+      case 'activate-revision': {
+        const { bound, setup } = this.admit(intent.revision, intent.context);
+        const { hash } = sshGatewayConfigurationDocument(intent.revision.configuration);
+        return ask(bound.namespace.name, 'activate-revision', this.activateArgs(bound, intent.revision, setup, {}, hash), this.fields(intent.revision));
+      }
+      case 'stop-revision':
+      case 'retire-revision': {
+        const bound = this.target(intent.revision);
+        return ask(bound.namespace.name, intent.operation, { owner: bound.owner, revision: this.identity(intent.revision) }, this.fields(intent.revision));
+      }
+      case 'delete-agent': {
+        this.bindings.bind(intent.binding);
+        const { namespace, agent } = intent.binding;
+        const owner = { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } };
+        return ask(namespace.name, 'delete-agent', { owner }, { namespace: owner.namespace.id, agent: owner.agent.id });
+      }
+    }
+  }
+
   private identity(revision: AgentRevision) {
     return { id: revision.id, number: revision.revision };
   }
 
   private fields(revision: AgentRevision) {
     return { namespace: revision.namespaceId, agent: revision.agentId, revision: revision.id };
+  }
+
+  /** For the operator CLI: one page of the Agent's gateway journal (read-only; the host derives unit and UID). */
+  async readLogs(binding: ComputeAgentBinding, query: Omit<OperationArgs<'read-logs'>, 'owner'>): Promise<OperationResult<'read-logs'>> {
+    const { namespace, agent } = binding;
+    const owner = { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } };
+    return (await this.send(namespace.name, 'read-logs', { owner, ...query }, this.operationSignal(), { namespace: namespace.id, agent: agent.id })).result;
   }
 
   /** Read-only view of every Namespace and Agent on the host that serves `namespaceName` (operator status). */
@@ -338,3 +407,19 @@ export class SshComputeDriver {
 }
 
 export type { OperationResult };
+
+type BoundAgent = ReturnType<Bindings['require']>;
+
+/** A plan's refusal names the operation planned, as the real call's refusal does: the same code, message and details. */
+function asPlannedOperation(error: ComputeError, operation: PlannedOperation): ComputeError {
+  const prefix = 'plan-operation on host ';
+  const message = error.message.startsWith(prefix) ? `${operation} on host ${error.message.slice(prefix.length)}` : error.message;
+  return new ComputeError(error.code, message, { ...error.details, ...(error.details.operation ? { operation } : {}) });
+}
+
+/** One host operation a `plan` asks about, with what the real driver call would be given. */
+export type PlanIntent =
+  | { operation: 'ensure-namespace' | 'delete-namespace'; namespace: Namespace }
+  | { operation: 'prepare-revision' | 'stop-revision' | 'retire-revision'; revision: AgentRevision }
+  | { operation: 'setup-workspace' | 'activate-revision'; revision: AgentRevision; context?: ComputeRevisionContext }
+  | { operation: 'delete-agent'; binding: ComputeAgentBinding };

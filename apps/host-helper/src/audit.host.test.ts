@@ -44,7 +44,9 @@ describe('the host audit trail', () => {
     const activation = lines[2]!;
     assert.match(
       activation,
-      new RegExp(`request=t-\\d+-\\d+ namespace=${who.namespace.id} agent=${who.agent.id} revision=${prepared.revision.id} ms=\\d+ changes=[1-9]\\d* version=${VERSION} helper=${digest}$`),
+      new RegExp(
+        `request=t-\\d+-\\d+ namespace=${who.namespace.id} agent=${who.agent.id} revision=${prepared.revision.id} ms=\\d+ changes=[1-9]\\d* plan=[0-9a-f]{64},[0-9a-f]{64} version=${VERSION} helper=${digest}$`,
+      ),
     );
     for (const line of lines) {
       assert.doesNotMatch(line, /opaque-|password|gateway|"/, 'no placeholder, document or password in an audit line');

@@ -30,7 +30,7 @@ interface Resources {
   revision?: { id?: string; number?: number };
 }
 
-function auditLine(op: Envelope, outcome: string, ms: number, changes: number, digest: string): string {
+function auditLine(op: Envelope, outcome: string, ms: number, changes: number, plans: readonly string[], digest: string): string {
   const args = op.args as Resources;
   const fields: [string, string | number | undefined][] = [
     ['operation', op.operation],
@@ -42,6 +42,8 @@ function auditLine(op: Envelope, outcome: string, ms: number, changes: number, d
     ['ms', ms],
     // With `cancelled` or `timeout`: how far the operation got before it stopped itself.
     ['changes', changes],
+    // The SHA-256 of each step list it applied, as plan-operation returns it for the same state (see plan/render.ts).
+    ['plan', plans.length > 0 ? plans.join(',') : undefined],
     ['version', HELPER_VERSION],
     ['helper', digest],
   ];
@@ -52,9 +54,9 @@ function auditLine(op: Envelope, outcome: string, ms: number, changes: number, d
 }
 
 /** Best effort: the effect has happened (or was refused) either way, and the result line says which. */
-export async function audit(op: Envelope, outcome: string, ms: number, changes: number): Promise<void> {
+export async function audit(op: Envelope, outcome: string, ms: number, changes: number, plans: readonly string[] = []): Promise<void> {
   if (!OPERATIONS[op.operation].mutates) return;
-  await runCommand('logger', ['-t', AUDIT_IDENTIFIER, '-p', 'authpriv.notice', '--', auditLine(op, outcome, ms, changes, runningBundleDigest())], 5_000).catch(() => undefined);
+  await runCommand('logger', ['-t', AUDIT_IDENTIFIER, '-p', 'authpriv.notice', '--', auditLine(op, outcome, ms, changes, plans, runningBundleDigest())], 5_000).catch(() => undefined);
 }
 
 /** The newest `limit` audit lines (journalctl short-iso), oldest first; undefined when the journal cannot be read. */

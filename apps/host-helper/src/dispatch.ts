@@ -11,7 +11,9 @@ import { deleteNamespace } from './ops/delete-namespace.js';
 import { ensureNamespace } from './ops/ensure-namespace.js';
 import { inventory } from './ops/inventory.js';
 import { prepareRevision } from './ops/prepare-revision.js';
+import { planOperation } from './ops/plan-operation.js';
 import { probe } from './ops/probe.js';
+import { readLogs } from './ops/read-logs.js';
 import { retireRevision } from './ops/retire-revision.js';
 import { setupWorkspace } from './ops/setup-workspace.js';
 import { stopRevision } from './ops/stop-revision.js';
@@ -33,6 +35,8 @@ const HANDLERS: { [O in OperationName]: Handler<O> } = {
   'retire-revision': retireRevision,
   'delete-agent': deleteAgent,
   inventory,
+  'read-logs': readLogs,
+  'plan-operation': planOperation,
 };
 
 function run<O extends OperationName>(ctx: OpContext, operation: O, args: OperationArgs<O>): Promise<OperationResult<O>> {

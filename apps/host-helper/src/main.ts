@@ -34,7 +34,7 @@ async function main(argument: string | undefined, sealed: unknown): Promise<numb
     const message = failure.code === 'internal' ? `unexpected helper failure: ${describe(error)}` : failure.message;
     line = { ...base(), ok: false, error: { code: failure.code, message: message.slice(0, 2000), ...(failure.details.path ? { path: failure.details.path } : {}) } };
   }
-  if (op) await audit(op, line.ok ? 'ok' : line.error.code, Date.now() - session.startedAt, session.changes);
+  if (op) await audit(op, line.ok ? 'ok' : line.error.code, Date.now() - session.startedAt, session.changes, session.plans);
   session.stop();
   // Bounded: a closed session may never acknowledge the write.
   await Promise.race([new Promise<void>((resolve) => process.stdout.write(formatLine(line), () => resolve())), new Promise<void>((resolve) => setTimeout(resolve, 1000))]);

@@ -90,6 +90,9 @@ export class Session {
     this.changesBegun += 1;
   }
 
+  /** The digest of each step list handed to `apply`, in order (the audit line's `plan=`; see plan/render.ts). */
+  readonly plans: string[] = [];
+
   /** How many changes this operation began: with a `cancelled` outcome, where it was stopped. */
   get changes(): number {
     return this.changesBegun;

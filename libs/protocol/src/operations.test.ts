@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { envelope, makeEnvelope } from './envelope.js';
-import { MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS, MUTATING_OPERATIONS, OPERATION_NAMES, OPERATIONS, exampleArgs, exampleResult } from './operations/index.js';
+import { PLANNED_OPERATIONS, MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS, MUTATING_OPERATIONS, OPERATION_NAMES, OPERATIONS, exampleArgs, exampleResult } from './operations/index.js';
 import type { RuntimeSettings } from './runtime.js';
 import { PROTOCOL_VERSION } from './version.js';
 import { EXAMPLE_RUNTIME } from './operations/examples.js';
@@ -15,15 +15,17 @@ const documentHash = exampleArgs('prepare-revision').configuration.hash;
 const RUNTIME: RuntimeSettings = EXAMPLE_RUNTIME;
 
 describe('operation table', () => {
-  it('lists exactly the nine wire operations of the contract, setup-workspace and the read-only inventory', () => {
+  it('lists exactly the nine wire operations of the contract, setup-workspace and the read-only inventory, read-logs and plan-operation', () => {
     assert.deepEqual([...OPERATION_NAMES].sort(), [
       'activate-revision',
       'delete-agent',
       'delete-namespace',
       'ensure-namespace',
       'inventory',
+      'plan-operation',
       'prepare-revision',
       'probe',
+      'read-logs',
       'retire-revision',
       'setup-workspace',
       'stop-revision',
@@ -31,9 +33,11 @@ describe('operation table', () => {
     ]);
   });
 
-  it("only probe, verify-revision and inventory are read-only; the mutating set is the rest, in the order of an Agent's life", () => {
+  it("only probe, verify-revision, inventory, read-logs and plan-operation are read-only; the mutating set is the rest, in the order of an Agent's life", () => {
     const readOnly = OPERATION_NAMES.filter((name) => !OPERATIONS[name].mutates).sort();
-    assert.deepEqual(readOnly, ['inventory', 'probe', 'verify-revision']);
+    assert.deepEqual(readOnly, ['inventory', 'plan-operation', 'probe', 'read-logs', 'verify-revision']);
+    // Every change can be planned, with the real call's own arguments.
+    assert.deepEqual(PLANNED_OPERATIONS, MUTATING_OPERATIONS);
     assert.deepEqual(MUTATING_OPERATIONS, ['ensure-namespace', 'prepare-revision', 'setup-workspace', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-agent', 'delete-namespace']);
   });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
-import { COMMANDS, UsageError, parseCli } from './args.js';
+import { COMMANDS, UsageError, parseCli, parseLines, parseSince } from './args.js';
 import { EXIT, exitFor, runCli } from './main.js';
 
 function sink() {
@@ -22,6 +22,7 @@ describe('occ-ssh arguments', () => {
       yes: false,
       json: true,
       verbose: false,
+      follow: false,
     });
   });
 
@@ -79,6 +80,29 @@ describe('occ-ssh arguments', () => {
     assert.equal(await runCli(['--version'], out.stream, sink().stream), EXIT.ok);
     assert.match(out.text(), /^occ-ssh \d+\.\d+\.\d+ \(protocol \d+\)\n/);
     assert.match(out.text(), /artifact sha256 [0-9a-f]{64}\nhelper bundle sha256 [0-9a-f]{64} /);
+  });
+
+  test('logs takes the Agent ID as its argument, --since as a UTC time or an age, and bounded --lines', () => {
+    const parsed = parseCli(['logs', 'agent-7', '--config', 'i.yaml', '--since', '2026-01-31T12:00:00Z', '--lines', '20', '--follow']);
+    assert.ok(typeof parsed === 'object' && 'command' in parsed);
+    assert.equal(parsed.agentId, 'agent-7');
+    assert.equal(parsed.since, Date.parse('2026-01-31T12:00:00Z') / 1000);
+    assert.equal(parsed.lines, 20);
+    assert.equal(parsed.follow, true);
+    assert.equal(parseSince('15m', 1_000_000_000), 1_000_000 - 900);
+    for (const bad of ['yesterday', '2026-01-31 12:00:00', '0m', '-5m', '@1']) assert.throws(() => parseSince(bad), UsageError, bad);
+    for (const bad of ['0', '1001', '1e3', '-1']) assert.throws(() => parseLines(bad), UsageError, bad);
+    assert.throws(() => parseCli(['status', '--config', 'i.yaml', '--follow']), /logs options/);
+    assert.throws(() => parseCli(['logs', 'a', '--agent-id', 'b', '--config', 'i.yaml']), /given twice/);
+  });
+
+  test('plan takes the command it shows, and only one that changes a host', () => {
+    const parsed = parseCli(['plan', 'deploy', '--config', 'i.yaml', '--revision', 'r.json', '--workspace', 'w']);
+    assert.ok(typeof parsed === 'object' && 'command' in parsed);
+    assert.equal(parsed.command, 'plan');
+    assert.equal(parsed.planned, 'deploy');
+    for (const bad of [['plan'], ['plan', 'status'], ['plan', 'plan']])
+      assert.throws(() => parseCli([...bad, '--config', 'i.yaml']), /plan needs one of deploy, stop, retire, delete-agent, delete-namespace/);
   });
 
   test('exit statuses tell a permanent failure, a host that failed and a host that was not reached apart', () => {

@@ -1,7 +1,11 @@
 // Command-line parsing for occ-ssh: one command, then --flags; bad usage exits 2.
 import { parseArgs } from 'node:util';
+import { MAX_LOG_LINES } from '@occ-ssh/protocol';
 
-export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status'] as const;
+export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status', 'logs', 'plan'] as const;
+/** The commands `plan` can show before they run: the ones that change a host. */
+const PLANNABLE_COMMANDS = ['deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace'] as const;
+export type PlannableCommand = (typeof PLANNABLE_COMMANDS)[number];
 export type Command = (typeof COMMANDS)[number];
 
 export class UsageError extends Error {
@@ -21,6 +25,9 @@ const OPTIONS = `options:
   --readiness-timeout <sec>    readiness bound per activation, 1-120 (default 120)
   --workspace <dir>            deploy: the Agent's first AGENTS.md, SOUL.md, IDENTITY.md, USER.md found in <dir>
   --workspace-file <file>      deploy: one of those documents (repeatable; the file name says which)
+  --since <time|age>           logs: entries since a UTC time (2026-01-31T12:00:00Z) or an age (90s, 15m, 2h, 7d)
+  --lines <n>                  logs: the newest n entries, 1-1000 (default 100)
+  --follow                     logs: then print new entries until Ctrl-C
   --yes                        confirm delete-agent or delete-namespace (needed when not on a terminal)
   --json                       print one machine-readable JSON result (usage errors too)
   --verbose                    log operations to stderr (readable lines on a terminal, JSON otherwise)
@@ -41,6 +48,8 @@ commands:
   delete-agent       remove one Agent's gateway, unit, directory, port and account from its host
   delete-namespace   remove a Namespace's gateways, tree and accounts from its host
   status             show Namespaces, Agents, ports, current and served revisions, unit state, readiness
+  logs               print an Agent's gateway journal (read-only), or follow it
+  plan <command>     show the steps deploy, stop, retire, delete-agent or delete-namespace would take, changing nothing
 
 ${OPTIONS}
 
@@ -114,6 +123,31 @@ and the recent root operations on each host. Unreachable hosts are reported and 
 examples:
   occ-ssh status --config installation.yaml
   occ-ssh status --config installation.yaml --namespace stable --json`,
+  logs: `usage: occ-ssh logs --config <installation.yaml> [<agent-id>] (--revision <revision.json> | --namespace <name> --namespace-id <id> --agent-id <id> --service-principal-id <id>) [--revision-id <id> --revision-number <n>] [--since <time|age>] [--lines <n>] [--follow] [--json]
+
+Read-only: the gateway's journal on its host, read as root through the helper, selected by the fields
+journald stamps itself (the Agent's unit and UID), never by the syslog tag a gateway chooses. At most
+1000 entries and 256 KiB of text per answer. Every line is printed as the Agent's, with its control
+characters (escape sequences, newlines) shown as \\xNN; --json prints them as JSON data.
+--revision-id keeps the entries since that revision began to be served (it must be the served one).
+--follow prints new entries until Ctrl-C, SIGTERM or SIGHUP, then exits 0; nothing keeps running on the host.
+
+examples:
+  occ-ssh logs agent-7 --config installation.yaml --revision rev-7.json --since 15m
+  occ-ssh logs --config installation.yaml --revision rev-7.json --follow`,
+  plan: `usage: occ-ssh plan --config <installation.yaml> <deploy|stop|retire|delete-agent|delete-namespace> [that command's options] [--json]
+
+Read-only: asks each host operation of the command what it would change, and prints its steps
+(create account, create directory and write file with owner, mode and SHA-256, enable unit, restart,
+remove tree, ...). The helper reads the host and runs the operation's own planner, under no lock; it
+writes nothing and no audit line. A refusal is printed exactly as the command would print it. Each
+plan has a digest; the real operation's audit line carries the same one as plan=. A command's later
+operations depend on the earlier ones' changes: planning stops after the first operation with steps
+and names the rest. It asks for no confirmation: nothing is deleted.
+
+examples:
+  occ-ssh plan deploy --config installation.yaml --revision rev-8.json
+  occ-ssh plan delete-namespace --config installation.yaml --namespace stable --namespace-id ns-1 --json`,
 };
 
 export interface CliOptions {
@@ -130,6 +164,12 @@ export interface CliOptions {
   readinessTimeoutMs?: number;
   workspace?: string;
   workspaceFiles?: string[];
+  /** plan: the command whose steps are shown. */
+  planned?: PlannableCommand;
+  /** logs: seconds since the epoch, the newest entries to show, and whether to follow. */
+  since?: number;
+  lines?: number;
+  follow: boolean;
   /** delete-agent and delete-namespace run without asking. */
   yes: boolean;
   json: boolean;
@@ -159,6 +199,9 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
         'readiness-timeout': { type: 'string' },
         workspace: { type: 'string' },
         'workspace-file': { type: 'string', multiple: true },
+        since: { type: 'string' },
+        lines: { type: 'string' },
+        follow: { type: 'boolean', default: false },
         yes: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
@@ -176,10 +219,16 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   if (values.help) return { help: known };
   if (!command) throw new UsageError('a command is required');
   if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`);
+  const planned = command === 'plan' ? rest.shift() : undefined;
+  if (command === 'plan' && !(PLANNABLE_COMMANDS as readonly string[]).includes(planned ?? '')) throw new UsageError(`plan needs one of ${PLANNABLE_COMMANDS.join(', ')}`);
+  // logs takes the Agent ID as its one positional argument, the same as --agent-id.
+  const positionalAgent = command === 'logs' && rest.length === 1 ? rest.shift() : undefined;
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+  if (positionalAgent !== undefined && values['agent-id'] !== undefined && values['agent-id'] !== positionalAgent) throw new UsageError('the Agent ID is given twice, differently');
+  if ((values.since !== undefined || values.lines !== undefined || values.follow) && command !== 'logs') throw new UsageError('--since, --lines and --follow are logs options');
   if (!values.config) throw new UsageError('--config <installation.yaml> is required');
   const workspaceFiles = values['workspace-file'];
-  if ((values.workspace !== undefined || workspaceFiles !== undefined) && command !== 'deploy') throw new UsageError('--workspace and --workspace-file are deploy options');
+  if ((values.workspace !== undefined || workspaceFiles !== undefined) && command !== 'deploy' && planned !== 'deploy') throw new UsageError('--workspace and --workspace-file are deploy options');
   const number = values['revision-number'];
   if (number !== undefined && !/^[1-9][0-9]{0,15}$/.test(number)) throw new UsageError('--revision-number must be a positive integer');
   const timeout = values['readiness-timeout'];
@@ -188,11 +237,12 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   }
   return {
     command: command as Command,
+    ...(planned === undefined ? {} : { planned: planned as PlannableCommand }),
     config: values.config,
     ...(values.revision === undefined ? {} : { revision: values.revision }),
     ...(values.namespace === undefined ? {} : { namespace: values.namespace }),
     ...(values['namespace-id'] === undefined ? {} : { namespaceId: values['namespace-id'] }),
-    ...(values['agent-id'] === undefined ? {} : { agentId: values['agent-id'] }),
+    ...((values['agent-id'] ?? positionalAgent) === undefined ? {} : { agentId: (values['agent-id'] ?? positionalAgent)! }),
     ...(values['service-principal-id'] === undefined ? {} : { servicePrincipalId: values['service-principal-id'] }),
     ...(values['revision-id'] === undefined ? {} : { revisionId: values['revision-id'] }),
     ...(number === undefined ? {} : { revisionNumber: Number(number) }),
@@ -200,8 +250,27 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
     ...(timeout === undefined ? {} : { readinessTimeoutMs: Number(timeout) * 1000 }),
     ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
     ...(workspaceFiles === undefined ? {} : { workspaceFiles }),
+    ...(values.since === undefined ? {} : { since: parseSince(values.since) }),
+    ...(values.lines === undefined ? {} : { lines: parseLines(values.lines) }),
+    follow: values.follow ?? false,
     yes: values.yes ?? false,
     json: values.json ?? false,
     verbose: values.verbose ?? false,
   };
+}
+
+export const DEFAULT_LOG_LINES = 100;
+
+/** `--since`: an ISO 8601 UTC time (2026-01-31T12:00:00Z) or an age (90s, 15m, 2h, 7d), as seconds since the epoch. */
+export function parseSince(text: string, now = Date.now()): number {
+  const age = /^([1-9][0-9]{0,5})([smhd])$/.exec(text);
+  if (age) return Math.floor(now / 1000) - Number(age[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[age[2] as 's' | 'm' | 'h' | 'd'];
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(text) && !Number.isNaN(Date.parse(text))) return Math.floor(Date.parse(text) / 1000);
+  throw new UsageError('--since must be a UTC time like 2026-01-31T12:00:00Z or an age like 90s, 15m, 2h or 7d');
+}
+
+export function parseLines(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_LOG_LINES;
+  if (!/^[1-9][0-9]{0,3}$/.test(text) || Number(text) > MAX_LOG_LINES) throw new UsageError(`--lines must be a whole number from 1 to ${MAX_LOG_LINES}`);
+  return Number(text);
 }

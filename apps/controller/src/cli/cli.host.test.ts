@@ -74,7 +74,7 @@ describe('occ-ssh on a real host', () => {
     assert.match(result.out, /revisions: 2:rev-cli-2/);
     assert.match(
       result.out,
-      /recent root operations \(journalctl _UID=0 _TRANSPORT=syslog SYSLOG_IDENTIFIER=occ-ssh-helper\):\n(?: {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=.*\n)*? {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=retire-revision outcome=ok request=[0-9a-f-]{36} namespace=ns-cli agent=agent-cli revision=rev-cli-1 ms=\d+ changes=\d+ version=\S+ helper=[0-9a-f]{64}\n/,
+      /recent root operations \(journalctl _UID=0 _TRANSPORT=syslog SYSLOG_IDENTIFIER=occ-ssh-helper\):\n(?: {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=.*\n)*? {6}\S+ \S+ occ-ssh-helper\[\d+\]: operation=retire-revision outcome=ok request=[0-9a-f-]{36} namespace=ns-cli agent=agent-cli revision=rev-cli-1 ms=\d+ changes=\d+ plan=[0-9a-f]{64} version=\S+ helper=[0-9a-f]{64}\n/,
     );
   });
 

@@ -15,6 +15,10 @@ export interface CommandContext {
   config: SshComputeConfiguration;
   driver: SshComputeDriver;
   report: Reporter;
+  /** Writes to stdout as is, in --json mode too (log entries). */
+  print: (text: string) => void;
+  /** The CLI's interrupt: a command that runs until it (logs --follow) ends on it. */
+  signal?: AbortSignal;
 }
 
 /**

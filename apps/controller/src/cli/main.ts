@@ -10,13 +10,16 @@ import { COMMAND_HELP, USAGE, UsageError, parseCli, type CliOptions } from './ar
 import { HostsFailed, deleteAgent, deleteNamespace, deploy, preflight, retire, status, stop, type CommandContext } from './commands.js';
 import { confirmed, type Input } from './confirm.js';
 import { logDestination } from './log-lines.js';
+import { logs } from './logs.js';
+import { plan } from './plan.js';
 import { Reporter, seconds } from './report.js';
 
 /** 4 and 75 are both retryable: 4 when a host answered with a failure, 75 when none could be reached. */
+/** 0 too when logs --follow ends on an interrupt: following until told to stop is its success. */
 /** 5: the command found nothing to do (stop of a revision that was not running); nothing changed. 6: a destructive command was not confirmed. */
 export const EXIT = { ok: 0, usage: 2, permanent: 3, failed: 4, nothingToDo: 5, notConfirmed: 6, unreachable: 75, interrupted: 130 } as const;
 
-const RUN = { preflight, deploy, stop, retire, 'delete-agent': deleteAgent, 'delete-namespace': deleteNamespace, status } as const;
+const RUN = { preflight, deploy, stop, retire, 'delete-agent': deleteAgent, 'delete-namespace': deleteNamespace, status, logs, plan } as const;
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean };
 
@@ -79,8 +82,10 @@ async function execute(options: CliOptions, out: Stream, err: Stream, signal: Ab
       ...(options.readinessTimeoutMs === undefined ? {} : { readinessTimeoutMs: options.readinessTimeoutMs }),
       onHelperProgress: (progress) => report.helperAlive(progress.heartbeats),
     });
-    const work: Promise<unknown> = RUN[options.command]({ options, config, driver, report } satisfies CommandContext);
-    const result = await untilAborted(work, signal);
+    const context: CommandContext = { options, config, driver, report, print: (text) => out.write(text), ...(signal ? { signal } : {}) };
+    const work: Promise<unknown> = RUN[options.command](context);
+    // Following ends on the interrupt by itself, between two bounded helper calls.
+    const result = options.command === 'logs' && options.follow ? await work : await untilAborted(work, signal);
     if (result === 'interrupted') {
       // Said only once it is true: close() ends the connections and removes the temporary files.
       const closing = driver;
@@ -90,6 +95,11 @@ async function execute(options: CliOptions, out: Stream, err: Stream, signal: Ab
       return EXIT.interrupted;
     }
     report.recap();
+    if (options.command === 'logs' && !options.json) {
+      if (options.follow) err.write('occ-ssh logs: stopped following; connections closed\n');
+      return EXIT.ok;
+    }
+    if (options.command === 'logs' && options.follow) return EXIT.ok;
     if (isNothingDone(result)) {
       if (options.json) out.write(`${JSON.stringify({ ok: true, command: options.command, result, steps: report.steps, hosts: report.hosts, totalMs: report.totalMs() })}\n`);
       else out.write(`${options.command}: ${result.nothingDone}; nothing changed\n`);

@@ -13,7 +13,7 @@ import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../co
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
 import { boundCompileCache } from '../compile-cache.js';
-import { apply } from '../plan/apply.js';
+import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownedListener, probeReady, waitReady, type Readiness } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
@@ -57,7 +57,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
   const { layout, agent, account } = state;
   const base = { port: agent.port, unit: layout.unitName, unitChanged: state.unitChanged };
   if (state.alreadyServing) return { ...base, readyMs: 0 };
-  const applied = await apply(ctx, planActivateRevision(state));
+  const applied = await applyPlanned(ctx, planActivateRevision(state));
   const restartedAt = applied.restartedAt ?? Date.now();
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
   // The wait changes nothing, so other Agents' operations need not queue behind it.
@@ -69,9 +69,20 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
   if (applied.claimToken === undefined) throw new Error('the activation switch staked no claim');
   verifyClaim(layout, args.owner, { agent, revision: state.paths, configurationHash: state.marker.configurationHash, unitText: state.unitText, token: applied.claimToken });
   const record = planRecordActivation(state, readiness, new Date());
-  await apply(ctx, record.steps);
+  await applyPlanned(ctx, record.steps);
   if (!readiness.ready) throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
   return { ...base, readyMs };
+}
+
+/**
+ * The switch activation would make, read as it reads it but for the compile-cache trim, which changes
+ * only the Agent's cache and nothing the switch depends on. The record after the wait is planned once
+ * the wait has found what it finds, so it is named, not listed.
+ */
+export async function activateRevisionPlan(ctx: OpContext, args: Args): Promise<{ steps: Step[]; after: string | null }> {
+  const state = await readActivateRevision(ctx, args);
+  if (state.alreadyServing) return { steps: [], after: `already serving this revision and ready: nothing changes` };
+  return { steps: planActivateRevision(state), after: `then wait up to ${args.readinessTimeoutMs} ms for /readyz on 127.0.0.1:${state.agent.port}, and record served.json (planned after the wait)` };
 }
 
 async function readActivateRevision(ctx: OpContext, args: Args): Promise<ActivateState> {

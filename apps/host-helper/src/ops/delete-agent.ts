@@ -7,7 +7,7 @@ import { TEMP_MARK } from '../atomic-write.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context.js';
 import { hostTree } from '../marker-io.js';
 import { readAgent, readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../ownership.js';
-import { apply } from '../plan/apply.js';
+import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { listDir, lstatOrNull, ownershipError } from '../safe-read.js';
 
@@ -30,9 +30,14 @@ export interface DeleteAgentState {
 }
 
 export async function deleteAgent(ctx: OpContext, args: Args): Promise<Result> {
-  const plan = planDeleteAgent(await readDeleteAgent(ctx, args.owner));
-  await apply(ctx, plan.steps);
+  const plan = await deleteAgentPlan(ctx, args);
+  await applyPlanned(ctx, plan.steps);
   return plan.result;
+}
+
+/** What deleteAgent reads and plans, for it and for plan-operation alike. */
+export async function deleteAgentPlan(ctx: OpContext, args: Args): Promise<Plan<Result>> {
+  return planDeleteAgent(await readDeleteAgent(ctx, args.owner));
 }
 
 /** Security: the Namespace, the Agent, its revisions, unit and account are verified before the first effect, so a conflict changes nothing. */

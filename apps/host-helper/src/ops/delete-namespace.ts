@@ -16,7 +16,7 @@ import { verifyRemovable } from '../accounts.js';
 import { namespacePaths, type OpContext } from '../context.js';
 import { expectOwner, hostTree } from '../marker-io.js';
 import { readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../ownership.js';
-import { apply } from '../plan/apply.js';
+import { applyPlanned } from '../plan/render.js';
 import type { Plan, Step } from '../plan/steps.js';
 import { listDir, lstatOrNull, ownershipError } from '../safe-read.js';
 
@@ -44,9 +44,14 @@ export interface DeleteState {
 }
 
 export async function deleteNamespace(ctx: OpContext, args: Args): Promise<Result> {
-  const plan = planDeleteNamespace(await readDeleteNamespace(ctx, args));
-  await apply(ctx, plan.steps);
+  const plan = await deleteNamespacePlan(ctx, args);
+  await applyPlanned(ctx, plan.steps);
   return plan.result;
+}
+
+/** What deleteNamespace reads and plans, for it and for plan-operation alike. */
+export async function deleteNamespacePlan(ctx: OpContext, args: Args): Promise<Plan<Result>> {
+  return planDeleteNamespace(await readDeleteNamespace(ctx, args));
 }
 
 /** Security: the whole set is validated before the first effect, so a conflict stops nothing. */

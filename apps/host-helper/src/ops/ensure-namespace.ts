@@ -3,7 +3,7 @@ import { namespaceMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { namespacePaths, rootPaths, type OpContext } from '../context.js';
 import { expectOwner, readMarker } from '../marker-io.js';
-import { apply } from '../plan/apply.js';
+import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan } from '../plan/steps.js';
 import { ROOT_PRIVATE_DIR, ownershipError, verifyDir } from '../safe-read.js';
 
@@ -16,9 +16,14 @@ export interface NamespaceState {
 }
 
 export async function ensureNamespace(ctx: OpContext, args: Args): Promise<OperationResult<'ensure-namespace'>> {
-  const plan = planEnsureNamespace(readEnsureNamespace(ctx, args), args);
-  await apply(ctx, plan.steps);
+  const plan = ensureNamespacePlan(ctx, args);
+  await applyPlanned(ctx, plan.steps);
   return plan.result;
+}
+
+/** What ensureNamespace reads and plans, for it and for plan-operation alike. */
+export function ensureNamespacePlan(ctx: OpContext, args: Args): Plan<OperationResult<'ensure-namespace'>> {
+  return planEnsureNamespace(readEnsureNamespace(ctx, args), args);
 }
 
 function readEnsureNamespace(ctx: OpContext, args: Args): NamespaceState {

@@ -8,7 +8,8 @@ import { refuseDirectory, TEMP_MARK } from '../atomic-write.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
-import { resolveAccount, apply } from '../plan/apply.js';
+import { resolveAccount } from '../plan/apply.js';
+import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Id, type Plan, type Step } from '../plan/steps.js';
 import { refuseFullDisk } from '../capacity.js';
 import { allocatePort } from '../ports.js';
@@ -37,9 +38,14 @@ export interface PrepareState {
 export type PlannedAccount = { name: string; uid: Id; gid: Id };
 
 export async function prepareRevision(ctx: OpContext, args: Args): Promise<Result> {
-  const plan = planPrepareRevision(await readPrepareRevision(ctx, args), args);
-  const applied = await apply(ctx, plan.steps);
+  const plan = await prepareRevisionPlan(ctx, args);
+  const applied = await applyPlanned(ctx, plan.steps);
   return { ...plan.result, account: resolveAccount(applied, plan.result.account) };
+}
+
+/** What prepareRevision reads and plans, for it and for plan-operation alike. */
+export async function prepareRevisionPlan(ctx: OpContext, args: Args) {
+  return planPrepareRevision(await readPrepareRevision(ctx, args), args);
 }
 
 async function readPrepareRevision(ctx: OpContext, args: Args): Promise<PrepareState> {

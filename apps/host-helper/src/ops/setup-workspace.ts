@@ -11,7 +11,7 @@ import { verifyAccount } from '../accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { expectOwner, readMarker } from '../marker-io.js';
 import { agentOwnerFields, readRevision, requireAgent, verifyNamespace, verifySnapshot } from '../ownership.js';
-import { apply } from '../plan/apply.js';
+import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownershipError, ROOT_FILE } from '../safe-read.js';
 import type { AgentLayout } from '@occ-ssh/markers';
@@ -32,9 +32,14 @@ export interface SetupState {
 }
 
 export async function setupWorkspace(ctx: OpContext, args: Args): Promise<Result> {
-  const plan = planSetupWorkspace(await readSetupWorkspace(ctx, args), args);
-  await apply(ctx, plan.steps);
+  const plan = await setupWorkspacePlan(ctx, args);
+  await applyPlanned(ctx, plan.steps);
   return plan.result;
+}
+
+/** What setupWorkspace reads and plans, for it and for plan-operation alike. */
+export async function setupWorkspacePlan(ctx: OpContext, args: Args): Promise<Plan<Result>> {
+  return planSetupWorkspace(await readSetupWorkspace(ctx, args), args);
 }
 
 async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupState> {

@@ -2,16 +2,21 @@
 // snapshot, home, state and credentials.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
-import { apply } from '../plan/apply.js';
+import { applyPlanned } from '../plan/render.js';
 import type { Plan } from '../plan/steps.js';
 import { inspectRevisionForChange, type RevisionState } from '../revision-inspection.js';
 
 type Result = OperationResult<'stop-revision'>;
 
 export async function stopRevision(ctx: OpContext, args: OperationArgs<'stop-revision'>): Promise<Result> {
-  const plan = planStopRevision(await inspectRevisionForChange(ctx, args));
-  await apply(ctx, plan.steps);
+  const plan = await stopRevisionPlan(ctx, args);
+  await applyPlanned(ctx, plan.steps);
   return plan.result;
+}
+
+/** What stopRevision reads and plans, for it and for plan-operation alike. */
+export async function stopRevisionPlan(ctx: OpContext, args: OperationArgs<'stop-revision'>): Promise<Plan<Result>> {
+  return planStopRevision(await inspectRevisionForChange(ctx, args));
 }
 
 export function planStopRevision({ agent, layout, paths, unit, current }: RevisionState): Plan<Result> {

@@ -7,7 +7,9 @@ import { deleteNamespaceOperation } from './delete-namespace.js';
 import { ensureNamespaceOperation } from './ensure-namespace.js';
 import { inventoryOperation } from './inventory.js';
 import { prepareRevisionOperation } from './prepare-revision.js';
+import { planOperationOperation } from './plan-operation.js';
 import { probeOperation } from './probe.js';
+import { readLogsOperation } from './read-logs.js';
 import { retireRevisionOperation } from './retire-revision.js';
 import { setupWorkspaceOperation } from './setup-workspace.js';
 import { stopRevisionOperation } from './stop-revision.js';
@@ -26,6 +28,8 @@ export const OPERATIONS = {
   'delete-agent': deleteAgentOperation,
   'delete-namespace': deleteNamespaceOperation,
   inventory: inventoryOperation,
+  'read-logs': readLogsOperation,
+  'plan-operation': planOperationOperation,
 } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
@@ -53,4 +57,6 @@ export { MAX_READINESS_TIMEOUT_MS } from './activate-revision.js';
 export { MAX_DOCUMENT_BYTES, gatewayAuthMode, type GatewayAuthMode } from './prepare-revision.js';
 export type { InventoryAgent, InventoryResult } from './inventory.js';
 export type { HostCapacity, ProbeResult } from './probe.js';
+export { PLANNED_OPERATIONS, type PlanResult, type PlannedOperation, type PlannedStep } from './plan-operation.js';
+export { MAX_LOG_BYTES, MAX_LOG_LINES, type LogEntry } from './read-logs.js';
 export { workspaceSetupArgs } from './setup-workspace.js';

@@ -1,0 +1,53 @@
+// read-logs: one Agent's gateway journal. The unit and UID come from the Agent's verified markers and
+// live account, never from the request; every other value is a number or a checked cursor.
+import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
+import { verifyAccount } from '../accounts.js';
+import { agentPaths, namespacePaths, type OpContext } from '../context.js';
+import { readJournal } from '../journal.js';
+import { readServed, requireAgent, verifyNamespace } from '../ownership.js';
+import { ownershipError } from '../safe-read.js';
+
+type Args = OperationArgs<'read-logs'>;
+
+export async function readLogs(ctx: OpContext, args: Args): Promise<OperationResult<'read-logs'>> {
+  const { owner } = args;
+  verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
+  const layout = agentPaths(ctx, owner);
+  const agent = requireAgent(layout, owner);
+  const live = await verifyAccount(ctx, owner);
+  if (agent.uid !== live.uid) throw ownershipError(layout.marker, 'Agent marker records a different UID than the live account');
+  let since = args.sinceEpochSeconds;
+  if (args.revision) {
+    const served = readServed(layout, owner);
+    // The journal does not record revisions: a revision's entries are those since it began to be served.
+    if (served?.revisionId !== args.revision.id)
+      throw new ComputeError(
+        'conflict',
+        `revision ${args.revision.id} is not the revision the gateway serves (${served ? served.revisionId : 'none'}); only the served revision's logs can be told apart`,
+        { path: layout.served },
+      );
+    since = Math.max(since ?? 0, Math.floor(Date.parse(served.servedAt) / 1000));
+  }
+  // A first look keeps the newest entries; a page after a cursor the oldest, so following skips nothing.
+  const page = await readJournal(journalArgs(layout.unitName, live.uid, args.lines, since, args.afterCursor), args.afterCursor ? 'oldest' : 'newest', ctx.session.signal);
+  return { unit: layout.unitName, uid: live.uid, ...page, cursor: page.cursor ?? args.afterCursor ?? null };
+}
+
+/**
+ * Security: selected by the fields journald stamps itself, the unit from the writer's cgroup and the UID
+ * from its socket credentials, so a gateway cannot log into another Agent's view. SYSLOG_IDENTIFIER,
+ * which the gateway chooses, is never matched.
+ */
+export function journalArgs(unit: string, uid: number, lines: number, since: number | undefined, afterCursor: string | undefined): string[] {
+  return [
+    '--no-pager',
+    '--quiet',
+    '--output=json',
+    '--output-fields=MESSAGE,_PID',
+    `--lines=${lines}`,
+    ...(since === undefined ? [] : [`--since=@${since}`]),
+    ...(afterCursor === undefined ? [] : [`--after-cursor=${afterCursor}`]),
+    `_SYSTEMD_UNIT=${unit}`,
+    `_UID=${uid}`,
+  ];
+}

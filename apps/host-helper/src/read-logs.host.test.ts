@@ -1,0 +1,81 @@
+// Real-host proof of read-logs: a compromised gateway writes escape sequences, a line under the
+// helper's syslog tag and lines claiming another Agent's tag; read-logs returns its own lines as data,
+// attributed to its unit and UID, never a sibling's, and bounded by `lines`.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { AUDIT_IDENTIFIER } from './audit.js';
+import { accountOf, activateArgs, fails, installTenantGateway, layoutOf, ok, owner, prepareArgs, type CallOptions } from '@occ-ssh/test-support';
+
+const ESCAPES = '\\x1b[2J\\x1b]0;owned\\x07\\x9b31m';
+const ATTACK = `
+const { execFileSync } = require('node:child_process');
+console.log('hostile ${ESCAPES} end');
+execFileSync('/usr/bin/logger', ['-t', '${AUDIT_IDENTIFIER}', '--', 'operation=delete-namespace outcome=ok request=forged namespace=ns-victim']);
+execFileSync('/usr/bin/logger', ['-t', 'openclaw-enterprise-gateway', '--', 'a line claiming any tag']);
+for (let i = 0; i < 30; i++) console.log('filler ' + i);
+require('node:fs').writeFileSync(process.env.OPENCLAW_STATE_DIR + '/logged.done', 'ok\\n');
+`;
+
+describe('read-logs on a real host', () => {
+  let host: TestHost;
+  const hostile = owner('logger');
+  const sibling = owner('quiet');
+  let runtime: CallOptions;
+  const prepared = prepareArgs(hostile, 1);
+
+  before(async () => {
+    host = await startTestHost({ name: 'hlogs' });
+    runtime = { runtime: { openclawPath: await installTenantGateway(host, 'logger', ATTACK) } };
+    for (const who of [hostile, sibling]) await ok(host, 'ensure-namespace', { namespace: who.namespace }, runtime);
+    await ok(host, 'prepare-revision', prepared, runtime);
+    await ok(host, 'activate-revision', activateArgs(prepared), runtime);
+    const quiet = prepareArgs(sibling, 1);
+    await ok(host, 'prepare-revision', quiet);
+    await ok(host, 'activate-revision', activateArgs(quiet));
+    assert.equal((await host.run(['cat', `${layoutOf(hostile).state}/logged.done`])).trim(), 'ok');
+    await host.run(['journalctl', '--flush']);
+  });
+  after(() => host?.down());
+
+  test("the gateway's own lines, escapes as data, the forged helper line attributed to its unit and UID", async () => {
+    const uid = Number((await host.run(['id', '-u', accountOf(hostile)])).trim());
+    const page = await ok(host, 'read-logs', { owner: hostile, lines: 1000 }, runtime);
+    assert.equal(page.unit, layoutOf(hostile).unitName);
+    assert.equal(page.uid, uid);
+    const messages = page.entries.map((e) => e.message ?? '');
+    assert.ok(messages.includes('hostile \x1b[2J\x1b]0;owned\x07\u009b31m end'), messages.join('\n'));
+    assert.ok(
+      messages.some((m) => m.includes('request=forged')),
+      'the forged line is returned, as the gateway’s',
+    );
+    assert.ok(messages.includes('a line claiming any tag'));
+    assert.ok(page.cursor);
+    // The sibling's unit is another selection: none of the hostile lines are in it.
+    const other = await ok(host, 'read-logs', { owner: sibling, lines: 1000 });
+    assert.equal(other.entries.filter((e) => /hostile|forged|filler/.test(e.message ?? '')).length, 0);
+  });
+
+  test('lines bounds the answer to the newest entries; a cursor returns only what came after', async () => {
+    const all = await ok(host, 'read-logs', { owner: hostile, lines: 1000 }, runtime);
+    const page = await ok(host, 'read-logs', { owner: hostile, lines: 5 }, runtime);
+    assert.deepEqual(page.entries, all.entries.slice(-5));
+    const later = await ok(host, 'read-logs', { owner: hostile, lines: 1000, afterCursor: page.cursor! }, runtime);
+    const seen = new Set(all.entries.map((e) => JSON.stringify(e)));
+    assert.equal(later.entries.filter((e) => seen.has(JSON.stringify(e))).length, 0, later.entries.map((e) => e.message).join('\n'));
+    assert.equal(later.cursor, later.entries.length === 0 ? page.cursor : later.cursor);
+  });
+
+  test('a revision that is not the served one is refused, naming the served one', async () => {
+    const error = await fails(host, 'read-logs', { owner: hostile, lines: 10, revision: { id: 'rev-other', number: 9 } }, runtime);
+    assert.equal(error.code, 'conflict');
+    assert.match(error.message, new RegExp(`serves \\(${prepared.revision.id}\\)`));
+    const since = await ok(host, 'read-logs', { owner: hostile, lines: 1000, revision: prepared.revision }, runtime);
+    assert.ok(since.entries.some((e) => /filler/.test(e.message ?? '')));
+  });
+
+  test('an Agent that is not on the host is refused, before any journal is read', async () => {
+    const error = await fails(host, 'read-logs', { owner: owner('absent'), lines: 10 });
+    assert.equal(error.code, 'ownership');
+  });
+});

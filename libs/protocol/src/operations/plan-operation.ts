@@ -1,0 +1,64 @@
+// plan-operation: what a mutating operation would change, without changing anything. The helper reads
+// the host and runs the operation's own planner; the steps come back as data, secret-free (paths,
+// owners, modes and digests, never file contents), with the digest the operation's audit line repeats.
+import * as z from 'zod/mini';
+import { sha256Hex } from '../fields.js';
+import { activateRevisionOperation } from './activate-revision.js';
+import { defineOperation } from './define.js';
+import { deleteAgentOperation } from './delete-agent.js';
+import { deleteNamespaceOperation } from './delete-namespace.js';
+import { ensureNamespaceOperation } from './ensure-namespace.js';
+import { EXAMPLE_OWNER, EXAMPLE_REVISION } from './examples.js';
+import { prepareRevisionOperation } from './prepare-revision.js';
+import { retireRevisionOperation } from './retire-revision.js';
+import { setupWorkspaceOperation } from './setup-workspace.js';
+import { stopRevisionOperation } from './stop-revision.js';
+
+/** Every mutating operation, with its own argument schema: a plan is asked with exactly the real call's arguments. */
+const PLANNED = {
+  'ensure-namespace': ensureNamespaceOperation,
+  'prepare-revision': prepareRevisionOperation,
+  'setup-workspace': setupWorkspaceOperation,
+  'activate-revision': activateRevisionOperation,
+  'stop-revision': stopRevisionOperation,
+  'retire-revision': retireRevisionOperation,
+  'delete-agent': deleteAgentOperation,
+  'delete-namespace': deleteNamespaceOperation,
+} as const;
+
+export type PlannedOperation = keyof typeof PLANNED;
+export const PLANNED_OPERATIONS = Object.keys(PLANNED) as PlannedOperation[];
+
+const [first, ...rest] = PLANNED_OPERATIONS.map((name) => z.strictObject({ operation: z.literal(name), args: PLANNED[name].args }));
+
+const plannedStep = z.strictObject({
+  /** The step's kind, as the helper's plan names it (create-account, write-file, enable-unit, restart-unit, …). */
+  op: z.string(),
+  /** What it acts on: a path, a unit or an account. */
+  target: z.string(),
+  /** Owner, mode, digest, link target and the like; never a file's contents. */
+  details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+});
+
+export const planOperationOperation = defineOperation({
+  args: z.discriminatedUnion('operation', [first!, ...rest]),
+  result: z.strictObject({
+    steps: z.array(plannedStep),
+    /** SHA-256 of the steps as listed: the audit line of the real operation carries the same as `plan=`. */
+    digest: sha256Hex,
+    /** What the operation does after these steps that cannot be planned before they run (activation's readiness wait and record). */
+    after: z.nullable(z.string()),
+  }),
+  mutates: false,
+  example: {
+    args: { operation: 'stop-revision', args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION } },
+    result: {
+      steps: [{ op: 'stop-and-disable', target: 'openclaw-enterprise-gateway-0123456789ab.service', details: {} }],
+      digest: '0'.repeat(64),
+      after: null,
+    },
+  },
+});
+
+export type PlannedStep = z.infer<typeof plannedStep>;
+export type PlanResult = z.infer<typeof planOperationOperation.result>;
