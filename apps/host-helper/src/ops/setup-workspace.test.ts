@@ -14,7 +14,7 @@ const MARKER = `${layout.dir}/workspace-setup.json`;
 const WORKSPACE = `${layout.state}/workspace`;
 const account = { uid: 991, gid: 992 };
 const target = { nodePath: '/usr/bin/node', account, dir: WORKSPACE };
-const run = { nodePath: '/usr/bin/node', openclawPath: '/opt/openclaw/openclaw.mjs', layout, account, configuration: '{}', port: 18800 };
+const run = { nodePath: '/usr/bin/node', openclawPath: '/opt/openclaw/openclaw.mjs', layout, account, configuration: '{}', port: 18800, root: '/var/lib/openclaw-enterprise' };
 const STOCK = 'b'.repeat(64);
 
 function state(overrides: Partial<SetupState> = {}): SetupState {

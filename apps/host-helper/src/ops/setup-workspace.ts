@@ -16,7 +16,7 @@ import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownershipError, ROOT_FILE } from '../safe-read.js';
 import type { AgentLayout } from '@occ-ssh/markers';
 import { inspectWorkspace, refuseConflicts, replaceableDigests, type WorkspaceTarget } from '../workspace/documents.js';
-import { readOpenClawBuild, type NativeSetupRun, type OpenClawBuild } from '../workspace/native-setup.js';
+import { NATIVE_SETUP_TIMEOUT_MS, nativeSetupArgv, readOpenClawBuild, type NativeSetupRun, type OpenClawBuild } from '../workspace/native-setup.js';
 
 type Args = OperationArgs<'setup-workspace'>;
 type Result = OperationResult<'setup-workspace'>;
@@ -61,7 +61,10 @@ async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupStat
     );
     refuseConflicts(target.dir, inspection, replaceableDigests(setup.documents, build.stock));
   }
-  const run = { nodePath: ctx.runtime.nodePath, openclawPath: ctx.runtime.openclawPath, layout, account: target.account, configuration, port: agent.port };
+  const { nodePath, openclawPath, root, gatewayLimits: limits } = ctx.runtime;
+  const run = { nodePath, openclawPath, layout, account: target.account, configuration, port: agent.port, root, limits };
+  // The unit's sandbox is rendered now, so a configuration it refuses fails before the first change.
+  nativeSetupArgv(run, NATIVE_SETUP_TIMEOUT_MS);
   return { markerPath, recorded, build, target, run };
 }
 
