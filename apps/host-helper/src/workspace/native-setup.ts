@@ -117,7 +117,7 @@ export function nativeSetupArgv(run: NativeSetupRun, timeoutMs: number): string[
 }
 
 /** Stops the Agent's setup unit, waiting until every process of it is gone; a unit systemd does not know is already stopped. */
-async function stopNativeSetup(unit: string): Promise<void> {
+export async function stopNativeSetup(unit: string): Promise<void> {
   await runCommand('systemctl', ['stop', unit], 60_000);
 }
 
