@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { ROOT, installTenantGateway, layoutOf, ok, owner, prepareArgs } from '@occ-ssh/test-support';
+import { workspaceSetupMarkerPath } from '@occ-ssh/markers';
+import { ROOT, exists, fails, installTenantGateway, layoutOf, ok, owner, prepareArgs } from '@occ-ssh/test-support';
 
 const SLEEP_SECONDS = '4321';
 
@@ -31,6 +32,19 @@ if (process.argv[2] === 'setup') {
 }
 `;
 }
+
+/** As `setup`: plant a link where the documents go, as `link-mode` in state/ says: at SOUL.md, or at the workspace itself. */
+const LINK_PLANTING_SETUP = `
+if (process.argv[2] === 'setup') {
+  const fs = require('node:fs');
+  const state = process.env.OPENCLAW_STATE_DIR;
+  const mode = fs.readFileSync(state + '/link-mode', 'utf8').trim();
+  fs.rmSync(state + '/workspace', { recursive: true, force: true });
+  if (mode === 'document') { fs.mkdirSync(state + '/workspace'); fs.symlinkSync('/srv/victim/SOUL.md', state + '/workspace/SOUL.md'); }
+  else fs.symlinkSync('/srv/victim', state + '/workspace');
+  process.exit(0);
+}
+`;
 
 describe('native setup inside the Agent unit sandbox on a real host', { timeout: 10 * 60_000 }, () => {
   let host: TestHost;
@@ -71,6 +85,31 @@ describe('native setup inside the Agent unit sandbox on a real host', { timeout:
     assert.deepEqual(view.listed[`${ROOT}/namespaces`], [attackerLayout.dir.split('/')[5]]);
     assert.match(String(view.listed[victimLayout.dir]), /^error ENOENT$/);
     assert.match(String(view.listed[victimLayout.state]), /^error ENOENT$/);
+  });
+
+  test('links native setup plants at a document or at the workspace never redirect a document write', async () => {
+    const linker = owner('setup-linker', 'linker');
+    const layout = layoutOf(linker);
+    await ok(host, 'ensure-namespace', { namespace: linker.namespace });
+    const prepared = prepareArgs(linker, 1);
+    await ok(host, 'prepare-revision', prepared);
+    await host.run(['sh', '-c', 'mkdir -p /srv/victim && echo root-owned > /srv/victim/SOUL.md && chmod 644 /srv/victim/SOUL.md']);
+    const victim = () => host.run(['sh', '-c', 'ls -A /srv/victim; sha256sum /srv/victim/SOUL.md']);
+    const untouched = await victim();
+    const openclawPath = await installTenantGateway(host, 'setup-links', LINK_PLANTING_SETUP);
+    const args = { owner: linker, revision: prepared.revision, setup: { id: 'setup-links', completed: false, documents: [{ name: 'SOUL.md' as const, content: '# SOUL.md\n\nMine.\n' }] } };
+    for (const [mode, path] of [
+      ['document', `${layout.state}/workspace/SOUL.md`],
+      ['workspace', `${layout.state}/workspace`],
+    ] as const) {
+      // What the previous round planted goes first: the refusal must come from this round's link.
+      await host.run(['sh', '-c', `rm -rf ${layout.state}/workspace && echo ${mode} > ${layout.state}/link-mode`]);
+      const error = await fails(host, 'setup-workspace', args, { runtime: { openclawPath } });
+      assert.ok(['ownership', 'host-command'].includes(error.code), `${mode}: ${JSON.stringify(error)}`);
+      assert.equal(error.path, path, `${mode}: the refusal names the planted link`);
+      assert.equal(await victim(), untouched, `${mode}: the link target is untouched`);
+      assert.equal(await exists(host, workspaceSetupMarkerPath(layout.dir)), false, `${mode}: no marker`);
+    }
   });
 
   test('native setup writes nowhere outside its own home/ and state/ on the host', async () => {
