@@ -120,6 +120,7 @@ describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
       activation: '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/activation',
       unitName: 'openclaw-enterprise-gateway-fcfbd503951a.service',
       unitFile: '/etc/systemd/system/openclaw-enterprise-gateway-fcfbd503951a.service',
+      setupUnitName: 'openclaw-enterprise-setup-fcfbd503951a.service',
     });
     assert.equal(agentLayout(ROOT, UNIT_DIR, NS, AGENT).dir, agentDir);
   });

@@ -8,6 +8,11 @@ export function unitName(agentId: string): string {
   return `${UNIT_PREFIX}${agentHash(agentId)}.service`;
 }
 
+/** The transient unit native workspace setup runs in: one name per Agent, so systemd refuses a second run while one is active. */
+export function setupUnitName(agentId: string): string {
+  return `openclaw-enterprise-setup-${agentHash(agentId)}.service`;
+}
+
 interface RootLayout {
   root: string;
   lock: string;
@@ -74,6 +79,7 @@ export interface AgentLayout {
   activation: string;
   unitName: string;
   unitFile: string;
+  setupUnitName: string;
 }
 
 const AGENT_MARKER = 'agent.json';
@@ -106,6 +112,7 @@ export function agentLayoutAt(dir: string, unitDirectory: string, agentId: strin
     activation: `${dir}/activation`,
     unitName: unit,
     unitFile: `${unitDirectory}/${unit}`,
+    setupUnitName: setupUnitName(agentId),
   };
 }
 

@@ -35,7 +35,23 @@ export function hasOwnershipHeader(unitText: string, namespaceId: string, agentI
   return unitText.startsWith(`${unitOwnershipHeader(namespaceId, agentId)}\n`);
 }
 
-export function renderUnit(input: UnitInput): string {
+/** What the sandbox and limit properties of an Agent's units are rendered from. */
+export interface SandboxInput {
+  nodePath: string;
+  openclawPath: string;
+  port: number;
+  root: string;
+  layout: AgentLayout;
+  limits?: GatewayLimits | undefined;
+  /** Bind the `current` snapshot back read-only: the gateway reads its configuration there; native setup gets a scratch copy in state/. */
+  current: boolean;
+}
+
+/**
+ * The sandbox and limit properties every process of an Agent runs under (its gateway unit, and the
+ * transient unit of native setup, which runs Agent-writable code too), one `Name=value` each.
+ */
+export function renderSandbox(input: SandboxInput): string[] {
   const { layout, root } = input;
   const unitDirectory = layout.unitFile.slice(0, layout.unitFile.lastIndexOf('/'));
   for (const [what, value] of Object.entries({ root, 'unit directory': unitDirectory })) {
@@ -51,11 +67,17 @@ export function renderUnit(input: UnitInput): string {
     const problem = safePathProblem(value) ?? sandboxHiddenProblem(value) ?? driverDirProblem(value, [root, ...hidden]);
     if (problem) throw new UnitRenderError(`${what} cannot be rendered into a unit: ${problem}`);
   }
-  // Security: only a per-Agent account name (prefix, hyphen, 12 hex) may run a gateway; never root.
-  if (!/^[a-z_][a-z0-9_-]{0,18}-[0-9a-f]{12}$/.test(input.account)) throw new UnitRenderError('account name cannot be rendered into a unit');
   if (!Number.isInteger(input.port) || input.port < 1024 || input.port > 65535) {
     throw new UnitRenderError('port cannot be rendered into a unit');
   }
+  return ['NoNewPrivileges=true', 'PrivateTmp=true', ...sandboxLines(layout, root, hidden, input.current), ...socketBindLines(input.port), ...limitLines(input.limits ?? {})];
+}
+
+export function renderUnit(input: UnitInput): string {
+  const { layout } = input;
+  const sandbox = renderSandbox({ ...input, current: true });
+  // Security: only a per-Agent account name (prefix, hyphen, 12 hex) may run a gateway; never root.
+  if (!/^[a-z_][a-z0-9_-]{0,18}-[0-9a-f]{12}$/.test(input.account)) throw new UnitRenderError('account name cannot be rendered into a unit');
   return [
     // No revision and no placeholder value in the unit: the same Agent's unit stays byte-identical
     // across revisions and launch environments, so an activation rewrites it and runs daemon-reload
@@ -89,11 +111,7 @@ export function renderUnit(input: UnitInput): string {
     'RestartSec=2',
     'KillSignal=SIGTERM',
     'TimeoutStopSec=30',
-    'NoNewPrivileges=true',
-    'PrivateTmp=true',
-    ...sandboxLines(layout, root, hidden),
-    ...socketBindLines(input.port),
-    ...limitLines(input.limits ?? {}),
+    ...sandbox,
     '',
     '[Install]',
     'WantedBy=multi-user.target',
@@ -117,7 +135,7 @@ export function renderUnit(input: UnitInput): string {
  * ProtectControlGroups=, ProtectProc= or ProcSubset= was observed to leave /run and the world-writable
  * /run/lock writable; this keeps them read-only whatever the systemd build does.
  */
-function sandboxLines(layout: AgentLayout, root: string, hiddenUnits: readonly string[]): string[] {
+function sandboxLines(layout: AgentLayout, root: string, hiddenUnits: readonly string[], current: boolean): string[] {
   return [
     // Filesystem: everything read-only except the Agent's own home/ and state/.
     'ProtectSystem=strict',
@@ -126,7 +144,7 @@ function sandboxLines(layout: AgentLayout, root: string, hiddenUnits: readonly s
     // the unit starts, so each restart binds the snapshot it then points at.
     `TemporaryFileSystem=${root}:ro`,
     `BindPaths=${layout.home} ${layout.state}`,
-    `BindReadOnlyPaths=${layout.current}`,
+    ...(current ? [`BindReadOnlyPaths=${layout.current}`] : []),
     // Security: every sibling's unit file and link, and the system bus, through which any account can
     // list every unit and read its properties. The gateway needs none of them.
     `InaccessiblePaths=${hiddenUnits.join(' ')} -/run/dbus/system_bus_socket`,

@@ -59,9 +59,10 @@ function recapHost(report: Reporter, host: string, failure: ComputeError | undef
 export async function deploy({ options, driver, report }: CommandContext) {
   const { binding, revision } = resourcesFrom(options);
   const files = workspaceFilesFrom(options);
-  const context = files ? workspaceContext(revision, files) : undefined;
   const ledger = new Ledger(options.ledger ?? defaultLedgerPath());
   const before = ledger.entry(revision.namespaceId, revision.agentId);
+  const context = workspaceContext(revision, files, before?.workspaceSetupId);
+  const pendingSetup = context?.workspaceSetup as { id: string; completed: boolean } | undefined;
   report.line(`deploy ${revision.agentId} revision ${revision.revision} (${revision.id}) to Namespace ${binding.namespace.name}`);
   // The throwing form: a failed step shows as failed, with the host's or the transport's own cause.
   await report.step('ensure namespace', () => driver.ensureNamespaceOrThrow(binding.namespace));
@@ -76,6 +77,8 @@ export async function deploy({ options, driver, report }: CommandContext) {
   const expected = before?.active.id ?? null;
   const committed = await report.step('commit active revision (ledger compare-and-set)', () => ledger.compareAndSet(revision, expected));
   await report.step('activate (unit, current, restart, readiness)', () => driver.activateRevision(revision, context));
+  // As OCC does in its activation-completion transaction: from here on the setup is complete.
+  if (pendingSetup && !pendingSetup.completed) await ledger.completeWorkspaceSetup(revision.namespaceId, revision.agentId, pendingSetup.id);
   const previous = committed.previous && committed.previous.id !== revision.id ? committed.previous : null;
   if (previous) await report.step(`retire previous revision ${previous.revision}`, () => driver.retireRevision(previous));
   const endpoint = await report.step(

@@ -10,6 +10,8 @@ export interface LedgerEntry {
   active: AgentRevision;
   previous: AgentRevision | null;
   committedAt: string;
+  /** The workspace setup an activation completed, as OCC records it: later deploys send it `completed: true`. */
+  workspaceSetupId?: string;
 }
 
 interface LedgerFile {
@@ -55,11 +57,27 @@ export class Ledger {
       if ((current?.active.id ?? null) !== expected) {
         throw new ComputeError('conflict', `ledger conflict: Agent ${revision.agentId} moved to revision ${current?.active.id ?? 'none'} concurrently`, { path: this.path });
       }
-      const entry: LedgerEntry = { active: revision, previous: current?.active ?? null, committedAt: new Date().toISOString() };
+      const entry: LedgerEntry = {
+        active: revision,
+        previous: current?.active ?? null,
+        committedAt: new Date().toISOString(),
+        ...(current?.workspaceSetupId ? { workspaceSetupId: current.workspaceSetupId } : {}),
+      };
       if (current?.active.id === revision.id) entry.previous = current.previous;
       file.agents[id] = entry;
       this.write(file);
       return entry;
+    });
+  }
+
+  /** Records the Agent's workspace setup complete, after the activation that required it; a no-op when the Agent is gone. */
+  async completeWorkspaceSetup(namespaceId: string, agentId: string, setupId: string): Promise<void> {
+    await this.locked(() => {
+      const file = this.read();
+      const entry = file.agents[key(namespaceId, agentId)];
+      if (!entry) return;
+      entry.workspaceSetupId = setupId;
+      this.write(file);
     });
   }
 

@@ -7,6 +7,7 @@ import { describe, test } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
 import { revisionFor } from '../../test/fakes.js';
 import { UsageError, parseCli, type CliOptions } from './args.js';
+import { Ledger } from './ledger.js';
 import { workspaceContext, workspaceFilesFrom } from './workspace-files.js';
 
 const dir = mkdtempSync(`${tmpdir()}/occ-ws-cli-`);
@@ -54,11 +55,38 @@ describe('occ-ssh deploy --workspace / --workspace-file', () => {
 
   test("the setup is OCC's pending one, with an id fixed by the Agent and the documents", () => {
     const revision = revisionFor();
-    const context = workspaceContext(revision, { 'SOUL.md': '# Soul\n' });
-    const setup = context.workspaceSetup as Record<string, unknown>;
+    const setupOf = (files: Record<string, string>) => workspaceContext(revision, files, undefined)?.workspaceSetup as Record<string, unknown>;
+    const setup = setupOf({ 'SOUL.md': '# Soul\n' });
     assert.deepEqual({ ...setup, id: undefined }, { id: undefined, namespaceId: revision.namespaceId, agentId: revision.agentId, files: { 'SOUL.md': '# Soul\n' }, completed: false });
     assert.match(String(setup.id), /^cli-[0-9a-f]{32}$/);
-    assert.equal((workspaceContext(revision, { 'SOUL.md': '# Soul\n' }).workspaceSetup as { id: string }).id, setup.id);
-    assert.notEqual((workspaceContext(revision, { 'SOUL.md': '# Soul 2\n' }).workspaceSetup as { id: string }).id, setup.id);
+    assert.equal(setupOf({ 'SOUL.md': '# Soul\n' }).id, setup.id);
+    assert.notEqual(setupOf({ 'SOUL.md': '# Soul 2\n' }).id, setup.id);
+    assert.equal(workspaceContext(revision, undefined, undefined), undefined, 'no documents and no completed setup: no workspace setup at all');
+  });
+
+  test('once the ledger records the setup complete, every later deploy sends it completed, without documents', () => {
+    const revision = revisionFor();
+    const first = workspaceContext(revision, { 'SOUL.md': '# Soul\n' }, undefined)?.workspaceSetup as { id: string };
+    const later = { id: first.id, namespaceId: revision.namespaceId, agentId: revision.agentId, completed: true };
+    assert.deepEqual(workspaceContext(revision, undefined, first.id)?.workspaceSetup, later);
+    assert.deepEqual(workspaceContext(revision, { 'SOUL.md': '# Soul\n' }, first.id)?.workspaceSetup, later, 'the same documents again are not replayed');
+    assert.throws(
+      () => workspaceContext(revision, { 'SOUL.md': '# Edited soul\n' }, first.id),
+      (error: unknown) => error instanceof UsageError && /completed its workspace setup/.test(error.message) && !error.message.includes('Edited soul'),
+    );
+  });
+});
+
+describe('the ledger records a completed workspace setup', () => {
+  test('kept across later commits, and forgotten with the Agent', async () => {
+    const ledger = new Ledger(`${dir}/ledger.json`);
+    const revision = revisionFor();
+    await ledger.compareAndSet(revision, null);
+    await ledger.completeWorkspaceSetup(revision.namespaceId, revision.agentId, 'cli-setup-1');
+    const next = { ...revision, id: `${revision.id}-next` };
+    await ledger.compareAndSet(next, revision.id);
+    assert.equal(ledger.entry(revision.namespaceId, revision.agentId)?.workspaceSetupId, 'cli-setup-1');
+    await ledger.remove(revision.namespaceId, revision.agentId);
+    assert.equal(ledger.entry(revision.namespaceId, revision.agentId), undefined);
   });
 });

@@ -44,16 +44,27 @@ export function workspaceFilesFrom(options: CliOptions): Record<string, string> 
 }
 
 /**
- * The pending setup OCC would hand over. Its id is derived from the Agent and the documents: a retry
- * of the same deploy is recognised on the host, and other documents after completion are refused.
+ * The setup OCC would hand over. Its id is derived from the Agent and the documents: a retry of the
+ * same deploy is recognised on the host. Once the ledger records a setup complete, every later deploy
+ * sends that setup with `completed: true` and no documents, so the host verifies its marker and never
+ * replays it; other documents then are refused (the workspace is the user's, edited through the gateway).
  */
-export function workspaceContext(revision: AgentRevision, files: Record<string, string>): ComputeRevisionContext {
+export function workspaceContext(revision: AgentRevision, files: Record<string, string> | undefined, completedId: string | undefined): ComputeRevisionContext | undefined {
+  const base = { harnessAuth: revision.harnessAuth, secretEnvironment: [] };
+  const agent = { namespaceId: revision.namespaceId, agentId: revision.agentId };
+  if (completedId !== undefined) {
+    if (files && setupIdOf(revision, files) !== completedId) {
+      throw new UsageError(`Agent ${revision.agentId} completed its workspace setup with other documents; they are the user's now: deploy without --workspace and --workspace-file`);
+    }
+    return { ...base, workspaceSetup: { id: completedId, ...agent, completed: true } };
+  }
+  if (!files) return undefined;
+  return { ...base, workspaceSetup: { id: setupIdOf(revision, files), ...agent, files, completed: false } };
+}
+
+function setupIdOf(revision: AgentRevision, files: Record<string, string>): string {
   const digest = createHash('sha256')
     .update(JSON.stringify([revision.namespaceId, revision.agentId, Object.entries(files).sort()]))
     .digest('hex');
-  return {
-    harnessAuth: revision.harnessAuth,
-    secretEnvironment: [],
-    workspaceSetup: { id: `cli-${digest.slice(0, 32)}`, namespaceId: revision.namespaceId, agentId: revision.agentId, files, completed: false },
-  };
+  return `cli-${digest.slice(0, 32)}`;
 }

@@ -23,14 +23,14 @@ const state = (overrides: Partial<DeleteAgentState>): DeleteAgentState => ({
   ...overrides,
 });
 
-const unitSteps = [{ op: 'stop-and-disable', unit: layout.unitName }, { op: 'remove-file', path: layout.unitFile }, { op: 'daemon-reload' }];
+const unitSteps = [{ op: 'stop-native-setup', unit: layout.setupUnitName }, { op: 'stop-and-disable', unit: layout.unitName }, { op: 'remove-file', path: layout.unitFile }, { op: 'daemon-reload' }];
 const asAccount = [
   { op: 'empty-as-account', path: `${DELETING}/home`, uid: 991, gid: 992 },
   { op: 'empty-as-account', path: `${DELETING}/state`, uid: 991, gid: 992 },
 ];
 
 describe('planDeleteAgent', () => {
-  it('stops and removes the unit, renames the directory away, empties home and state as the account, removes the tree, then the account', () => {
+  it('stops a running workspace setup, stops and removes the unit, renames the directory away, empties home and state as the account, removes the tree, then the account', () => {
     assert.deepEqual(planDeleteAgent(state({})), {
       steps: [
         ...unitSteps,
@@ -64,6 +64,7 @@ describe('planDeleteAgent', () => {
   it('a twin left beside a live directory is removed before the rename', () => {
     const ops = planDeleteAgent(state({ twinExists: true })).steps.map((step) => step.op);
     assert.deepEqual(ops, [
+      'stop-native-setup',
       'stop-and-disable',
       'remove-file',
       'daemon-reload',
@@ -89,6 +90,6 @@ describe('planDeleteAgent', () => {
 
   it('an owned unit file left without its directory is still stopped and removed', () => {
     const steps = planDeleteAgent(state({ dirExists: false, agent: null, account: null })).steps;
-    assert.deepEqual(steps, unitSteps);
+    assert.deepEqual(steps, unitSteps.slice(1));
   });
 });

@@ -82,7 +82,8 @@ function refuseForeignLeftovers(dir: string): void {
 }
 
 export function planDeleteAgent({ layout, agentsDir, deleting, dirExists, twinExists, agent, unitFileExists, account }: DeleteAgentState): Plan<Result> {
-  const steps: Step[] = [];
+  // Workspace setup runs without the host lock: its unit is stopped before anything it could be using goes.
+  const steps: Step[] = dirExists ? [{ op: 'stop-native-setup', unit: layout.setupUnitName }] : [];
   // The same unit steps Namespace deletion and retirement use; the unit goes before the directory it runs from.
   if (dirExists || unitFileExists) steps.push({ op: 'stop-and-disable', unit: layout.unitName }, { op: 'remove-file', path: layout.unitFile }, { op: 'daemon-reload' });
   // Only the account's own home/ and state/ are emptied as it, and only while it exists with its recorded IDs.

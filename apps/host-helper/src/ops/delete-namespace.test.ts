@@ -9,6 +9,8 @@ const UNIT = 'openclaw-enterprise-gateway-fcfbd503951a.service';
 const OTHER_UNIT = 'openclaw-enterprise-gateway-0123456789ab.service';
 const MARKER = '/var/lib/openclaw-enterprise/accounts/openclaw-d74736b6a770.json';
 const account = EXAMPLE_MARKERS.account;
+const SETUP_UNIT = 'openclaw-enterprise-setup-fcfbd503951a.service';
+const OTHER_SETUP_UNIT = 'openclaw-enterprise-setup-000000000000.service';
 const DELETING = `${NAMESPACES}/.deleting-edd5c19a1cef`;
 
 const state = (overrides: Partial<DeleteState>): DeleteState => ({
@@ -16,8 +18,8 @@ const state = (overrides: Partial<DeleteState>): DeleteState => ({
   deleting: DELETING,
   treeExisted: true,
   agents: [
-    { unitName: UNIT, unitFile: `/etc/systemd/system/${UNIT}` },
-    { unitName: OTHER_UNIT, unitFile: `/etc/systemd/system/${OTHER_UNIT}` },
+    { unitName: UNIT, unitFile: `/etc/systemd/system/${UNIT}`, setupUnitName: SETUP_UNIT },
+    { unitName: OTHER_UNIT, unitFile: `/etc/systemd/system/${OTHER_UNIT}`, setupUnitName: OTHER_SETUP_UNIT },
   ],
   data: [
     { path: `${DELETING}/agents/fcfbd503951a/home`, uid: 991, gid: 992 },
@@ -29,9 +31,11 @@ const state = (overrides: Partial<DeleteState>): DeleteState => ({
 });
 
 describe('planDeleteNamespace', () => {
-  it('stops every gateway, removes the units with one reload, renames the tree away, empties home and state as the account, removes the tree, then the accounts', () => {
+  it('stops every workspace setup and gateway, removes the units with one reload, renames the tree away, empties home and state as the account, removes the tree, then the accounts', () => {
     assert.deepEqual(planDeleteNamespace(state({})), {
       steps: [
+        { op: 'stop-native-setup', unit: SETUP_UNIT },
+        { op: 'stop-native-setup', unit: OTHER_SETUP_UNIT },
         { op: 'stop-and-disable', unit: UNIT },
         { op: 'stop-and-disable', unit: OTHER_UNIT },
         { op: 'remove-file', path: `/etc/systemd/system/${UNIT}` },

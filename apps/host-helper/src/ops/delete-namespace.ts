@@ -35,7 +35,7 @@ export interface DeleteState {
   /** Where the tree is renamed before it is removed. */
   deleting: string;
   treeExisted: boolean;
-  agents: Pick<AgentLayout, 'unitName' | 'unitFile'>[];
+  agents: Pick<AgentLayout, 'unitName' | 'unitFile' | 'setupUnitName'>[];
   /** The live tree's Agent home/ and state/, at the paths they have once renamed away. */
   data: AgentData[];
   /** A tree an earlier, unfinished deletion renamed away (null when there is none), and its Agent data. */
@@ -120,6 +120,8 @@ export function planDeleteNamespace({ dir, deleting, treeExisted, agents, data, 
   const steps: Step[] = [];
   const removal = (dirs: AgentData[]): Step[] => [...dirs.map((entry): Step => ({ op: 'empty-as-account', ...entry })), { op: 'remove-tree', path: deleting }];
   if (treeExisted) {
+    // Workspace setup runs without the host lock: each Agent's setup unit is stopped before its tree goes.
+    for (const agent of agents) steps.push({ op: 'stop-native-setup', unit: agent.setupUnitName });
     for (const agent of agents) steps.push({ op: 'stop-and-disable', unit: agent.unitName });
     for (const agent of agents) steps.push({ op: 'remove-file', path: agent.unitFile });
     if (agents.length > 0) steps.push({ op: 'daemon-reload' });

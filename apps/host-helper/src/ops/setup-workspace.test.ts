@@ -14,26 +14,30 @@ const MARKER = `${layout.dir}/workspace-setup.json`;
 const WORKSPACE = `${layout.state}/workspace`;
 const account = { uid: 991, gid: 992 };
 const target = { nodePath: '/usr/bin/node', account, dir: WORKSPACE };
-const run = { nodePath: '/usr/bin/node', openclawPath: '/opt/openclaw/openclaw.mjs', layout, account, configuration: '{}', port: 18800 };
+const run = { nodePath: '/usr/bin/node', openclawPath: '/opt/openclaw/openclaw.mjs', layout, account, configuration: '{}', port: 18800, root: '/var/lib/openclaw-enterprise' };
 const STOCK = 'b'.repeat(64);
 
 function state(overrides: Partial<SetupState> = {}): SetupState {
-  return { markerPath: MARKER, recorded: false, build: { version: '2026.9.6', stock: { 'SOUL.md': STOCK } }, target, run, ...overrides };
+  return { markerPath: MARKER, recorded: false, build: { version: '2026.9.6', stock: { 'SOUL.md': STOCK } }, target, run, account: 'occ-a-0123456789ab', ...overrides };
 }
 
 describe('planSetupWorkspace', () => {
-  it('a first delivery: native setup, the documents, native setup again, the check, then the marker last', () => {
+  it('a first delivery: native setup, the documents, native setup again and the check without the lock, then the marker last under it', () => {
     const { content } = args.setup.documents[0]!;
     const plan = planSetupWorkspace(state(), args);
     assert.deepEqual(plan.result, { workspace: 'applied', openclawVersion: '2026.9.6' });
     assert.deepEqual(
-      plan.steps.map((step) => step.op),
-      ['sweep-temps', 'native-setup', 'write-workspace', 'native-setup', 'verify-workspace', 'write-file'],
+      plan.unlocked.map((step) => step.op),
+      ['native-setup', 'write-workspace', 'native-setup', 'verify-workspace'],
     );
+    assert.deepEqual(
+      plan.steps.map((step) => step.op),
+      ['sweep-temps', 'write-file'],
+    );
+    assert.deepEqual(plan.unlocked[1], { op: 'write-workspace', target, documents: args.setup.documents, replaceable: { 'SOUL.md': [STOCK, sha256Hex(content)] } });
+    assert.deepEqual(plan.unlocked[3], { op: 'verify-workspace', target, digests: { 'SOUL.md': sha256Hex(content) } });
     assert.deepEqual(plan.steps[0], { op: 'sweep-temps', dir: layout.dir, prefix: '.workspace-setup.json' });
-    assert.deepEqual(plan.steps[2], { op: 'write-workspace', target, documents: args.setup.documents, replaceable: { 'SOUL.md': [STOCK, sha256Hex(content)] } });
-    assert.deepEqual(plan.steps[4], { op: 'verify-workspace', target, digests: { 'SOUL.md': sha256Hex(content) } });
-    const last = plan.steps[5]!;
+    const last = plan.steps[1]!;
     assert.ok(last.op === 'write-file');
     assert.equal(last.path, MARKER);
     assert.deepEqual(last.owner, { uid: 0, gid: 0, mode: 0o600 });
@@ -54,13 +58,13 @@ describe('planSetupWorkspace', () => {
   it('without documents: one native setup, then the marker', () => {
     const plan = planSetupWorkspace(state(), { ...args, setup: { ...args.setup, documents: [] } });
     assert.deepEqual(
-      plan.steps.map((step) => step.op),
-      ['sweep-temps', 'native-setup', 'write-file'],
+      [...plan.unlocked, ...plan.steps].map((step) => step.op),
+      ['native-setup', 'sweep-temps', 'write-file'],
     );
   });
 
   it('a setup the marker records: nothing to do', () => {
-    assert.deepEqual(planSetupWorkspace(state({ recorded: true }), args), { steps: [], result: { workspace: 'verified', openclawVersion: '2026.9.6' } });
+    assert.deepEqual(planSetupWorkspace(state({ recorded: true }), args), { unlocked: [], steps: [], result: { workspace: 'verified', openclawVersion: '2026.9.6' } });
   });
 });
 

@@ -1,22 +1,24 @@
 // setup-workspace: OCC's first workspace documents delivered into the Agent's workspace through native
-// `openclaw setup`, or the completion marker verified. Runs after prepare-revision staged the revision,
-// under the host lock; the gateway unit is never touched, so setup never starts the gateway.
+// `openclaw setup`, or the completion marker verified. Runs after prepare-revision staged the revision:
+// verified and planned under the host lock, the work as the Agent done without it, the marker written
+// under it again; the gateway unit is never touched, so setup never starts the gateway.
 //
 // The marker is the commit point: written last, atomically, by root in the Agent directory the Agent
 // cannot write. With it in place a retry changes nothing; once OCC records the setup complete, a
 // missing or different marker is refused and the documents (the user's from then on) are never read.
 import { canonicalJson, managedWorkspaceDir, sha256Hex, workspaceSetupMarker, workspaceSetupMarkerPath, type WorkspaceSetupMarker } from '@occ-ssh/markers';
-import type { AgentOwner, OperationArgs, OperationResult } from '@occ-ssh/protocol';
+import { ComputeError, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { expectOwner, readMarker } from '../marker-io.js';
 import { agentOwnerFields, readRevision, requireAgent, verifyNamespace, verifySnapshot } from '../ownership.js';
-import { applyPlanned } from '../plan/render.js';
+import { apply } from '../plan/apply.js';
+import { planDigest, renderSteps } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownershipError, ROOT_FILE } from '../safe-read.js';
 import type { AgentLayout } from '@occ-ssh/markers';
 import { inspectWorkspace, refuseConflicts, replaceableDigests, type WorkspaceTarget } from '../workspace/documents.js';
-import { readOpenClawBuild, type NativeSetupRun, type OpenClawBuild } from '../workspace/native-setup.js';
+import { NATIVE_SETUP_TIMEOUT_MS, nativeSetupArgv, readOpenClawBuild, type NativeSetupRun, type OpenClawBuild } from '../workspace/native-setup.js';
 
 type Args = OperationArgs<'setup-workspace'>;
 type Result = OperationResult<'setup-workspace'>;
@@ -29,21 +31,40 @@ export interface SetupState {
   build: OpenClawBuild;
   target: WorkspaceTarget;
   run: NativeSetupRun;
+  /** The account's name, re-verified before the marker. */
+  account: string;
 }
 
 export async function setupWorkspace(ctx: OpContext, args: Args): Promise<Result> {
-  const plan = await setupWorkspacePlan(ctx, args);
-  await applyPlanned(ctx, plan.steps);
+  const state = await readSetupWorkspace(ctx, args);
+  const plan = planSetupWorkspace(state, args);
+  // One digest for both parts, as plan-operation shows them: the plan this setup applies, even if cut short.
+  ctx.session.plans.push(planDigest(renderSteps([...plan.unlocked, ...plan.steps])));
+  if (plan.unlocked.length > 0) {
+    // Native setup takes seconds (up to its bound) and runs as the Agent in its own unit: siblings'
+    // operations need not queue behind it. What was verified may be stale once the lock is back.
+    const work = () =>
+      apply(ctx, plan.unlocked).then(
+        () => null,
+        (error: unknown) => error,
+      );
+    const failure = await (ctx.lock ? ctx.lock.outside(work) : work());
+    if (ctx.session.signal.aborted && failure) throw failure;
+    await verifyUnchanged(ctx, args, state);
+    if (failure) throw failure;
+  }
+  await apply(ctx, plan.steps);
   return plan.result;
 }
 
-/** What setupWorkspace reads and plans, for it and for plan-operation alike. */
+/** What setupWorkspace reads and plans, for plan-operation: the unlocked steps, then the locked ones. */
 export async function setupWorkspacePlan(ctx: OpContext, args: Args): Promise<Plan<Result>> {
-  return planSetupWorkspace(await readSetupWorkspace(ctx, args), args);
+  const plan = planSetupWorkspace(await readSetupWorkspace(ctx, args), args);
+  return { steps: [...plan.unlocked, ...plan.steps], result: plan.result };
 }
 
-async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupState> {
-  const { owner, revision, setup } = args;
+/** The Namespace, the Agent, its account and the staged snapshot, each verified as this Agent's. */
+async function verifyTarget(ctx: OpContext, { owner, revision }: Args) {
   verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
   const layout = agentPaths(ctx, owner);
   const agent = requireAgent(layout, owner);
@@ -53,6 +74,12 @@ async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupStat
   const staged = readRevision(paths, owner, revision);
   if (!staged) throw ownershipError(paths.marker, 'revision is not staged on this host; prepare it first');
   const configuration = verifySnapshot(paths, staged, account.gid).toString('utf8');
+  return { layout, agent, account, configuration };
+}
+
+async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupState> {
+  const { owner, setup } = args;
+  const { layout, agent, account, configuration } = await verifyTarget(ctx, args);
   const markerPath = workspaceSetupMarkerPath(layout.dir);
   const recorded = checkMarker(markerPath, readSetupMarker(markerPath, owner), args);
   const build = readOpenClawBuild(ctx.runtime.openclawPath);
@@ -66,8 +93,34 @@ async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupStat
     );
     refuseConflicts(target.dir, inspection, replaceableDigests(setup.documents, build.stock));
   }
-  const run = { nodePath: ctx.runtime.nodePath, openclawPath: ctx.runtime.openclawPath, layout, account: target.account, configuration, port: agent.port };
-  return { markerPath, recorded, build, target, run };
+  const { nodePath, openclawPath, root, gatewayLimits: limits } = ctx.runtime;
+  const run = { nodePath, openclawPath, layout, account: target.account, configuration, port: agent.port, root, limits };
+  // The unit's sandbox is rendered now, so a configuration it refuses fails before the first change.
+  nativeSetupArgv(run, NATIVE_SETUP_TIMEOUT_MS);
+  return { markerPath, recorded, build, target, run, account: account.name };
+}
+
+/**
+ * Under the lock again, before the marker: the Agent, its account and the snapshot must be the ones
+ * setup ran for. A deletion or a new preparation in between wins: this setup ends with a retryable
+ * conflict and records nothing.
+ */
+async function verifyUnchanged(ctx: OpContext, args: Args, before: SetupState): Promise<void> {
+  let now: Awaited<ReturnType<typeof verifyTarget>>;
+  try {
+    now = await verifyTarget(ctx, args);
+  } catch (error) {
+    throw changed(error instanceof ComputeError ? (error.details.path ?? before.run.layout.dir) : before.run.layout.dir);
+  }
+  const { agent, account, configuration } = now;
+  if (account.name !== before.account || agent.uid !== before.run.account.uid || agent.gid !== before.run.account.gid || agent.port !== before.run.port) throw changed(now.layout.marker);
+  if (configuration !== before.run.configuration) throw changed(`${now.layout.revisions} (the staged snapshot)`);
+  // Another run of the same setup may have recorded it meanwhile; a different one is refused here.
+  checkMarker(before.markerPath, readSetupMarker(before.markerPath, args.owner), args);
+}
+
+function changed(path: string): ComputeError {
+  return new ComputeError('conflict', `${path} changed while workspace setup ran without the host lock; a later operation on the Agent took over`, { path });
 }
 
 /** The marker, checked to belong to exactly this Agent; null when absent. */
@@ -95,10 +148,13 @@ function documentDigests(documents: Args['setup']['documents']): Record<string, 
   return Object.fromEntries(documents.map((document) => [document.name, sha256Hex(document.content)]));
 }
 
-/** Native setup, the documents, native setup again so its bootstrap sees them, the check, then the marker. */
-export function planSetupWorkspace(state: SetupState, args: Args): Plan<Result> {
+/**
+ * Native setup, the documents, native setup again so its bootstrap sees them, and the check: all as
+ * the Agent, run without the host lock (`unlocked`). Then, under the lock again, the marker (`steps`).
+ */
+export function planSetupWorkspace(state: SetupState, args: Args): Plan<Result> & { unlocked: Step[] } {
   const result = { workspace: state.recorded ? ('verified' as const) : ('applied' as const), openclawVersion: state.build.version };
-  if (state.recorded) return { steps: [], result };
+  if (state.recorded) return { unlocked: [], steps: [], result };
   const { documents } = args.setup;
   const digests = documentDigests(documents);
   const marker: WorkspaceSetupMarker = {
@@ -110,20 +166,20 @@ export function planSetupWorkspace(state: SetupState, args: Args): Plan<Result> 
     documents: digests,
     openclawVersion: state.build.version,
   };
-  // A marker write cut short leaves its temp beside it; the run starts by clearing it.
-  const steps: Step[] = [
-    { op: 'sweep-temps', dir: state.run.layout.dir, prefix: siblingTempPrefix(state.markerPath) },
-    { op: 'native-setup', run: state.run },
-  ];
+  const unlocked: Step[] = [{ op: 'native-setup', run: state.run }];
   if (documents.length > 0) {
-    steps.push(
+    unlocked.push(
       { op: 'write-workspace', target: state.target, documents, replaceable: replaceableDigests(documents, state.build.stock) },
       { op: 'native-setup', run: state.run },
       { op: 'verify-workspace', target: state.target, digests },
     );
   }
-  steps.push({ op: 'write-file', path: state.markerPath, content: `${canonicalJson(marker)}\n`, owner: ROOT_FILE });
-  return { steps, result };
+  // A marker write cut short leaves its temp beside it: cleared before the marker is written.
+  const steps: Step[] = [
+    { op: 'sweep-temps', dir: state.run.layout.dir, prefix: siblingTempPrefix(state.markerPath) },
+    { op: 'write-file', path: state.markerPath, content: `${canonicalJson(marker)}\n`, owner: ROOT_FILE },
+  ];
+  return { unlocked, steps, result };
 }
 
 /** Activation's check: the gateway starts only when the marker records exactly this setup. */

@@ -12,7 +12,7 @@ import type { Ownership } from '../safe-read.js';
 import { stakeToken } from '../activation-claim.js';
 import { daemonReload, enableUnit, restartUnit } from '../systemd.js';
 import { stopAndDisableLinked } from '../unit-links.js';
-import { NATIVE_SETUP_TIMEOUT_MS, runNativeSetup } from '../workspace/native-setup.js';
+import { NATIVE_SETUP_TIMEOUT_MS, runNativeSetup, stopNativeSetup } from '../workspace/native-setup.js';
 import { verifyDocuments, writeDocuments } from '../workspace/documents.js';
 import { relocate, type Id, type InnerStep, type PlannedMarker, type PlannedOwnership, type Step } from './steps.js';
 
@@ -87,6 +87,9 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
     case 'native-setup':
       beforeChange();
       return runNativeSetup(step.run, ctx.session.signal, Math.min(NATIVE_SETUP_TIMEOUT_MS, ctx.session.remainingMs() - 5000));
+    case 'stop-native-setup':
+      beforeChange();
+      return stopNativeSetup(step.unit);
     case 'write-workspace':
       beforeChange();
       return writeDocuments(step.target, step.documents, step.replaceable, ctx.session.signal);

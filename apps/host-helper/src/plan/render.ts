@@ -62,6 +62,7 @@ function renderStep(step: Step): PlannedStep[] {
     case 'enable-unit':
       return [{ op: step.op, target: step.path, details: {} }];
     case 'stop-and-disable':
+    case 'stop-native-setup':
       return [{ op: step.op, target: step.unit, details: {} }];
     case 'restart-unit':
       return [{ op: step.op, target: step.unit, details: step.failed ? { resetFailed: true } : {} }];

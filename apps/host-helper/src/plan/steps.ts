@@ -50,6 +50,8 @@ export type Step =
   | { op: 'drop-claim'; path: string }
   /** OpenClaw's `setup --baseline` as the Agent, on a scratch copy of the staged configuration (see workspace/native-setup.ts). */
   | { op: 'native-setup'; run: NativeSetupRun }
+  /** Stops the Agent's transient setup unit, if one runs, and waits until every process of it is gone. */
+  | { op: 'stop-native-setup'; unit: string }
   /** The documents, written as the Agent, each only over nothing, stock or the submitted text (see workspace/documents.ts). */
   | { op: 'write-workspace'; target: WorkspaceTarget; documents: readonly Document[]; replaceable: Record<string, string[]> }
   /** Changes nothing: every document holds the submitted text, or the plan stops before its marker. */

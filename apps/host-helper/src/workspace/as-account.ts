@@ -71,7 +71,7 @@ process.stdin.on('end', () => {
 const MAX_ANSWER = 64 * 1024;
 
 /** setpriv's prefix: exactly the account's uid and gid, no supplementary groups. */
-export function asAccountArgv(account: AccountIds): string[] {
+function asAccountArgv(account: AccountIds): string[] {
   return [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--'];
 }
 

@@ -1,11 +1,11 @@
-// OpenClaw's own `setup --baseline`, run as the Agent's account with the gateway unit's environment,
-// bounded in time; and what the installed OpenClaw build says about itself (version, stock documents).
+// OpenClaw's own `setup --baseline`, run as the Agent's account in a transient unit with the gateway
+// unit's environment, sandbox and limits, bounded in time; and what the installed OpenClaw build says about itself (version, stock documents).
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { sha256Hex, type AgentLayout } from '@occ-ssh/markers';
-import { ComputeError, WORKSPACE_FILE_NAMES } from '@occ-ssh/protocol';
-import { HOST_PATH } from '../system.js';
-import { asAccount, asAccountArgv, runBounded, type AccountIds } from './as-account.js';
+import { renderSandbox, sha256Hex, UnitRenderError, type AgentLayout } from '@occ-ssh/markers';
+import { ComputeError, WORKSPACE_FILE_NAMES, type GatewayLimits } from '@occ-ssh/protocol';
+import { HOST_PATH, runCommand } from '../system.js';
+import { asAccount, runBounded, type AccountIds } from './as-account.js';
 
 /** The installed OpenClaw build: its version and the SHA-256 of each document as native setup writes it. */
 export interface OpenClawBuild {
@@ -50,6 +50,9 @@ export interface NativeSetupRun {
   /** The staged openclaw.json; setup rewrites its config file, so it gets a scratch copy, never the snapshot. */
   configuration: string;
   port: number;
+  /** The driver's root and the Installation's gateway limits: the gateway unit's sandbox is rendered from them. */
+  root: string;
+  limits?: GatewayLimits | undefined;
 }
 
 /** Where the scratch configuration lives during a run: the Agent's own state/, removed afterwards. */
@@ -57,26 +60,79 @@ function scratchDir(layout: AgentLayout): string {
   return `${layout.state}/.occ-workspace-setup`;
 }
 
+/** Time systemd gives a run past the helper's own bound, should the helper die before it can stop the unit. */
+const UNIT_GRACE_SECONDS = 5;
+
+/**
+ * systemd-run's argv for one run. Security: OpenClaw loads plugins and configuration from the
+ * Agent-writable state/ and home/, so native setup runs Agent code: it gets the gateway unit's sandbox
+ * and limits, the account's uid and gid, and a cgroup systemd kills whole (every process it forked
+ * included) when setup exits, is stopped, or outlives RuntimeMaxSec=. Its output goes nowhere, not even
+ * the journal, since it could echo document text.
+ */
+export function nativeSetupArgv(run: NativeSetupRun, timeoutMs: number): string[] {
+  const { layout } = run;
+  let sandbox: string[];
+  try {
+    sandbox = renderSandbox({ nodePath: run.nodePath, openclawPath: run.openclawPath, port: run.port, root: run.root, layout, limits: run.limits, current: false });
+  } catch (error) {
+    if (error instanceof UnitRenderError) throw new ComputeError('configuration', error.message);
+    throw error;
+  }
+  const env = {
+    LANG: 'C.UTF-8',
+    HOME: layout.home,
+    OPENCLAW_STATE_DIR: layout.state,
+    OPENCLAW_CONFIG_PATH: `${scratchDir(layout)}/openclaw.json`,
+    OPENCLAW_GATEWAY_PORT: String(run.port),
+    NODE_COMPILE_CACHE: layout.compileCache,
+  };
+  const properties = [
+    `User=${run.account.uid}`,
+    `Group=${run.account.gid}`,
+    `WorkingDirectory=${layout.home}`,
+    'StandardInput=null',
+    'StandardOutput=null',
+    'StandardError=null',
+    'KillMode=control-group',
+    'KillSignal=SIGKILL',
+    `RuntimeMaxSec=${Math.ceil(timeoutMs / 1000) + UNIT_GRACE_SECONDS}`,
+    ...sandbox,
+  ];
+  return [
+    `--unit=${layout.setupUnitName}`,
+    '--wait',
+    '--collect',
+    '--quiet',
+    '--service-type=exec',
+    ...Object.entries(env).map(([name, value]) => `--setenv=${name}=${value}`),
+    ...properties.map((property) => `--property=${property}`),
+    '--',
+    run.nodePath,
+    run.openclawPath,
+    // `--baseline` makes config, workspace and session folders only: no onboarding, no gateway.
+    'setup',
+    '--baseline',
+  ];
+}
+
+/** Stops the Agent's setup unit, waiting until every process of it is gone; a unit systemd does not know is already stopped. */
+export async function stopNativeSetup(unit: string): Promise<void> {
+  await runCommand('systemctl', ['stop', unit], 60_000);
+}
+
 export async function runNativeSetup(run: NativeSetupRun, signal: AbortSignal, timeoutMs: number): Promise<void> {
   const { layout, account, nodePath } = run;
   const scratch = scratchDir(layout);
   await asAccount(nodePath, account, { op: 'remove', dir: scratch }, signal);
   await asAccount(nodePath, account, { op: 'write', dir: scratch, mkdir: true, files: [{ name: 'openclaw.json', content: run.configuration }] }, signal);
-  const env = {
-    PATH: HOST_PATH,
-    LANG: 'C.UTF-8',
-    HOME: layout.home,
-    OPENCLAW_STATE_DIR: layout.state,
-    OPENCLAW_CONFIG_PATH: `${scratch}/openclaw.json`,
-    OPENCLAW_GATEWAY_PORT: String(run.port),
-    NODE_COMPILE_CACHE: layout.compileCache,
-  };
   const bounded = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1000, timeoutMs))]);
   let code: number;
   try {
-    // `--baseline` makes config, workspace and session folders only: no onboarding, no gateway.
-    ({ code } = await runBounded('setpriv', [...asAccountArgv(account), nodePath, run.openclawPath, 'setup', '--baseline'], { env, cwd: layout.home, signal: bounded, output: false }));
+    ({ code } = await runBounded('systemd-run', nativeSetupArgv(run, timeoutMs), { env: { PATH: HOST_PATH, LANG: 'C.UTF-8', SYSTEMD_COLORS: '0' }, cwd: '/', signal: bounded, output: false }));
   } catch (error) {
+    // systemd-run's own death leaves the unit running: stop it, so nothing of this run outlives the call.
+    await stopNativeSetup(layout.setupUnitName);
     if (signal.aborted) throw error;
     if (bounded.aborted) throw new ComputeError('timeout', `native openclaw setup did not finish within ${timeoutMs} ms; it was killed`, { path: layout.state });
     throw error;
