@@ -59,9 +59,10 @@ function stagesOf(command: PlannableCommand, { options, driver }: CommandContext
   switch (command) {
     case 'deploy': {
       const { binding, revision } = resourcesFrom(options);
-      const files = workspaceFilesFrom(options);
-      const ctx = files ? workspaceContext(revision, files) : undefined;
-      const previous = new Ledger(options.ledger ?? defaultLedgerPath()).entry(revision.namespaceId, revision.agentId)?.active;
+      const entry = new Ledger(options.ledger ?? defaultLedgerPath()).entry(revision.namespaceId, revision.agentId);
+      // As deploy builds it: a setup the ledger records complete is sent completed, without documents.
+      const ctx = workspaceContext(revision, workspaceFilesFrom(options), entry?.workspaceSetupId);
+      const previous = entry?.active;
       // The deploy's own admission, before any host is asked: a refused revision is refused here too.
       const bind = () => {
         driver.bindAgent(binding);
