@@ -2,7 +2,7 @@
 // which resources, from which driver release and helper code, and how it ended. IDs are restricted to plain
 // characters (libs/protocol fields.ts), so the line needs no quoting; documents, passwords and
 // launch placeholders are never part of it.
-import { OPERATIONS, type Envelope } from '@occ-ssh/protocol';
+import { OPERATIONS, resourcesOf, type Envelope } from '@occ-ssh/protocol';
 import { runCommand } from './system.js';
 import { HELPER_VERSION } from './version.js';
 
@@ -30,21 +30,15 @@ function helperDigest(): string {
   return typeof digest === 'string' && /^[0-9a-f]{64}$/.test(digest) ? digest : 'unbundled';
 }
 
-interface Resources {
-  namespace?: { id?: string };
-  owner?: { namespace?: { id?: string }; agent?: { id?: string } };
-  revision?: { id?: string; number?: number };
-}
-
 function auditLine(op: Envelope, outcome: string, ms: number, changes: number, digest: string): string {
-  const args = op.args as Resources;
+  const ids = resourcesOf(op.operation, op.args);
   const fields: [string, string | number | undefined][] = [
     ['operation', op.operation],
     ['outcome', outcome],
     ['request', op.requestId],
-    ['namespace', args.namespace?.id ?? args.owner?.namespace?.id],
-    ['agent', args.owner?.agent?.id],
-    ['revision', args.revision?.id],
+    ['namespace', ids.namespaceId],
+    ['agent', ids.agentId],
+    ['revision', ids.revisionId],
     ['ms', ms],
     // With `cancelled` or `timeout`: how far the operation got before it stopped itself.
     ['changes', changes],

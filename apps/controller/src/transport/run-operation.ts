@@ -5,6 +5,7 @@ import {
   OPERATIONS,
   PROTOCOL_VERSION,
   findResultLine,
+  resourcesOf,
   heartbeatLine,
   type HelperTimings,
   type OperationArgs,
@@ -57,7 +58,7 @@ export async function runOperation<O extends OperationName>(
     namespace: request.host.name,
     operation: request.operation,
     requestId,
-    attributes: resourceAttributes(request.args as Parameters<typeof resourceAttributes>[0]),
+    attributes: resourceAttributes(resourcesOf(request.operation, request.args)),
   };
   return trace(span, async () => {
     const onStdout = request.onHeartbeat ? heartbeatReader(request.onHeartbeat) : undefined;
