@@ -10,7 +10,7 @@ export const USAGE = `usage: testhost build [--variant base|python|strace]
 
 export class UsageError extends Error {}
 
-export const COMMANDS = ['build', 'up', 'down', 'reap'] as const;
+const COMMANDS = ['build', 'up', 'down', 'reap'] as const;
 export type Command = (typeof COMMANDS)[number];
 
 const isCommand = (word: string | undefined): word is Command => (COMMANDS as readonly (string | undefined)[]).includes(word);

@@ -9,7 +9,7 @@ import { downHost } from './teardown.js';
 
 const print = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value)}\n`);
 
-/** One handler per command: the table's type makes a new command in COMMANDS fail the typecheck until it is handled. */
+/** One handler per command: the table's type makes a new command in cli-args.ts COMMANDS fail the typecheck until it is handled. */
 const HANDLERS: Record<Command, (args: Parsed) => Promise<void>> = {
   build: async (args) => print({ variant: args.variant, ...(await ensureRootfs(args.variant)) }),
   up: async (args) => {
