@@ -10,6 +10,7 @@ import {
   type OperationResult,
   type PlannedOperation,
   type PlanResult,
+  type ResourceIds,
 } from '@occ-ssh/protocol';
 import { admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth } from './admission/harness.js';
 import { sshGatewayConfigurationDocument } from './admission/document.js';
@@ -25,7 +26,7 @@ import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
 import { namespaceFailureReason } from './namespace-reason.js';
 import { OperationRunner } from './runner.js';
-import { TRACED_METHODS, inHelperSpan, traceMethods } from './telemetry.js';
+import { inHelperSpan, traceMethods, type TracedMethods } from './telemetry.js';
 import { capacityWarnings, checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
 import type { OperationOutcome } from './transport/run-operation.js';
@@ -89,7 +90,7 @@ export class SshComputeDriver {
     this.readinessTimeoutMs = Math.min(options.readinessTimeoutMs ?? MAX_READINESS_TIMEOUT_MS, MAX_READINESS_TIMEOUT_MS);
     this.operationSignal = options.getOperationAbortSignal ?? (() => undefined);
     deps.logger.info({ helperSha256: deps.helper.sha256, helperBytes: deps.helper.bytes.length, version: DRIVER_VERSION }, 'host helper loaded');
-    traceMethods(this, TRACED_METHODS);
+    traceMethods(this, TRACED);
   }
 
   /** Takes the Configuration and IAM drivers whose computeLifecycleHooks run around SSH steps; refused once a lifecycle operation has begun. */
@@ -423,3 +424,22 @@ export type PlanIntent =
   | { operation: 'prepare-revision' | 'stop-revision' | 'retire-revision'; revision: AgentRevision }
   | { operation: 'setup-workspace' | 'activate-revision'; revision: AgentRevision; context?: ComputeRevisionContext }
   | { operation: 'delete-agent'; binding: ComputeAgentBinding };
+
+const ofRevision = (revision: AgentRevision): ResourceIds => ({ namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id });
+const ofNamespace = (namespace: Namespace): ResourceIds => ({ namespaceId: namespace.id });
+
+/** The driver methods OCC calls that reach hosts, each with the resource IDs its span carries, read from its typed arguments. */
+const TRACED: TracedMethods<SshComputeDriver> = {
+  preflight: () => ({}),
+  ensureNamespace: ofNamespace,
+  deleteNamespace: ofNamespace,
+  prepareRevision: ofRevision,
+  activateRevision: ofRevision,
+  deactivateRevision: ofRevision,
+  stopRevision: ofRevision,
+  retireRevision: ofRevision,
+  deleteAgentRuntimeCredentials: (binding) => ({ namespaceId: binding.namespace.id, agentId: binding.agent.id }),
+};
+
+/** The names of the traced methods: method names of the driver, by type. */
+export const TRACED_METHODS = Object.keys(TRACED) as (keyof SshComputeDriver)[];

@@ -1,7 +1,7 @@
 // A target host reached only through a bastion (ssh.jumpHost), over every transport: the bastion's
 // host key comes from the same known_hosts file, and a wrong one is a host-key failure.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { linkTestHosts, startTestHost, type TestHost } from '@occ-ssh/testhost';
@@ -17,10 +17,14 @@ describe('a host behind a bastion', () => {
   let targetAddress: string;
   let knownHosts: string;
   let wrongBastionKey: string;
-  const jumpConfigs = () => readdirSync(tmpdir()).filter((entry) => entry.startsWith('occ-ssh-jump-'));
+  // A TMPDIR of this file's own, so the count sees only this file's configs while others run at the same time.
+  const sharedTmp = process.env['TMPDIR'];
+  const privateTmp = mkdtempSync(`${tmpdir()}/occ-jump-tmp-`);
+  const jumpConfigs = () => readdirSync(privateTmp).filter((entry) => entry.startsWith('occ-ssh-jump-'));
   const hostKey = async (h: TestHost) => (await h.run(['cat', '/etc/ssh/ssh_host_ed25519_key.pub'])).split(' ').slice(0, 2).join(' ');
 
   before(async () => {
+    process.env['TMPDIR'] = privateTmp;
     [bastion, target] = await Promise.all([startTestHost({ name: 'cbast' }), startTestHost({ name: 'cbtgt' })]);
     ({ targetAddress } = await linkTestHosts(bastion, target));
     const dir = mkdtempSync(`${tmpdir()}/occ-jump-`);
@@ -31,6 +35,9 @@ describe('a host behind a bastion', () => {
     writeFileSync(wrongBastionKey, `${bastion.address} ${targetKey}\n${targetAddress} ${targetKey}\n`);
   });
   after(async () => {
+    if (sharedTmp === undefined) delete process.env['TMPDIR'];
+    else process.env['TMPDIR'] = sharedTmp;
+    rmSync(privateTmp, { recursive: true, force: true });
     await Promise.all([bastion?.down(), target?.down()]);
   });
 

@@ -4,7 +4,7 @@
 // operations in flight. `occ_ssh.host` is the machine (`address:port`), `occ_ssh.namespace_name`
 // the Namespace (the `hosts` key): several Namespaces may share one machine.
 import { SpanStatusCode, metrics, trace, type Attributes, type Histogram, type Meter, type MeterProvider, type Span, type UpDownCounter, type Counter } from '@opentelemetry/api';
-import { toComputeError } from '@occ-ssh/protocol';
+import { toComputeError, type ResourceIds } from '@occ-ssh/protocol';
 import { DRIVER_VERSION } from './version.js';
 
 const INSTRUMENTATION_NAME = 'occ-ssh-compute';
@@ -49,26 +49,12 @@ const seconds = { explicitBucketBoundaries: [...SECONDS_BUCKETS] };
 
 const tracer = () => trace.getTracer(INSTRUMENTATION_NAME, DRIVER_VERSION);
 
-/** Resource IDs as span attributes, from whatever resources an input carries. */
-export function resourceAttributes(
-  resources: {
-    namespace?: { id?: string };
-    namespaceId?: string;
-    agentId?: string;
-    agent?: { id?: string };
-    id?: string;
-    owner?: { namespace?: { id?: string }; agent?: { id?: string } };
-    revision?: { id?: string };
-  },
-  revisionId?: string,
-): Attributes {
+/** Resource IDs as span attributes. */
+export function resourceAttributes(ids: ResourceIds): Attributes {
   const attributes: Attributes = {};
-  const namespace = resources.namespaceId ?? resources.namespace?.id ?? resources.owner?.namespace?.id;
-  const agent = resources.agentId ?? resources.agent?.id ?? resources.owner?.agent?.id;
-  const revision = revisionId ?? resources.revision?.id;
-  if (namespace) attributes['occ_ssh.namespace_id'] = namespace;
-  if (agent) attributes['occ_ssh.agent_id'] = agent;
-  if (revision) attributes['occ_ssh.revision_id'] = revision;
+  if (ids.namespaceId) attributes['occ_ssh.namespace_id'] = ids.namespaceId;
+  if (ids.agentId) attributes['occ_ssh.agent_id'] = ids.agentId;
+  if (ids.revisionId) attributes['occ_ssh.revision_id'] = ids.revisionId;
   return attributes;
 }
 
@@ -175,31 +161,14 @@ export async function inHelperSpan<T extends HelperCallOutcome>(call: HelperSpan
   });
 }
 
-/** The driver methods OCC calls that reach hosts; each gets its span. */
-export const TRACED_METHODS = [
-  'preflight',
-  'ensureNamespace',
-  'deleteNamespace',
-  'prepareRevision',
-  'activateRevision',
-  'deactivateRevision',
-  'stopRevision',
-  'retireRevision',
-  'deleteAgentRuntimeCredentials',
-] as const;
+/** For some async methods of T, the resource IDs a call's span carries, read from that method's own typed arguments. */
+export type TracedMethods<T> = { [M in keyof T]?: T[M] extends (...args: infer A) => Promise<unknown> ? (...args: A) => ResourceIds : never };
 
-/** Wraps the named methods of `target` in method spans, with resource IDs from their first argument. */
-export function traceMethods(target: object, methods: readonly string[]): void {
+/** Wraps each method named in `methods` in a method span carrying the resource IDs of its arguments. */
+export function traceMethods<T extends object>(target: T, methods: TracedMethods<T>): void {
   const object = target as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  for (const method of methods) {
+  for (const [method, ids] of Object.entries(methods) as [string, (...args: unknown[]) => ResourceIds][]) {
     const original = object[method]!.bind(target);
-    object[method] = (...args: unknown[]) => inMethodSpan(method, methodAttributes(method, args[0]), () => original(...args));
+    object[method] = (...args: unknown[]) => inMethodSpan(method, resourceAttributes(ids(...args)), () => original(...args));
   }
-}
-
-/** A revision carries namespaceId, agentId and its own id; a Namespace its id; a binding its Namespace and Agent. */
-function methodAttributes(method: string, first: unknown): Attributes {
-  const value = (first ?? {}) as { id?: string; namespaceId?: string; agentId?: string; namespace?: { id?: string }; agent?: { id?: string } };
-  if (method.endsWith('Namespace')) return resourceAttributes({ ...(value.id ? { namespaceId: value.id } : {}) });
-  return resourceAttributes(value, value.id);
 }

@@ -10,8 +10,8 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { MARKER_VERSION } from '@occ-ssh/markers';
 import { ERROR_CODES, FAILURE_OF, OPERATIONS, PROTOCOL_VERSION, type OperationName } from '@occ-ssh/protocol';
 import { configurationSchema } from '../src/package-entry.js';
-import { SshComputeDriver } from '../src/driver.js';
-import { SECONDS_BUCKETS, TRACED_METHODS } from '../src/telemetry.js';
+import { SshComputeDriver, TRACED_METHODS } from '../src/driver.js';
+import { SECONDS_BUCKETS } from '../src/telemetry.js';
 import { TRANSPORT_CAUSES } from '../src/transport/failure-cause.js';
 import { loadInstallationConfiguration } from '../src/config/index.js';
 import { SEED_INSTALLATION } from './config-fixtures.js';

@@ -3,7 +3,7 @@
 // characters (libs/protocol fields.ts), so the line needs no quoting; documents, passwords and
 // launch placeholders are never part of it.
 import { runningBundleDigest } from '@occ-ssh/helper-call';
-import { OPERATIONS, type Envelope } from '@occ-ssh/protocol';
+import { OPERATIONS, resourcesOf, type Envelope } from '@occ-ssh/protocol';
 import { runCommand } from './system.js';
 import { HELPER_VERSION } from './version.js';
 
@@ -24,21 +24,15 @@ export const AUDIT_IDENTIFIER = 'occ-ssh-helper';
  */
 export const AUDIT_JOURNAL_MATCHES = ['_UID=0', '_TRANSPORT=syslog', `SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}`] as const;
 
-interface Resources {
-  namespace?: { id?: string };
-  owner?: { namespace?: { id?: string }; agent?: { id?: string } };
-  revision?: { id?: string; number?: number };
-}
-
 function auditLine(op: Envelope, outcome: string, ms: number, changes: number, plans: readonly string[], digest: string): string {
-  const args = op.args as Resources;
+  const ids = resourcesOf(op.operation, op.args);
   const fields: [string, string | number | undefined][] = [
     ['operation', op.operation],
     ['outcome', outcome],
     ['request', op.requestId],
-    ['namespace', args.namespace?.id ?? args.owner?.namespace?.id],
-    ['agent', args.owner?.agent?.id],
-    ['revision', args.revision?.id],
+    ['namespace', ids.namespaceId],
+    ['agent', ids.agentId],
+    ['revision', ids.revisionId],
     ['ms', ms],
     // With `cancelled` or `timeout`: how far the operation got before it stopped itself.
     ['changes', changes],

@@ -85,7 +85,10 @@ describe('bounded failure on a real host', () => {
       '--port',
       String(port),
     ]);
-    for (let i = 0; i < 100 && (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code !== 0; i += 1) await sleep(100);
+    // Bounded by the squatter's start-up on a loaded machine, not by a guess at it; a squatter that never answers fails here.
+    const answers = async () => (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code === 0;
+    for (let i = 0; i < 600 && !(await answers()); i += 1) await sleep(100);
+    assert.ok(await answers(), `the squatter never answered on port ${port}`);
   }
 
   test("a sibling Agent listening on the Agent's port is never taken for its gateway", async () => {

@@ -1,5 +1,6 @@
 // Real-host proof that activation waits for readiness without the host lock: other Agents' changes
 // go on meanwhile, and a later operation on the same Agent wins over the waiting activation.
+// e2e-alone: its bounds are timings of a host with nothing else running, so the e2e target runs it after the concurrent files, by itself.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AgentLayout } from '@occ-ssh/markers';

@@ -10,5 +10,6 @@ export * from './lines.js';
 export * from './operations/index.js';
 export * from './runtime.js';
 export * from './limits.js';
+export * from './never.js';
 export * from './version.js';
 export * from './workspace.js';

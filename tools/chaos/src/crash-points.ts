@@ -3,7 +3,7 @@
 // of them in turn (helper only, or inside useradd/groupadd/userdel), or handed ENOSPC/EIO there;
 // every time the invariants are checked, the operation retried, and convergence checked.
 import { accountName, nsHash, unitName } from '@occ-ssh/markers';
-import { encodeArgument, MUTATING_OPERATIONS } from '@occ-ssh/protocol';
+import { assertNever, encodeArgument, MUTATING_OPERATIONS } from '@occ-ssh/protocol';
 import { remoteCommand } from '@occ-ssh/ssh-client';
 import { helperOf, runSteps, listingOf, type Step } from './collector.js';
 import type { MutatingArgs, MutatingOperation } from './expectations.js';
@@ -104,6 +104,8 @@ function scenario(operation: MutatingOperation, tag: string): { setup: MutatingA
       return { setup: [ensure, prepare, activate], op: cleanup, cleanup };
     case 'setup-workspace':
       throw new Error('setup-workspace has no crash-point scenario yet (see CRASH_OPERATIONS)');
+    default:
+      return assertNever(operation, 'mutating operation');
   }
 }
 

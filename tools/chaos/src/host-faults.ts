@@ -4,7 +4,7 @@
 // that must converge. Then the unlocked readiness wait: a kill, and a later operation on the same
 // Agent, while an activation waits.
 import { unitName } from '@occ-ssh/markers';
-import { encodeArgument, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
+import { assertNever, encodeArgument, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from './collector.js';
 import { checkInvariants } from './invariants.js';
 import type { Listing } from './listing.js';
@@ -95,6 +95,8 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
         interrupted = () => call(link, 'activate-revision', args, { killAfterMs: atMs });
         afterFault = (listing) => servedNames(listing, candidate.revision.id);
         break;
+      default:
+        return assertNever(kind, 'fault kind');
     }
     const { record, after } = await runTrial({
       link,

@@ -1,7 +1,7 @@
 // One interruption trial: run an operation with a fault, wait until the host is quiet, check the
 // invariants, retry the same operation without a fault, and check that it converged.
 import type { OperationName } from '@occ-ssh/protocol';
-import { encodeArgument } from '@occ-ssh/protocol';
+import { encodeArgument, resourcesOf } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from './collector.js';
 import { convergenceProblems, type MutatingArgs } from './expectations.js';
 import { checkInvariants, type InvariantSettings, type Violation } from './invariants.js';
@@ -86,9 +86,8 @@ function signature(listing: Listing): string {
 }
 
 function subjectOf(step: MutatingArgs): string {
-  const args = step.args as { namespace?: { id: string }; owner?: { namespace: { id: string }; agent: { id: string } }; revision?: { id: string } };
-  if (args.owner) return `${args.owner.namespace.id}/${args.owner.agent.id}${args.revision ? `/${args.revision.id}` : ''}`;
-  return args.namespace?.id ?? '?';
+  const ids = resourcesOf(step.operation, step.args);
+  return [ids.namespaceId ?? '?', ids.agentId, ids.revisionId].filter((id) => id !== undefined).join('/');
 }
 
 export async function runTrial(options: TrialOptions): Promise<{ record: TrialRecord; after: Listing }> {

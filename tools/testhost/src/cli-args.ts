@@ -10,15 +10,20 @@ export const USAGE = `usage: testhost build [--variant base|python|strace]
 
 export class UsageError extends Error {}
 
+const COMMANDS = ['build', 'up', 'down', 'reap'] as const;
+export type Command = (typeof COMMANDS)[number];
+
+const isCommand = (word: string | undefined): word is Command => (COMMANDS as readonly (string | undefined)[]).includes(word);
+
 export interface Parsed {
-  command: string;
+  command: Command;
   name?: string;
   variant: Variant;
 }
 
 export function parseCliArgs(argv: readonly string[]): Parsed {
   const [command, ...rest] = argv;
-  if (!command || !['build', 'up', 'down', 'reap'].includes(command)) throw new UsageError(`unknown command ${command ?? '(none)'}`);
+  if (!isCommand(command)) throw new UsageError(`unknown command ${command ?? '(none)'}`);
   let parsed;
   try {
     parsed = parseArgs({ args: [...rest], strict: true, allowPositionals: true, options: { variant: { type: 'string' } } });

@@ -1,7 +1,7 @@
 // occ-ssh against a real host: the worker flow with a durable ledger, status, exit codes and error naming.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
@@ -175,8 +175,17 @@ describe('occ-ssh on a real host', () => {
     assert.match(err.text(), /transportCause=host-key/);
   });
 
-  test('Ctrl-C stops waiting, closes the SSH masters and removes the control directory', async () => {
-    const controlDirs = () => new Set(readdirSync(tmpdir()).filter((entry) => entry.startsWith('occ-ssh-mux-')));
+  test('Ctrl-C stops waiting, closes the SSH masters and removes the control directory', async (t) => {
+    // A TMPDIR of this test's own: test files running at the same time make control directories in the shared one.
+    const privateTmp = mkdtempSync(`${tmpdir()}/occ-cli-ctrlc-`);
+    const sharedTmp = process.env['TMPDIR'];
+    process.env['TMPDIR'] = privateTmp;
+    t.after(() => {
+      if (sharedTmp === undefined) delete process.env['TMPDIR'];
+      else process.env['TMPDIR'] = sharedTmp;
+      rmSync(privateTmp, { recursive: true, force: true });
+    });
+    const controlDirs = () => new Set(readdirSync(privateTmp).filter((entry) => entry.startsWith('occ-ssh-mux-')));
     const before = controlDirs();
     const interrupt = new AbortController();
     // A terminal: the activation step ticks, showing the helper's heartbeats.

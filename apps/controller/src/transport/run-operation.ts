@@ -1,6 +1,6 @@
 // One helper invocation end to end: build the call, send it, parse the final line, classify the outcome.
 import { randomUUID } from 'node:crypto';
-import { ComputeError, OPERATIONS, PROTOCOL_VERSION, type HelperTimings, type OperationArgs, type OperationName, type OperationResult, type RuntimeSettings } from '@occ-ssh/protocol';
+import { ComputeError, OPERATIONS, PROTOCOL_VERSION, resourcesOf, type HelperTimings, type OperationArgs, type OperationName, type OperationResult, type RuntimeSettings } from '@occ-ssh/protocol';
 import { buildHelperCall, heartbeatReader, readHelperOutput, type HelperArtifact, type HelperCall } from '@occ-ssh/helper-call';
 import type { CommandExecutor, ExecuteResult, HostTarget } from './executor.js';
 import { inHelperSpan, machineOf, resourceAttributes, type HelperTracer } from '../telemetry.js';
@@ -45,7 +45,7 @@ export async function runOperation<O extends OperationName>(
     namespace: request.host.name,
     operation: request.operation,
     requestId,
-    attributes: resourceAttributes(request.args as Parameters<typeof resourceAttributes>[0]),
+    attributes: resourceAttributes(resourcesOf(request.operation, request.args)),
   };
   return trace(span, async () => {
     const onStdout = request.onHeartbeat ? heartbeatReader(request.onHeartbeat) : undefined;

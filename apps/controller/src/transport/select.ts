@@ -3,6 +3,7 @@ import type { SshComputeConfiguration } from '../config/index.js';
 import type { CommandExecutor } from './executor.js';
 import { OpenSshMuxExecutor } from './openssh-mux.js';
 import type { SshClientSettings } from '@occ-ssh/ssh-client';
+import { assertNever } from '@occ-ssh/protocol';
 import { Ssh2PoolExecutor } from './ssh2-pool.js';
 import { SystemSshCommandExecutor } from './system-ssh.js';
 
@@ -21,10 +22,6 @@ export function createExecutor(config: SshComputeConfiguration): CommandExecutor
     case 'ssh2':
       return new Ssh2PoolExecutor(settings, { maxChannelsPerHost: config.maxConcurrentOperationsPerHost });
     default:
-      return unreachable(config.transport);
+      return assertNever(config.transport, 'transport');
   }
-}
-
-function unreachable(transport: never): never {
-  throw new Error(`unknown transport ${String(transport)}`);
 }

@@ -6,6 +6,7 @@ import { createAccount, removeAccount, type Account } from '../accounts.js';
 import { createDirAtomic, emptyAgentDir, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
 import { beforeChange } from '../change-guard.js';
 import type { OpContext } from '../context.js';
+import { assertNever } from '@occ-ssh/protocol';
 import { writeMarker } from '../marker-io.js';
 import { ensurePasswordFile } from '../password.js';
 import type { Ownership } from '../safe-read.js';
@@ -98,6 +99,8 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       return verifyDocuments(step.target, step.digests, ctx.session.signal);
     case 'checkpoint':
       return ctx.session.checkpoint();
+    default:
+      return assertNever(step, 'plan step');
   }
 }
 

@@ -43,6 +43,46 @@ export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
 export const MUTATING_OPERATIONS: readonly MutatingOperation[] = OPERATION_NAMES.filter((name): name is MutatingOperation => OPERATIONS[name].mutates);
 
+// The resource IDs each operation's arguments name, read from its typed arguments. Telemetry, the
+// audit line and the controller's logs take them from here, so a new operation or argument shape
+// cannot silently lose its IDs: the table must have an entry for every operation.
+export interface ResourceIds {
+  namespaceId?: string;
+  agentId?: string;
+  revisionId?: string;
+}
+
+type Owner = { namespace: { id: string }; agent: { id: string } };
+
+const ofOwner = (owner: Owner, revision?: { id: string }): ResourceIds => ({
+  namespaceId: owner.namespace.id,
+  agentId: owner.agent.id,
+  ...(revision ? { revisionId: revision.id } : {}),
+});
+
+const RESOURCES: { [O in OperationName]: (args: OperationArgs<O>) => ResourceIds } = {
+  probe: () => ({}),
+  'ensure-namespace': (args) => ({ namespaceId: args.namespace.id }),
+  'prepare-revision': (args) => ofOwner(args.owner, args.revision),
+  'setup-workspace': (args) => ofOwner(args.owner, args.revision),
+  'activate-revision': (args) => ofOwner(args.owner, args.revision),
+  'verify-revision': (args) => ofOwner(args.owner, args.revision),
+  'stop-revision': (args) => ofOwner(args.owner, args.revision),
+  'retire-revision': (args) => ofOwner(args.owner, args.revision),
+  'delete-agent': (args) => ofOwner(args.owner),
+  'delete-namespace': (args) => ({ namespaceId: args.namespace.id }),
+  inventory: () => ({}),
+  'read-logs': (args) => ofOwner(args.owner, args.revision),
+  // A plan names what the operation it plans would touch.
+  'plan-operation': (args) => resourcesOf(args.operation, args.args),
+};
+
+/** The Namespace, Agent and revision IDs in `args`; O may be a union (a parsed envelope) as well as one name. */
+export function resourcesOf<O extends OperationName>(operation: O, args: OperationArgs<O>): ResourceIds {
+  // The table's type ties each entry to its operation's arguments; indexing it by a generic name loses that.
+  return (RESOURCES[operation] as (args: OperationArgs<O>) => ResourceIds)(args);
+}
+
 /** A fresh copy of the operation's example arguments, safe to change. */
 export function exampleArgs<O extends OperationName>(operation: O): OperationArgs<O> {
   return structuredClone(OPERATIONS[operation].example.args) as OperationArgs<O>;
