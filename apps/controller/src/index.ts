@@ -2,7 +2,7 @@
 // imports. docs/api/compute-driver.api.md is its report; what workspace tools need beyond it is in
 // ./internal.ts, which the release package does not carry.
 export { configurationSchema, validateConfiguration, createDriver, type CreateDriverOptions } from './package-entry.js';
-export { SshComputeDriver, type SshComputeDriverOptions } from './driver.js';
+export { SshComputeDriver, type PlanIntent, type SshComputeDriverOptions } from './driver.js';
 export type { HelperProgress } from './deps.js';
 export { loadInstallationConfiguration, parseConfiguration, DEFAULT_SYSTEMD_UNIT_DIRECTORY, TRANSPORTS, type SshComputeConfiguration } from './config/index.js';
 export type { InstallationSource } from './config/load.js';
@@ -12,6 +12,6 @@ export { TRANSPORT_CAUSES, type TransportCause } from './transport/failure-cause
 export { createLogger, type Logger } from './logging.js';
 export type { HelperArtifact } from './helper-artifact.js';
 export { DRIVER_VERSION, PACKAGE_NAME } from './version.js';
-export { ComputeError, ERROR_CODES, FAILURE_OF, toComputeError, type ErrorCode, type ErrorDetails, type Failure, type OperationName, type OperationResult } from '@occ-ssh/protocol';
+export { ComputeError, ERROR_CODES, FAILURE_OF, toComputeError, type ErrorCode, type ErrorDetails, type Failure, type OperationArgs, type OperationName, type OperationResult, type PlannedOperation, type PlanResult } from '@occ-ssh/protocol';
 export type { PrepareFailureDiagnostic } from './diagnostics.js';
 export type * from './types.js';
