@@ -12,6 +12,19 @@ export { TRANSPORT_CAUSES, type TransportCause } from './transport/failure-cause
 export { createLogger, type Logger } from './logging.js';
 export type { HelperArtifact } from './helper-artifact.js';
 export { DRIVER_VERSION, PACKAGE_NAME } from './version.js';
-export { ComputeError, ERROR_CODES, FAILURE_OF, toComputeError, type ErrorCode, type ErrorDetails, type Failure, type OperationArgs, type OperationName, type OperationResult, type PlannedOperation, type PlanResult } from '@occ-ssh/protocol';
+export {
+  ComputeError,
+  ERROR_CODES,
+  FAILURE_OF,
+  toComputeError,
+  type ErrorCode,
+  type ErrorDetails,
+  type Failure,
+  type OperationArgs,
+  type OperationName,
+  type OperationResult,
+  type PlannedOperation,
+  type PlanResult,
+} from '@occ-ssh/protocol';
 export type { PrepareFailureDiagnostic } from './diagnostics.js';
 export type * from './types.js';
