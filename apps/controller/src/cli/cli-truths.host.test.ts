@@ -4,17 +4,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { PassThrough, Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { sink } from '../../test/cli-runner.js';
 import { hostInfo, installationYaml } from '../../test/hosts.js';
 import { EXIT, runCli } from './main.js';
-
-function sink(onWrite?: (text: string) => void) {
-  let text = '';
-  return { stream: new Writable({ write: (chunk: Buffer, _e, done) => ((text += chunk.toString()), onWrite?.(chunk.toString()), done()) }), text: () => text };
-}
 
 /** A terminal that types `answer` once asked. */
 function terminal(answer: string) {

@@ -3,17 +3,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { cliRunner, sink } from '../../test/cli-runner.js';
 import { hostInfo, installationYaml } from '../../test/hosts.js';
 import { closedLoopbackPort } from '@occ-ssh/test-support';
 import { EXIT, runCli } from './main.js';
-
-function sink() {
-  let text = '';
-  return { stream: new Writable({ write: (chunk: Buffer, _e, done) => ((text += chunk.toString()), done()) }), text: () => text };
-}
 
 describe('occ-ssh on a real host', () => {
   let host: TestHost;
@@ -32,12 +27,7 @@ describe('occ-ssh on a real host', () => {
     );
     return path;
   };
-  const cli = async (...argv: string[]) => {
-    const out = sink();
-    const err = sink();
-    const code = await runCli([...argv, '--config', config, '--ledger', ledger], out.stream, err.stream);
-    return { code, out: out.text(), err: err.text() };
-  };
+  const cli = cliRunner(config, ledger);
 
   before(async () => {
     host = await startTestHost({ name: 'ccli' });

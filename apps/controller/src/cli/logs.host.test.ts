@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { installTenantGateway } from '@occ-ssh/test-support';
+import { cliRunner } from '../../test/cli-runner.js';
 import { hostInfo, installationYaml } from '../../test/hosts.js';
-import { EXIT, runCli } from './main.js';
+import { EXIT } from './main.js';
 
 const ATTACK = `
 const { execFileSync } = require('node:child_process');
@@ -25,23 +25,13 @@ setInterval(() => console.log('tick ' + tick++), 300).unref();
 const ENTRY = fileURLToPath(new URL('./occ-ssh.ts', import.meta.url));
 const NETGUARD = fileURLToPath(new URL('../../../../tools/netguard/src/register.ts', import.meta.url));
 
-function sink() {
-  let text = '';
-  return { stream: new Writable({ write: (chunk: Buffer, _e, done) => ((text += chunk.toString()), done()) }), text: () => text };
-}
-
 describe('occ-ssh logs of a compromised gateway, on a real host', () => {
   let host: TestHost;
   const dir = mkdtempSync(`${tmpdir()}/occ-cli-logs-`);
   const config = `${dir}/installation.yaml`;
   const ledger = `${dir}/ledger.json`;
   const revision = `${dir}/rev-1.json`;
-  const cli = async (...argv: string[]) => {
-    const out = sink();
-    const err = sink();
-    const code = await runCli([...argv, '--config', config, '--ledger', ledger], out.stream, err.stream);
-    return { code, out: out.text(), err: err.text() };
-  };
+  const cli = cliRunner(config, ledger);
 
   before(async () => {
     host = await startTestHost({ name: 'clogs' });

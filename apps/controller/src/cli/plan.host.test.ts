@@ -4,16 +4,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { cliRunner } from '../../test/cli-runner.js';
 import { hostInfo, installationYaml } from '../../test/hosts.js';
-import { EXIT, runCli } from './main.js';
-
-function sink() {
-  let text = '';
-  return { stream: new Writable({ write: (chunk: Buffer, _e, done) => ((text += chunk.toString()), done()) }), text: () => text };
-}
+import { EXIT } from './main.js';
 
 type Planned = { operation: string; steps: { op: string; target: string }[]; digest: string; after: string | null };
 
@@ -35,12 +30,7 @@ describe('occ-ssh plan on a real host', () => {
     );
     return path;
   };
-  const cli = async (...argv: string[]) => {
-    const out = sink();
-    const err = sink();
-    const code = await runCli([...argv, '--config', config, '--ledger', ledger], out.stream, err.stream);
-    return { code, out: out.text(), err: err.text() };
-  };
+  const cli = cliRunner(config, ledger);
   const planJson = async (...argv: string[]) => {
     const result = await cli('plan', ...argv, '--json');
     assert.equal(result.code, EXIT.ok, result.out + result.err);
