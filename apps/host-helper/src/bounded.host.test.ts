@@ -89,6 +89,8 @@ describe('bounded failure on a real host', () => {
     const answers = async () => (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code === 0;
     for (let i = 0; i < 600 && !(await answers()); i += 1) await sleep(100);
     assert.ok(await answers(), `the squatter never answered on port ${port}`);
+    // The answer must be the squatter's: one that lost the port to a gateway has exited.
+    assert.equal((await host.exec(['systemctl', 'is-active', 'occ-squatter'])).stdout.trim(), 'active', 'the squatter holds the port');
   }
 
   test("a sibling Agent listening on the Agent's port is never taken for its gateway", async () => {
@@ -113,8 +115,11 @@ describe('bounded failure on a real host', () => {
     } finally {
       await host.exec(['systemctl', 'stop', 'occ-squatter']);
     }
-    // The Agent's own account, but a process outside its unit: not its gateway either.
+    // The Agent's own account, but a process outside its unit: not its gateway either. The refused
+    // activation left A's unit restarting (Restart=always): stopped first, or its gateway could take
+    // the port back between the two squatters and answer for the second.
     const ownUid = await uidOf(a);
+    await host.run(['systemctl', 'stop', layoutOf(a).unitName]);
     await squat(ownUid, port);
     try {
       const error = await fails(host, 'activate-revision', activateArgs(a2));
