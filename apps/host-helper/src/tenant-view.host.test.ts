@@ -151,13 +151,15 @@ describe('what a tenant can see on a real host', { timeout: 15 * 60_000 }, () =>
     await ok(host, 'prepare-revision', prepareArgs(who, 1));
     const gateway = `${ROOT}/gateway.cjs`;
     await host.run(['install', '-m', '0755', host.fixtureGatewayPath, gateway]);
+    // The helper itself runs on the runtime's nodePath, so that one must exist to be refused.
+    await host.run(['install', '-D', '-m', '0755', host.nodePath, `${ROOT}/bin/node`]);
     for (const runtime of [{ openclawPath: gateway }, { openclawPath: `${UNIT_DIR}/gateway.cjs` }, { nodePath: `${ROOT}/bin/node` }]) {
       const error = await fails(host, 'activate-revision', activateArgs(prepareArgs(who, 1)), { runtime });
       assert.equal(error.code, 'configuration', JSON.stringify(runtime));
       assert.match(error.message, /sandbox hides/);
     }
     assert.equal(await exists(host, layoutOf(who).unitFile), false);
-    await host.run(['rm', gateway]);
+    await host.run(['rm', '-r', gateway, `${ROOT}/bin`]);
   });
 
   test("launch.env's quoting survives systemd's own env-file parser byte for byte", async () => {
