@@ -9,7 +9,7 @@ import type { HostLink } from './ssh.js';
 
 /** Outside every path the gateway unit's sandbox hides, root-owned like an installed OpenClaw. */
 const DIR = '/opt/occ-chaos-openclaw';
-export const SETUP_GATEWAY_VERSION = '2026.0.0-chaos';
+const SETUP_GATEWAY_VERSION = '2026.0.0-chaos';
 
 /** OpenClaw's templates carry front matter, which native setup strips: so do these. */
 const template = (name: string) => `---\ntitle: "${name} template"\nsummary: "Chaos stand-in for OpenClaw's stock ${name}"\n---\n\n# ${name}\n\nStock text of the chaos setup gateway.\n`;
