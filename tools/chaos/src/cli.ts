@@ -16,7 +16,7 @@ import { parseOptions, SECTIONS, USAGE, type Options, type Section } from './opt
 import { newRaceResult, runAllocations, runPrepareVsDelete } from './races.js';
 import { countsOf, judge, summarizeBadInput, summarizeCrashes, summarizeTrials, summaryLines, type Results } from './report.js';
 import { Rng } from './rng.js';
-import { runSecrets } from './secrets.js';
+import { laneSightings, runSecrets } from './secrets.js';
 import { runTenants } from './tenants.js';
 import { groupSightings, type Corpus, type Sighting } from './sightings.js';
 import { HostLink } from './ssh.js';
@@ -75,6 +75,7 @@ async function campaign(options: Options): Promise<Results> {
 
   // Each section, run on the host of its lane.
   const killRecords: TrialRecord[][] = [];
+  const laneCorpora: Corpus[] = [];
   const calibration: Record<string, number>[] = [];
   const killStarted = Date.now();
   let killed = 0;
@@ -87,6 +88,7 @@ async function campaign(options: Options): Promise<Results> {
       if (bad || killed % 10 === 0) progress(`kill ${killed}/${sizes.killTrials}: ${record.operation} cut at ${record.atMs}/${record.measuredMs} ms (${record.effect})${bad}`);
     });
     killRecords[lane] = result.records;
+    laneCorpora.push(...result.corpora);
     calibration[lane] = result.durations;
     killEnded = Math.max(killEnded, Date.now());
   };
@@ -101,7 +103,8 @@ async function campaign(options: Options): Promise<Results> {
         );
     };
     const plan = { step, lanes: section === 'crash-points' ? (['helper', 'children'] as const) : (['helper'] as const), operations: CRASH_OPERATIONS };
-    const { counts, records } = await crashLane(link, plan, { crash: section === 'crash-points', errors: section === 'injected-errors' }, progress, onRecord);
+    const { counts, records, corpora } = await crashLane(link, plan, { crash: section === 'crash-points', errors: section === 'injected-errors' }, progress, onRecord);
+    laneCorpora.push(...corpora);
     const summary = summarizeCrashes(counts, records, step, Date.now() - t0);
     if (section === 'crash-points') results.sections.crashPoints = summary;
     else results.sections.injectedErrors = summary;
@@ -206,6 +209,14 @@ async function campaign(options: Options): Promise<Results> {
     results.sections.secrets.found.push(...groupSightings(own));
     results.sections.secrets.sightings += own.length;
     results.sections.secrets.corpora.push({ name: 'campaign results file', bytes: JSON.stringify(results).length });
+  }
+  // The crash-point and kill lanes' workspace documents: in nothing those lanes kept, nor in this file.
+  if (laneCorpora.length > 0) {
+    const corpora = [...laneCorpora, { name: 'campaign results file', text: JSON.stringify(results) }];
+    const seen = laneSightings(corpora);
+    results.laneDocuments = { sightings: seen.length, found: groupSightings(seen), corpora: corpora.map((corpus) => ({ name: corpus.name, bytes: Buffer.byteLength(corpus.text) })) };
+    if (seen.length > 0) results.errors.push(`the lanes' workspace document sentinel was seen: ${[...new Set(seen.map((sighting) => sighting.where))].slice(0, 10).join('; ')}`);
+    if (corpora.some((corpus) => corpus.name.endsWith('helper audit lines') && corpus.text.trim() === '')) results.errors.push('a lane kept no helper audit line to search');
   }
   results.durationMs = Date.now() - started;
   results.counts = countsOf(results.sections);

@@ -9,16 +9,16 @@ import { helperOf, runSteps, listingOf, type Step } from './collector.js';
 import type { MutatingArgs, MutatingOperation } from './expectations.js';
 import type { Listing } from './listing.js';
 import { call, envelopeFor, ROOT, UNIT_DIR, type CallOutcome } from '@occ-ssh/test-support';
-import { activateArgs, ownerOf, prepareArgs, RUNTIME_USER, siblingAgentId, siblingOf } from './fixture-args.js';
+import { activateArgs, activateSetUp, ownerOf, prepareArgs, RUNTIME_USER, setupArgs, siblingAgentId, siblingOf } from './fixture-args.js';
+import { LANE_DOCUMENT_SENTINEL, laneJournals } from './secrets.js';
+import type { Corpus } from './sightings.js';
+import { installSetupGateway } from './setup-gateway.js';
 import type { HostLink } from './ssh.js';
 import { hitOf, parseLog, pointsOf, straceArgv, type Hit, type Injection, type Lane, type ParsedLog, type Point } from './strace-log.js';
 import { runTrial, type TrialRecord } from './trial.js';
 
-/**
- * Not yet setup-workspace: its steps run the real OpenClaw's native setup, which the fixture gateway
- * these hosts run cannot stand in for, and a traced run of it outlasts TRACED_TIMEOUT_MS.
- */
-export const CRASH_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS.filter((operation) => operation !== 'setup-workspace');
+/** Every mutating operation; setup-workspace runs native setup through the lane's setup gateway (setup-gateway.ts). */
+export const CRASH_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS;
 
 /** Which injected error each system call gets in the injected-error lane. */
 const ERROR_FOR: Record<string, Injection> = {
@@ -72,7 +72,7 @@ export interface OperationCount {
 }
 
 /** The host state an operation starts from, in a Namespace of its own, and how to clear it afterwards. */
-function scenario(operation: MutatingOperation, tag: string): { setup: MutatingArgs[]; op: MutatingArgs; cleanup: MutatingArgs } {
+function scenario(operation: MutatingOperation, tag: string): { setup: MutatingArgs[]; op: MutatingArgs; cleanup: MutatingArgs; then?: MutatingArgs } {
   const owner = ownerOf(tag);
   const p1 = prepareArgs(owner, 1, { readyAfterMs: 0 });
   const ensure: MutatingArgs = { operation: 'ensure-namespace', args: { namespace: owner.namespace } };
@@ -102,8 +102,11 @@ function scenario(operation: MutatingOperation, tag: string): { setup: MutatingA
     }
     case 'delete-namespace':
       return { setup: [ensure, prepare, activate], op: cleanup, cleanup };
-    case 'setup-workspace':
-      throw new Error('setup-workspace has no crash-point scenario yet (see CRASH_OPERATIONS)');
+    case 'setup-workspace': {
+      // Then activation, which starts the gateway only once the marker records exactly this setup.
+      const setup = setupArgs(p1, LANE_DOCUMENT_SENTINEL);
+      return { setup: [ensure, prepare], op: { operation: 'setup-workspace', args: setup }, cleanup, then: { operation: 'activate-revision', args: activateSetUp(p1, setup) } };
+    }
     default:
       return assertNever(operation, 'mutating operation');
   }
@@ -158,6 +161,8 @@ async function setUp(link: HostLink, pending: MutatingArgs | undefined, setup: M
 export interface CrashLaneResult {
   counts: OperationCount[];
   records: CrashRecord[];
+  /** What the lane kept that its document sentinel must not be in: audit lines and the journal. */
+  corpora: Corpus[];
 }
 
 /** The points a run tries: every `step`-th, starting from the first. */
@@ -224,6 +229,11 @@ export async function crashLane(
           return run.outcome;
         },
       });
+      if (s.then) {
+        const [next] = await runSteps(link, [helperStep(link, s.then)]);
+        const line = helperOf(next).line;
+        if (!line?.ok) record.problems.push(`${s.then.operation} after the retry failed: ${line && !line.ok ? `${line.error.code}: ${line.error.message}` : 'no result line'}`);
+      }
       const exact = hit !== undefined && hit.mutating && hit.program === point.program && hit.ordinal === point.ordinal;
       const crash: CrashRecord = {
         ...record,
@@ -257,6 +267,7 @@ export async function crashLane(
     }
   };
 
+  link.useGateway(await installSetupGateway(link));
   // Warm-up: the first operation on a host creates the root and its top directories; every point
   // is counted and tried on a host where they already exist.
   const warm = scenario('ensure-namespace', tag());
@@ -276,7 +287,7 @@ export async function crashLane(
     }
   }
   if (pending) await setUp(link, pending, []);
-  return { counts, records };
+  return { counts, records, corpora: await laneJournals(link, 'crash lane') };
 }
 
 /** What one operation (in one lane) showed: the row of the reliability table. */

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { agentHash, nsHash, sha256Hex } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { convergenceProblems, portOf, type MutatingArgs } from './expectations.js';
-import { fakeListing, healthyHost, type FakeAgent } from './fake-host.js';
+import { entryAt, fakeListing, healthyHost, type FakeAgent } from './fake-host.js';
 
 const owner: AgentOwner = { namespace: { id: 'ns-a', name: 'stable' }, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-agent-1' } };
 const target = (id: string, number: number) => ({ owner, revision: { id, number } });
@@ -152,6 +152,51 @@ describe('convergenceProblems', () => {
       'sibling agent-2 lost home/ or state/',
       "sibling agent-2's unit changed state",
       "sibling agent-2's account is gone",
+    ]);
+  });
+
+  it('setup-workspace: the marker records exactly the setup, the documents are the submitted text, no unit, scratch or temp is left', () => {
+    const documents = { 'SOUL.md': '# SOUL.md\n\nSteady.\n', 'USER.md': '# USER.md\n\n- Lists.\n' };
+    const op: MutatingArgs = {
+      operation: 'setup-workspace',
+      args: {
+        owner,
+        revision: { id: 'rev-1', number: 1 },
+        setup: { id: 'setup-1', completed: false, documents: Object.entries(documents).map(([name, content]) => ({ name: name as 'SOUL.md', content })) },
+      },
+    };
+    const before = fakeListing([agent()]);
+    const done = (change: Partial<FakeAgent['workspace']> = {}) => fakeListing([agent({ workspace: { setupId: 'setup-1', documents, ...change } })]);
+    assert.deepEqual(convergenceProblems(op, before, done()), []);
+    assert.deepEqual(convergenceProblems(op, before, before), ['the workspace setup marker is missing', 'SOUL.md is not the submitted text', 'USER.md is not the submitted text']);
+    assert.deepEqual(convergenceProblems(op, before, done({ setupId: 'setup-0' })), ['the workspace setup marker records setup-0, not setup-1']);
+    // The marker records a stock SOUL.md while the workspace holds the submitted one: a marker of another setup's documents.
+    const otherDigests = done();
+    const marker = entryAt(otherDigests, '/workspace-setup.json');
+    marker.text = marker.text!.replace(sha256Hex(documents['SOUL.md']), sha256Hex('# SOUL.md\n\nStock.\n'));
+    assert.deepEqual(convergenceProblems(op, before, otherDigests), ['the workspace setup marker records other document digests']);
+    const garbled = done();
+    entryAt(garbled, '/workspace-setup.json').text = '{"kind":"workspace-setup"';
+    assert.deepEqual(convergenceProblems(op, before, garbled), ['the workspace setup marker does not parse']);
+    const edited = done();
+    entryAt(edited, '/state/workspace/USER.md').sha256 = sha256Hex('# USER.md\n\nstock\n');
+    assert.deepEqual(convergenceProblems(op, before, edited), ['USER.md is not the submitted text']);
+    for (const activeState of ['active', 'failed']) {
+      const running = done();
+      running.setupUnits.push({ name: 'openclaw-enterprise-setup-0123456789ab.service', activeState });
+      assert.deepEqual(convergenceProblems(op, before, running), [`native-setup unit openclaw-enterprise-setup-0123456789ab.service is ${activeState}`]);
+    }
+    const stopped = done();
+    stopped.setupUnits.push({ name: 'openclaw-enterprise-setup-0123456789ab.service', activeState: 'inactive' });
+    assert.deepEqual(convergenceProblems(op, before, stopped), []);
+    const leftovers = done();
+    const dir = entryAt(leftovers, '/state/workspace').path.replace(/\/state\/workspace$/, '');
+    for (const rest of ['state/.occ-workspace-setup', 'state/workspace/.SOUL.md.occ-0a1b2c3d4e5f', '.workspace-setup.json.tmp-1-2'])
+      leftovers.entries.push({ path: `${dir}/${rest}`, type: rest.endsWith('setup') ? 'dir' : 'file', uid: 999, gid: 999, mode: 0o600, size: 1 });
+    assert.deepEqual(convergenceProblems(op, before, leftovers), [
+      'the scratch configuration is left: state/.occ-workspace-setup',
+      'a document temp is left: state/workspace/.SOUL.md.occ-0a1b2c3d4e5f',
+      'a marker temp is left: .workspace-setup.json.tmp-1-2',
     ]);
   });
 

@@ -1,6 +1,6 @@
 // What "converged" means after each mutating operation succeeded: the intended host state,
 // judged on the Listing taken before the trial and the one taken after the retry. Pure.
-import { agentHash, nsHash, revHash, unitName } from '@occ-ssh/markers';
+import { agentHash, canonicalJson, nsHash, revHash, sha256Hex, unitName, workspaceSetupMarker } from '@occ-ssh/markers';
 import { assertNever, type AgentOwner, type MutatingOperation, type OperationArgs } from '@occ-ssh/protocol';
 import type { Listing } from './listing.js';
 import { allAgents, buildModel, currentRevision, type AgentModel, type HostModel } from './model.js';
@@ -151,13 +151,58 @@ export function convergenceProblems(op: MutatingArgs, before: Listing, after: Li
       break;
     }
     case 'setup-workspace':
-      // No expectation written yet: the trial fails rather than passing as converged.
-      problems.push('no convergence expectation for setup-workspace yet');
+      problems.push(...setupProblems(op.args, now, after));
       break;
     default:
       return assertNever(op, 'mutating operation');
   }
   return [...new Set(problems)];
+}
+
+/**
+ * setup-workspace converged: the marker records exactly this setup, every document is the submitted
+ * text, no native-setup unit is left running or failed, and no scratch or temp file is left in state/
+ * or the Agent directory. (That activation then succeeds is the lanes' next step.)
+ */
+function setupProblems(args: OperationArgs<'setup-workspace'>, now: HostModel, after: Listing): string[] {
+  const problems: string[] = [];
+  const agent = agentOf(now, args.owner);
+  if (!agent) return ['the Agent directory is missing'];
+  const dir = `namespaces/${nsHash(args.owner.namespace.id)}/agents/${agent.dirName}`;
+  const text = now.byPath.get(`${dir}/workspace-setup.json`)?.text;
+  const parsed = text === undefined ? undefined : parseMarker(text);
+  const digests = Object.fromEntries(args.setup.documents.map((document) => [document.name, sha256Hex(document.content)]));
+  if (text === undefined) problems.push('the workspace setup marker is missing');
+  else if (!parsed) problems.push('the workspace setup marker does not parse');
+  else {
+    if (parsed.namespaceId !== args.owner.namespace.id || parsed.agentId !== args.owner.agent.id) problems.push('the workspace setup marker names another Agent');
+    if (parsed.setupId !== args.setup.id) problems.push(`the workspace setup marker records ${parsed.setupId}, not ${args.setup.id}`);
+    if (canonicalJson(parsed.documents) !== canonicalJson(digests)) problems.push('the workspace setup marker records other document digests');
+  }
+  for (const [name, digest] of Object.entries(digests)) {
+    const entry = now.byPath.get(`${dir}/state/workspace/${name}`);
+    if (entry?.type !== 'file' || entry.sha256 !== digest) problems.push(`${name} is not the submitted text`);
+  }
+  for (const unit of after.setupUnits) {
+    if (unit.activeState !== 'inactive') problems.push(`native-setup unit ${unit.name} is ${unit.activeState}`);
+  }
+  for (const entry of after.entries) {
+    if (!entry.path.startsWith(`${dir}/`)) continue;
+    const rest = entry.path.slice(dir.length + 1);
+    if (rest === 'state/.occ-workspace-setup' || rest.startsWith('state/.occ-workspace-setup/')) problems.push(`the scratch configuration is left: ${rest}`);
+    else if (/^state\/workspace\/\.[^/]*\.occ-/.test(rest)) problems.push(`a document temp is left: ${rest}`);
+    else if (rest.startsWith('.workspace-setup.json')) problems.push(`a marker temp is left: ${rest}`);
+  }
+  return problems;
+}
+
+function parseMarker(text: string) {
+  try {
+    const parsed = workspaceSetupMarker.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The gateway port of an Agent in a listing, if it has one. */

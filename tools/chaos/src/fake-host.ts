@@ -1,6 +1,6 @@
 // Fabricated Listings for the unit tests of the invariant checker and the expectations: a host
 // built from markers exactly as the helper writes them, which a test then damages.
-import { accountName, agentHash, markerText, nsHash, revHash, sha256Hex, unitName, unitOwnershipHeader } from '@occ-ssh/markers';
+import { accountName, agentHash, canonicalJson, markerText, nsHash, revHash, sha256Hex, unitName, unitOwnershipHeader } from '@occ-ssh/markers';
 import type { Entry, Listing } from './listing.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
@@ -15,6 +15,8 @@ export interface FakeAgent {
   current?: string;
   served?: boolean;
   unit?: { activeState: string; unitFileState: string };
+  /** A workspace setup delivered: its marker (root's, in the Agent directory) and the documents in state/workspace. */
+  workspace?: { setupId: string; documents: Record<string, string> };
 }
 
 const file = (path: string, extra: Partial<Entry> = {}): Entry => ({ path, type: 'file', uid: 0, gid: 0, mode: 0o600, size: 100, ...extra });
@@ -29,6 +31,7 @@ export function fakeListing(agents: FakeAgent[]): Listing {
     lock: { free: true, waitedMs: 0 },
     entries,
     units: [],
+    setupUnits: [],
     unitTemps: [],
     users: [],
     groups: [],
@@ -100,6 +103,16 @@ export function fakeListing(agents: FakeAgent[]): Listing {
         );
         listing.ready[String(agent.port)] = true;
       }
+    }
+    if (agent.workspace) {
+      const digests = Object.fromEntries(Object.entries(agent.workspace.documents).map(([name, content]) => [name, sha256Hex(content)]));
+      entries.push(
+        file(`${a}/workspace-setup.json`, {
+          text: `${canonicalJson({ kind: 'workspace-setup', version: 1, ...owner, setupId: agent.workspace.setupId, documents: digests, openclawVersion: '2026.0.0-chaos' })}\n`,
+        }),
+        dir(`${a}/state/workspace`, { uid: agent.uid, gid: agent.uid, mode: 0o700 }),
+        ...Object.entries(digests).map(([name, digest]) => file(`${a}/state/workspace/${name}`, { uid: agent.uid, gid: agent.uid, sha256: digest })),
+      );
     }
     if (agent.unit) {
       listing.units.push({ name: unitName(agent.agentId), type: 'file', uid: 0, head: unitOwnershipHeader(agent.namespaceId, agent.agentId), ...agent.unit });

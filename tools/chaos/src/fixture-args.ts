@@ -38,3 +38,20 @@ export function activateArgs(prepared: OperationArgs<'prepare-revision'>, readin
 export function targetArgs(prepared: OperationArgs<'prepare-revision'>): OperationArgs<'stop-revision'> {
   return { owner: prepared.owner, revision: prepared.revision };
 }
+
+/**
+ * The first workspace setup of a prepared revision: two documents, each carrying `sentinel` (the
+ * lanes' document sentinel, which nothing they collect may show).
+ */
+export function setupArgs(prepared: OperationArgs<'prepare-revision'>, sentinel: string): OperationArgs<'setup-workspace'> {
+  const documents = [
+    { name: 'SOUL.md' as const, content: `# SOUL.md\n\nSteady under faults.\n${sentinel}\n` },
+    { name: 'USER.md' as const, content: `# USER.md\n\n- Reads every line.\n${sentinel}-user\n` },
+  ];
+  return { owner: prepared.owner, revision: prepared.revision, setup: { id: `setup-${prepared.revision.id}`, completed: false, documents } };
+}
+
+/** Activation of a revision whose workspace setup must be recorded first. */
+export function activateSetUp(prepared: OperationArgs<'prepare-revision'>, setup: OperationArgs<'setup-workspace'>): OperationArgs<'activate-revision'> {
+  return { ...activateArgs(prepared), workspaceSetupId: setup.setup.id };
+}

@@ -1,5 +1,5 @@
 // Client kills: SIGKILL of the local ssh client during every mutating operation, in Agent lifecycles
-// that walk through all seven of them; then invariants and a retry. The kill is placed by the
+// that walk through all eight of them; then invariants and a retry. The kill is placed by the
 // helper's own progress: right after a uniformly drawn one of the heartbeat lines the operation
 // prints (one as it begins each change), so where it lands does not depend on the machine's load.
 import { encodeArgument, MUTATING_OPERATIONS, type MutatingOperation } from '@occ-ssh/protocol';
@@ -8,18 +8,17 @@ import { DEFAULT_PROGRESS_LINES, RecentMedians } from './recent-medians.js';
 import type { MutatingArgs } from './expectations.js';
 import type { Listing } from './listing.js';
 import { auditOf, call, envelopeFor } from '@occ-ssh/test-support';
-import { activateArgs, ownerOf, prepareArgs, targetArgs } from './fixture-args.js';
+import { activateArgs, activateSetUp, ownerOf, prepareArgs, setupArgs, targetArgs } from './fixture-args.js';
+import { LANE_DOCUMENT_SENTINEL, laneJournals, sampleArgv } from './secrets.js';
+import type { Corpus } from './sightings.js';
+import { installSetupGateway } from './setup-gateway.js';
 import type { Rng } from './rng.js';
 import { delayArgv } from './strace-log.js';
 import type { HostLink } from './ssh.js';
 import { runTrial, type TrialRecord } from './trial.js';
 
-/**
- * The operations these lifecycles cut. Not yet setup-workspace: it runs the real OpenClaw's native
- * setup, which the fixture gateway cannot stand in for; its client kills are proven by
- * apps/host-helper/src/workspace-kill.host.test.ts instead.
- */
-export const KILL_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS.filter((operation) => operation !== 'setup-workspace');
+/** The operations these lifecycles cut; setup-workspace runs native setup through the lane's setup gateway (setup-gateway.ts). */
+export const KILL_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS;
 
 /** How long each of the helper's step calls is held: longer than a kill takes to reach it. */
 const STEP_DELAY_MS = 15;
@@ -29,10 +28,12 @@ function lifecycle(tag: string, rng: Rng): MutatingArgs[] {
   const owner = ownerOf(tag);
   const p1 = prepareArgs(owner, 1, { readyAfterMs: rng.int(0, 600) });
   const p2 = prepareArgs(owner, 2, { readyAfterMs: rng.int(0, 600) });
+  const setup = setupArgs(p1, LANE_DOCUMENT_SENTINEL);
   const steps: MutatingArgs[] = [
     { operation: 'ensure-namespace', args: { namespace: owner.namespace } },
     { operation: 'prepare-revision', args: p1 },
-    { operation: 'activate-revision', args: activateArgs(p1) },
+    { operation: 'setup-workspace', args: setup },
+    { operation: 'activate-revision', args: activateSetUp(p1, setup) },
     { operation: 'prepare-revision', args: p2 },
     { operation: 'activate-revision', args: activateArgs(p2) },
     { operation: 'retire-revision', args: targetArgs(p1) },
@@ -49,20 +50,24 @@ function lifecycle(tag: string, rng: Rng): MutatingArgs[] {
 export interface LaneResult {
   records: TrialRecord[];
   durations: Record<string, number>;
+  /** What the lane kept that its document sentinel must not be in: argv sampled while setup-workspace ran, audit lines, the journal. */
+  corpora: Corpus[];
 }
 
 /**
  * Measures each operation once, unkilled, through a fresh client, so kill instants are drawn
  * within what the operation really takes on this host under this load. The shortest lifecycle that
- * runs all seven: stop of a running gateway, and retirement of the current revision (which stops it).
+ * runs all eight: stop of a running gateway, and retirement of the current revision (which stops it).
  */
 async function calibrate(link: HostLink, rng: Rng, lane: string, durations: RecentMedians, lines: RecentMedians): Promise<void> {
   const owner = ownerOf(`${lane}cal`);
   const p1 = prepareArgs(owner, 1, { readyAfterMs: rng.int(0, 600) });
+  const setup = setupArgs(p1, LANE_DOCUMENT_SENTINEL);
   const steps: MutatingArgs[] = [
     { operation: 'ensure-namespace', args: { namespace: owner.namespace } },
     { operation: 'prepare-revision', args: p1 },
-    { operation: 'activate-revision', args: activateArgs(p1) },
+    { operation: 'setup-workspace', args: setup },
+    { operation: 'activate-revision', args: activateSetUp(p1, setup) },
     { operation: 'stop-revision', args: targetArgs(p1) },
     { operation: 'activate-revision', args: activateArgs(p1) },
     { operation: 'retire-revision', args: targetArgs(p1) },
@@ -100,11 +105,13 @@ async function handshakeMs(link: HostLink): Promise<number> {
  * still cut every operation.
  */
 export async function killLane(link: HostLink, rng: Rng, trials: number, lane: string, offset: number, progress: (record: TrialRecord) => void): Promise<LaneResult> {
+  link.useGateway(await installSetupGateway(link));
   const durations = new RecentMedians();
   const lines = new RecentMedians(DEFAULT_PROGRESS_LINES);
   await calibrate(link, rng, lane, durations, lines);
   const handshake = await handshakeMs(link);
   const records: TrialRecord[] = [];
+  const argv = { host: [] as string[], local: [] as string[] };
   let before: Listing | undefined;
   for (let cycle = 0; records.length < trials; cycle += 1) {
     const steps = lifecycle(`${lane}c${cycle}`, rng);
@@ -141,7 +148,11 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
         fault: 'ssh-client-sigkill',
         atMs: 0,
         measuredMs,
-        interrupted: async () => (first = await call(link, step.operation, step.args as never, { killAfterLines: afterLine, wrap: SLOW_HELPER })),
+        interrupted: async () => {
+          const cut = () => call(link, step.operation, step.args as never, { killAfterLines: afterLine, wrap: SLOW_HELPER });
+          first = step.operation === 'setup-workspace' ? await sampleArgv(link, cut, argv) : await cut();
+          return first;
+        },
       });
       record.atMs = first?.killedAtMs ?? record.firstMs;
       record.killAfterLine = afterLine;
@@ -162,5 +173,10 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
       before = after;
     }
   }
-  return { records, durations: durations.snapshot() };
+  const corpora: Corpus[] = [
+    { name: `kill lane ${lane}: host argv during setup-workspace`, text: argv.host.join('\n'), argv: true },
+    { name: `kill lane ${lane}: local argv during setup-workspace`, text: argv.local.join('\n'), argv: true },
+    ...(await laneJournals(link, `kill lane ${lane}`)),
+  ];
+  return { records, durations: durations.snapshot(), corpora };
 }

@@ -16,7 +16,7 @@ export interface Entry {
   target?: string;
   /** Text of a JSON marker (files named *.json outside home/ and state/). */
   text?: string;
-  /** SHA-256 of a snapshot (files named openclaw.json). */
+  /** SHA-256 of a snapshot (files named openclaw.json) or of a workspace document (state/workspace/<NAME>.md). */
   sha256?: string;
 }
 
@@ -47,6 +47,8 @@ export interface Listing {
   entries: Entry[];
   /** Gateway unit files (openclaw-enterprise-gateway-*.service) in the unit directory. */
   units: UnitInfo[];
+  /** Transient native-setup units (openclaw-enterprise-setup-*.service) systemd still knows, with their states. */
+  setupUnits: { name: string; activeState: string }[];
   /** Any `*.tmp-*` name anywhere under the unit directory. */
   unitTemps: string[];
   /** passwd and group entries whose name starts with `<runtime.user>-`. */

@@ -224,6 +224,8 @@ export interface Results {
   sections: SectionResults;
   targets: Target[];
   ok: boolean;
+  /** The crash-point and kill lanes' document sentinel, searched in what they kept (and this file). */
+  laneDocuments?: { sightings: number; found: SightingGroup[]; corpora: { name: string; bytes: number }[] };
 }
 
 /** The share of client kills that must land between two effects of their operation, once each has this many. */
@@ -429,6 +431,10 @@ export function summaryLines(results: Results): string[] {
     );
     lines.push(`     cut between two changes (partial: left an intermediate state, the rest undone by the helper): ${midwayShares(s.kill)}`);
   }
+  if (results.laneDocuments)
+    lines.push(
+      `  lane document sentinel: ${results.laneDocuments.sightings} sightings in ${results.laneDocuments.corpora.length} corpora (${results.laneDocuments.corpora.reduce((sum, c) => sum + c.bytes, 0)} bytes)`,
+    );
   if (s.faults)
     lines.push(
       `  faults (host faults): ${s.faults.trials} trials (${Object.entries(s.faults.by)

@@ -6,6 +6,7 @@
 // the unit directory, every gateway unit's systemd properties) are searched for all of them in
 // every encoding.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -31,8 +32,30 @@ export interface SecretsResult {
   problems: string[];
 }
 
+/**
+ * In every workspace document the crash-point and kill lanes deliver (fixture-args.ts setupArgs); a
+ * fresh one per run. Nothing those lanes collect (audit lines, journals, argv, the results file) may
+ * show it in any encoding.
+ */
+export const LANE_DOCUMENT_SENTINEL = `lane-document-sentinel-${randomBytes(12).toString('hex')}`;
+
+/** Searches what the lanes collected for their document sentinel. */
+export function laneSightings(corpora: readonly Corpus[]): Sighting[] {
+  return findSightings([{ name: 'lane workspace document sentinel', value: LANE_DOCUMENT_SENTINEL }], corpora);
+}
+
+/** What a lane's host kept once the lane is done: every helper audit line, and the whole journal (gateway and native-setup units, systemd). */
+export async function laneJournals(link: HostLink, lane: string): Promise<Corpus[]> {
+  const audit = await link.run(['journalctl', '--no-pager', '-o', 'cat', '_UID=0', '_TRANSPORT=syslog', 'SYSLOG_IDENTIFIER=occ-ssh-helper']);
+  const journal = await link.run(['journalctl', '--no-pager', '-o', 'short-iso']);
+  return [
+    { name: `${lane}: helper audit lines`, text: audit },
+    { name: `${lane}: host journal`, text: journal },
+  ];
+}
+
 /** Samples `ps -eo args` (host over the shared connection, and locally) until `done` settles. */
-async function sampleArgv<T>(link: HostLink, run: () => Promise<T>, into: { host: string[]; local: string[] }): Promise<T> {
+export async function sampleArgv<T>(link: HostLink, run: () => Promise<T>, into: { host: string[]; local: string[] }): Promise<T> {
   let finished = false;
   const pending = run().finally(() => (finished = true));
   const host = (async () => {

@@ -36,8 +36,19 @@ export class HostLink implements RemoteHost {
   get nodePath(): string {
     return this.host.nodePath;
   }
+  /**
+   * What every call through this link runs as the gateway (`runtime.openclawPath`): the fixture
+   * gateway, or the entry a lane put in front of it (setup-gateway.ts).
+   */
   get fixtureGatewayPath(): string {
-    return this.host.fixtureGatewayPath;
+    return this.gateway ?? this.host.fixtureGatewayPath;
+  }
+
+  private gateway: string | undefined;
+
+  /** From now on, calls through this link run `path` as the gateway. */
+  useGateway(path: string): void {
+    this.gateway = path;
   }
 
   /** A new ssh client for one command: what the controller does for each helper call. */

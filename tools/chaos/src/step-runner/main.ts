@@ -7,7 +7,7 @@ import type { Entry, Listing } from '../listing.js';
 import { run, type CollectOptions, type Params } from './params.js';
 import { lock, quiet } from './quiet.js';
 import { activeReady, servedReady } from './ready.js';
-import { groups, temps, units, users, walk } from './tree.js';
+import { groups, setupUnits, temps, units, users, walk } from './tree.js';
 
 async function collect(p: Params, o: CollectOptions): Promise<Listing> {
   const q = await quiet(p, o);
@@ -24,6 +24,7 @@ async function collect(p: Params, o: CollectOptions): Promise<Listing> {
     lock: l,
     entries,
     units: unitList,
+    setupUnits: setupUnits(),
     unitTemps,
     users: users(p),
     groups: groups(p),

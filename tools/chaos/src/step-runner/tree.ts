@@ -1,5 +1,5 @@
 // The host's state as facts: every path under the root (never following a link), leftover temp
-// files, gateway units with their systemd states, and the Agent accounts.
+// files, gateway units with their systemd states, native-setup units, and the Agent accounts.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import type { AccountEntry, Entry, EntryType, UnitInfo } from '../listing.js';
@@ -8,6 +8,9 @@ import { run, type Params } from './params.js';
 function kind(st: Stats): EntryType {
   return st.isSymbolicLink() ? 'link' : st.isDirectory() ? 'dir' : st.isFile() ? 'file' : 'other';
 }
+
+/** The workspace documents whose digests the setup-workspace expectation compares. */
+const WORKSPACE_DOCUMENTS = ['AGENTS.md', 'SOUL.md', 'IDENTITY.md', 'USER.md'];
 
 /** Marker texts are read outside the Agents' private home/ and state/ directories only. */
 export function walk(base: string, rel: string, out: Entry[], privateDepth: number): void {
@@ -42,7 +45,7 @@ export function walk(base: string, rel: string, out: Entry[], privateDepth: numb
         // gone or unreadable meanwhile: the entry is recorded without it
       }
     }
-    if (e.type === 'file' && name === 'openclaw.json') {
+    if (e.type === 'file' && (name === 'openclaw.json' || (WORKSPACE_DOCUMENTS.includes(name) && rel.endsWith('/state/workspace')))) {
       try {
         e.sha256 = createHash('sha256').update(readFileSync(full)).digest('hex');
       } catch {
@@ -102,6 +105,16 @@ export function units(p: Params): UnitInfo[] {
     const s = states[name] ?? {};
     return { name, type: kind(st), uid: st.uid, head, activeState: s['ActiveState'] || 'unknown', unitFileState: s['UnitFileState'] || 'unknown' };
   });
+}
+
+/** Native setup's transient units systemd still knows (a failed one stays listed until reset). */
+export function setupUnits(): { name: string; activeState: string }[] {
+  const out = run('systemctl', ['list-units', '--all', '--plain', '--no-legend', '--type=service', 'openclaw-enterprise-setup-*']).stdout || '';
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f[0]?.endsWith('.service'))
+    .map((f) => ({ name: f[0]!, activeState: f[2] ?? 'unknown' }));
 }
 
 // The account databases of the host (files: the test hosts use no other NSS source).
