@@ -3,20 +3,13 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { canonicalHash } from '@occ-ssh/markers';
-import { ComputeError, MAX_ARGUMENT_BYTES, MAX_DOCUMENT_BYTES, PROTOCOL_VERSION, decodeArgument, type RuntimeSettings } from '@occ-ssh/protocol';
+import { ComputeError, EXAMPLE_RUNTIME, MAX_ARGUMENT_BYTES, MAX_DOCUMENT_BYTES, PROTOCOL_VERSION, decodeArgument, type RuntimeSettings } from '@occ-ssh/protocol';
 import { SEALED_KEY, splitHelperInput } from './input.js';
 import { openSealed } from './sealed.js';
 import { buildHelperCall } from './call.js';
 import { remoteCommand } from '@occ-ssh/ssh-client';
 
-const RUNTIME: RuntimeSettings = {
-  root: '/var/lib/openclaw-enterprise',
-  systemdUnitDirectory: '/etc/systemd/system',
-  nodePath: '/usr/bin/node',
-  openclawPath: '/opt/openclaw/current/dist/index.js',
-  user: 'openclaw',
-  gatewayPortRange: { start: 18800, end: 18899 },
-};
+const RUNTIME: RuntimeSettings = EXAMPLE_RUNTIME;
 const HELPER = Buffer.from('/* helper */');
 const NAMESPACE = { namespace: { id: 'ns-1', name: 'stable' } };
 const build = (runtime = RUNTIME) => buildHelperCall({ operation: 'ensure-namespace', args: NAMESPACE, runtime, requestId: 'req-1', helper: HELPER });

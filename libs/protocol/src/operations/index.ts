@@ -94,6 +94,7 @@ export function exampleResult<O extends OperationName>(operation: O): OperationR
 }
 
 export { MAX_READINESS_TIMEOUT_MS } from './activate-revision.js';
+export { EXAMPLE_RUNTIME } from './examples.js';
 export { MAX_DOCUMENT_BYTES, gatewayAuthMode, type GatewayAuthMode } from './prepare-revision.js';
 export type { InventoryAgent, InventoryResult } from './inventory.js';
 export type { HostCapacity, ProbeResult } from './probe.js';
