@@ -38,19 +38,27 @@ describe('read-logs on a real host', () => {
   });
   after(() => host?.down());
 
-  test("the gateway's own lines, escapes as data, the forged helper line attributed to its unit and UID", async () => {
+  test("the gateway's own lines, escapes as data, and the lines it forged under the helper's tag stamped with its own UID", async () => {
     const uid = Number((await host.run(['id', '-u', accountOf(hostile)])).trim());
     const page = await ok(host, 'read-logs', { owner: hostile, lines: 1000 }, runtime);
     assert.equal(page.unit, layoutOf(hostile).unitName);
     assert.equal(page.uid, uid);
     const messages = page.entries.map((e) => e.message ?? '');
     assert.ok(messages.includes('hostile \x1b[2J\x1b]0;owned\x07\u009b31m end'), messages.join('\n'));
-    assert.ok(
-      messages.some((m) => m.includes('request=forged')),
-      'the forged line is returned, as the gateway’s',
-    );
-    assert.ok(messages.includes('a line claiming any tag'));
     assert.ok(page.cursor);
+    // The lines the gateway sent through the syslog socket under the helper's tag and another one:
+    // journald stamps the sender's UID from the socket's credentials, so none of them is root's.
+    // (Whether they also carry the unit depends on journald still finding the short-lived logger in
+    // /proc, so read-logs may or may not return them; when it does, they are in this Agent's page.)
+    const forged = (
+      await host.run(['journalctl', '--no-pager', '-o', 'json', '--output-fields=MESSAGE,_UID', `SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}`, 'SYSLOG_IDENTIFIER=openclaw-enterprise-gateway'])
+    )
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { MESSAGE: string; _UID: string })
+      .filter((entry) => entry.MESSAGE.includes('request=forged') || entry.MESSAGE === 'a line claiming any tag');
+    assert.equal(forged.length, 2, JSON.stringify(forged));
+    for (const entry of forged) assert.equal(Number(entry._UID), uid, 'stamped with the gateway account, never root');
     // The sibling's unit is another selection: none of the hostile lines are in it.
     const other = await ok(host, 'read-logs', { owner: sibling, lines: 1000 });
     assert.equal(other.entries.filter((e) => /hostile|forged|filler/.test(e.message ?? '')).length, 0);

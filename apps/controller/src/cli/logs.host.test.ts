@@ -14,9 +14,9 @@ import { hostInfo, installationYaml } from '../../test/hosts.js';
 import { EXIT } from './main.js';
 
 const ATTACK = `
-const { execFileSync } = require('node:child_process');
 console.log('hostile \\x1b[2J\\x1b]0;owned\\x07\\x9b31m end');
-execFileSync('/usr/bin/logger', ['-t', 'occ-ssh-helper', '--', 'operation=delete-namespace outcome=ok request=forged namespace=ns-victim']);
+// On its own output, not through logger: journald finds a short-lived logger's unit only while it still runs.
+console.log('operation=delete-namespace outcome=ok request=forged namespace=ns-victim');
 process.stdout.write('first\\noperation=retire-revision outcome=ok request=forged-newline\\n');
 let tick = 0;
 setInterval(() => console.log('tick ' + tick++), 300).unref();
