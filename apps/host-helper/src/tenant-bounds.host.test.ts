@@ -1,7 +1,6 @@
 // Real-host proof that nothing a compromised gateway sends or builds holds the helper past its bounds:
 // a /readyz that trickles, never answers or never ends, and a unit with hundreds of processes and
 // hundreds of thousands of descriptors. Each hostile part runs as the Agent's account inside its unit.
-// e2e-alone: its bounds are timings of a host with nothing else running, so the e2e target runs it after the concurrent files, by itself.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { AgentOwner, OperationArgs, OperationName, RuntimeSettings } from '@occ-ssh/protocol';
