@@ -57,7 +57,7 @@ export class Bindings {
     return {
       namespace,
       agent,
-      owner: { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } },
+      owner: ownerOf({ namespace, agent }),
     };
   }
 
@@ -70,4 +70,9 @@ export class Bindings {
     this.namespaces.delete(namespaceId);
     for (const [id, agent] of this.agents) if (agent.namespaceId === namespaceId) this.agents.delete(id);
   }
+}
+
+/** The helper's owner fields for an Agent of a Namespace: the one shape every host operation names it by. */
+export function ownerOf({ namespace, agent }: { namespace: { id: string; name: string }; agent: { id: string; servicePrincipalId: string } }) {
+  return { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } };
 }

@@ -15,7 +15,7 @@ import {
 import { admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth } from './admission/harness.js';
 import { sshGatewayConfigurationDocument } from './admission/document.js';
 import { admitWorkspaceSetup } from './admission/workspace-setup.js';
-import { Bindings, refuseExistingNamespace } from './bindings.js';
+import { Bindings, ownerOf, refuseExistingNamespace } from './bindings.js';
 import { hostFor, type SshComputeConfiguration } from './config/index.js';
 import { createDefaultDeps, type HelperProgress } from './deps.js';
 import { describePrepareRevisionFailure, type PrepareFailureDiagnostic } from './diagnostics.js';
@@ -247,8 +247,7 @@ export class SshComputeDriver {
   async deleteAgent(binding: ComputeAgentBinding): Promise<OperationResult<'delete-agent'>> {
     this.hooks.ownersForOperation();
     this.bindings.bind(binding);
-    const { namespace, agent } = binding;
-    const owner = { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } };
+    const owner = ownerOf(binding);
     const { result } = await this.send(owner.namespace.name, 'delete-agent', { owner }, this.operationSignal(), { namespace: owner.namespace.id, agent: owner.agent.id });
     this.bindings.clearAgent(owner.agent.id);
     return result;
@@ -375,9 +374,8 @@ export class SshComputeDriver {
       }
       case 'delete-agent': {
         this.bindings.bind(intent.binding);
-        const { namespace, agent } = intent.binding;
-        const owner = { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } };
-        return ask(namespace.name, 'delete-agent', { owner }, { namespace: owner.namespace.id, agent: owner.agent.id });
+        const owner = ownerOf(intent.binding);
+        return ask(owner.namespace.name, 'delete-agent', { owner }, { namespace: owner.namespace.id, agent: owner.agent.id });
       }
     }
   }
@@ -392,9 +390,8 @@ export class SshComputeDriver {
 
   /** For the operator CLI: one page of the Agent's gateway journal (read-only; the host derives unit and UID). */
   async readLogs(binding: ComputeAgentBinding, query: Omit<OperationArgs<'read-logs'>, 'owner'>): Promise<OperationResult<'read-logs'>> {
-    const { namespace, agent } = binding;
-    const owner = { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } };
-    return (await this.send(namespace.name, 'read-logs', { owner, ...query }, this.operationSignal(), { namespace: namespace.id, agent: agent.id })).result;
+    const owner = ownerOf(binding);
+    return (await this.send(owner.namespace.name, 'read-logs', { owner, ...query }, this.operationSignal(), { namespace: owner.namespace.id, agent: owner.agent.id })).result;
   }
 
   /** Read-only view of every Namespace and Agent on the host that serves `namespaceName` (operator status). */
