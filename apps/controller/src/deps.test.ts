@@ -1,16 +1,19 @@
-// createDefaultDeps and the driver over it: what is given is used as given, the rest follows the configuration.
+// createDefaultDeps and the driver over it: what is given is used as given, the rest follows the
+// configuration; createExecutor: the Installation's `transport` picks the executor class and its bounds.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import pino from 'pino';
 import { SEED_INSTALLATION } from '../test/config-fixtures.js';
 import { loadInstallationConfiguration } from './config/index.js';
-import { createDefaultDeps, type HelperProgress } from './deps.js';
+import type { SshComputeConfiguration, Transport } from './config/schema.js';
+import { createDefaultDeps, createExecutor, type HelperProgress } from './deps.js';
 import { SshComputeDriver } from './driver.js';
 import { HostLimiter } from './limiter.js';
 import { FAKE_HELPER, FakeExecutor, NAMESPACE, heartbeat, okLine } from '../test/fakes.js';
 import { OpenSshMuxExecutor } from './transport/openssh-mux.js';
 import { Ssh2PoolExecutor } from './transport/ssh2-pool.js';
+import { SystemSshCommandExecutor } from './transport/system-ssh.js';
 
 const CONFIGURATION = loadInstallationConfiguration({ text: SEED_INSTALLATION });
 const silent = pino({ level: 'silent' });
@@ -68,5 +71,38 @@ describe('SshComputeDriver over its dependencies', () => {
     );
     await driver.close();
     assert.equal(executor.closed, 1);
+  });
+});
+
+function config(transport: Transport, maxConcurrentOperationsPerHost = 4): SshComputeConfiguration {
+  return { ...CONFIGURATION, transport, maxConcurrentOperationsPerHost };
+}
+
+describe('createExecutor', () => {
+  it('returns the system ssh executor for system-ssh', () => {
+    assert.ok(createExecutor(config('system-ssh')) instanceof SystemSshCommandExecutor);
+  });
+
+  it('returns the multiplexing executor for openssh-mux, creating nothing until a call', async () => {
+    const executor = createExecutor(config('openssh-mux'));
+    assert.ok(executor instanceof OpenSshMuxExecutor);
+    assert.equal(await executor.controlDirectory(), undefined);
+    await executor.close();
+  });
+
+  it('returns the ssh2 pool for ssh2, bounded by maxConcurrentOperationsPerHost', async () => {
+    for (const limit of [1, 4, 10]) {
+      const executor = createExecutor(config('ssh2', limit));
+      assert.ok(executor instanceof Ssh2PoolExecutor);
+      assert.equal(executor.maxChannelsPerHost, limit);
+      assert.equal(executor.openConnections, 0);
+      await executor.close();
+    }
+  });
+
+  it('refuses channel bounds outside 1..10', () => {
+    for (const limit of [0, 11, 2.5]) {
+      assert.throws(() => new Ssh2PoolExecutor(config('ssh2').ssh, { maxChannelsPerHost: limit }), RangeError);
+    }
   });
 });

@@ -16,17 +16,17 @@ import { admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth
 import { sshGatewayConfigurationDocument } from './admission/document.js';
 import { admitWorkspaceSetup } from './admission/workspace-setup.js';
 import { Bindings, ownerOf, refuseExistingNamespace } from './bindings.js';
-import { hostFor, type SshComputeConfiguration } from './config/index.js';
-import { createDefaultDeps, type HelperProgress } from './deps.js';
+import { hostFor } from './config/hosts.js';
+import type { SshComputeConfiguration } from './config/schema.js';
+import { createDefaultDeps, type HelperArtifact, type HelperProgress } from './deps.js';
 import { describePrepareRevisionFailure, type PrepareFailureDiagnostic } from './diagnostics.js';
-import type { HelperArtifact } from './helper-artifact.js';
 import { HookRegistry } from './hooks/registry.js';
 import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './hooks/run.js';
 import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
 import { namespaceFailureReason } from './namespace-reason.js';
 import { OperationRunner } from './runner.js';
-import { inHelperSpan, traceMethods, type TracedMethods } from './telemetry.js';
+import { traceMethods, type TracedMethods } from './telemetry.js';
 import { capacityWarnings, checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
 import type { OperationOutcome } from './transport/run-operation.js';
@@ -84,7 +84,7 @@ export class SshComputeDriver {
       ...(options.logger ? { logger: options.logger } : {}),
       ...(options.executor ? { executor: options.executor } : {}),
       ...(options.helper ? { helper: options.helper } : {}),
-      observer: { trace: inHelperSpan, ...(options.onHelperProgress ? { progress: options.onHelperProgress } : {}) },
+      ...(options.onHelperProgress ? { observer: { progress: options.onHelperProgress } } : {}),
     });
     this.runner = new OperationRunner(this.config, deps, options.operationTimeoutMs);
     this.readinessTimeoutMs = Math.min(options.readinessTimeoutMs ?? MAX_READINESS_TIMEOUT_MS, MAX_READINESS_TIMEOUT_MS);

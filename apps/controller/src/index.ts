@@ -10,7 +10,7 @@ export type { HostConfiguration, JumpHost, Transport } from './config/schema.js'
 export type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget, RemoteCall } from './transport/executor.js';
 export { TRANSPORT_CAUSES, type TransportCause } from './transport/failure-cause.js';
 export { createLogger, type Logger } from './logging.js';
-export type { HelperArtifact } from './helper-artifact.js';
+export type { HelperArtifact } from './deps.js';
 export { DRIVER_VERSION, PACKAGE_NAME } from './version.js';
 export {
   ComputeError,

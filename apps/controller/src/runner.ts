@@ -2,7 +2,8 @@
 // limiter, with one log line per call that carries no secrets.
 import { randomUUID } from 'node:crypto';
 import { toComputeError, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
-import { hostFor, runtimeSettingsFor, type SshComputeConfiguration } from './config/index.js';
+import { hostFor, runtimeSettingsFor } from './config/hosts.js';
+import type { SshComputeConfiguration } from './config/schema.js';
 import type { DriverDeps } from './deps.js';
 import { machineOf } from './telemetry.js';
 import type { HostTarget } from './transport/executor.js';

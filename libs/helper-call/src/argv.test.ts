@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { remoteCommand } from '@occ-ssh/ssh-client';
-import { helperArgv } from './argv.js';
+import { helperArgv } from './call.js';
 
 const ARGUMENT = Buffer.from(JSON.stringify({ operation: 'probe', x: '?>~' })).toString('base64');
 

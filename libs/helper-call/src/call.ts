@@ -1,7 +1,8 @@
-// One helper call as data: everything a transport sends for one operation, built without I/O.
+// One helper call as data: everything a transport sends for one operation, built without I/O. Its
+// argv is the one remoteCommand (@occ-ssh/ssh-client: the one shell string in the system) renders
+// into the command line sshd hands to the host's shell.
 import { canonicalHash } from '@occ-ssh/markers';
-import { encodeArgument, makeEnvelope, type Envelope, type OperationArgs, type OperationName, type RuntimeSettings } from '@occ-ssh/protocol';
-import { helperArgv } from './argv.js';
+import { encodeArgument, makeEnvelope, safePathProblem, type Envelope, type OperationArgs, type OperationName, type RuntimeSettings } from '@occ-ssh/protocol';
 import { helperInput } from './input.js';
 import { sealOperation } from './sealed.js';
 
@@ -52,4 +53,18 @@ export function buildHelperCall<O extends OperationName>(input: HelperCallInput<
     argv: helperArgv(input.runtime.nodePath, sealed.argument),
     stdin: helperInput(input.helper, sealed),
   };
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+/**
+ * The helper's argv on the host: `<nodePath> - <base64 header>`.
+ * Security: both parts are checked against character sets that need no quoting in a POSIX shell
+ * (a safe absolute path, base64), so nothing from input can change the command.
+ */
+export function helperArgv(nodePath: string, header: string): [string, '-', string] {
+  const problem = safePathProblem(nodePath);
+  if (problem) throw new TypeError(`nodePath cannot be used in a remote command: ${problem}`);
+  if (!BASE64.test(header)) throw new TypeError('operation argument is not base64');
+  return [nodePath, '-', header];
 }

@@ -5,8 +5,7 @@ import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { runInNewContext } from 'node:vm';
 import * as zlib from 'node:zlib';
-import { readArtifact } from './artifact.js';
-import { BUNDLE_DIGEST_KEY, bundleDigest, loaderVersion, renderLoader, runningBundleDigest, unpackLoader } from './loader.js';
+import { BUNDLE_DIGEST_KEY, bundleDigest, loaderVersion, readArtifact, renderLoader, runningBundleDigest, unpackLoader } from './loader.js';
 
 const BUNDLE = Buffer.from('"use strict";module.exports.ran=globalThis.marker;\n');
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

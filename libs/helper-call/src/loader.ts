@@ -1,7 +1,8 @@
 // The shipped artifact is a small loader around the brotli-compressed helper bundle, so each
 // operation sends about a third of the bytes. The loader records the SHA-256 of the code it runs,
 // which the helper writes into its journal audit lines; an operator computes the same digest from
-// the artifact (bundleDigest) to compare.
+// the artifact (bundleDigest) to compare. Reading the file is the caller's (the controller's
+// loadHelperArtifact); readArtifact names what was read.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 
@@ -51,4 +52,16 @@ export function bundleDigest(artifact: Uint8Array): string {
 export function runningBundleDigest(): string {
   const digest = (globalThis as unknown as Record<symbol, unknown>)[Symbol.for(BUNDLE_DIGEST_KEY)];
   return typeof digest === 'string' && /^[0-9a-f]{64}$/.test(digest) ? digest : 'unbundled';
+}
+
+/** The host helper as the controller holds it: its bytes, identified by SHA-256. */
+export interface HelperArtifact {
+  bytes: Buffer;
+  sha256: string;
+  path: string;
+}
+
+export function readArtifact(bytes: Uint8Array, path: string): HelperArtifact {
+  const buffer = Buffer.from(bytes);
+  return { bytes: buffer, sha256: createHash('sha256').update(buffer).digest('hex'), path };
 }

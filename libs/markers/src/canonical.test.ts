@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { canonicalHash, canonicalJson } from './canonical.js';
+import { canonicalHash, canonicalJson } from './hashes.js';
 
 const sha256 = (text: string): string => createHash('sha256').update(Buffer.from(text, 'utf8')).digest('hex');
 

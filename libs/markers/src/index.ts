@@ -1,6 +1,5 @@
 // Public surface of the on-host layout: paths, hashes, account names, markers and the unit.
 export * from './account.js';
-export * from './canonical.js';
 export * from './examples.js';
 export * from './hashes.js';
 export * from './layout.js';

@@ -2,27 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { GatewayLimits } from '@occ-ssh/protocol';
-import { accountName } from './account.js';
-import { agentLayout } from './layout.js';
+import { exampleUnitInput } from './examples.js';
 import { renderUnit, UnitRenderError } from './unit.js';
 
-const ROOT = '/var/lib/openclaw-enterprise';
-const NS = 'ns-01HZX3';
-const AGENT = 'agent-7f3a';
-
-const render = (limits?: GatewayLimits) =>
-  renderUnit({
-    namespaceId: NS,
-    agentId: AGENT,
-    account: accountName('openclaw', NS, AGENT),
-    nodePath: '/usr/bin/node',
-    openclawPath: '/opt/openclaw/current/dist/index.js',
-    port: 18800,
-    root: ROOT,
-    layout: agentLayout(ROOT, '/etc/systemd/system', NS, AGENT),
-    managedPassword: true,
-    limits,
-  });
+const render = (limits?: GatewayLimits) => renderUnit(exampleUnitInput({ limits }));
 
 const LIMIT_LINE = /^(MemoryMax|MemorySwapMax|TasksMax|CPUWeight)=/;
 const limitLines = (text: string) => text.split('\n').filter((line) => LIMIT_LINE.test(line));

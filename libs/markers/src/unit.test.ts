@@ -2,29 +2,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_LAUNCH_ENV_BYTES, MAX_LAUNCH_ENV_ENTRIES } from '@occ-ssh/protocol';
-import { accountName } from './account.js';
+import { exampleUnitInput } from './examples.js';
 import { agentLayout } from './layout.js';
-import { environmentFileLine, hasOwnershipHeader, renderLaunchEnvironment, renderUnit, type UnitInput, UnitRenderError, unitOwnershipHeader } from './unit.js';
+import { environmentFileLine, hasOwnershipHeader, renderLaunchEnvironment, renderUnit, UnitRenderError, unitOwnershipHeader } from './unit.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 const UNIT_DIR = '/etc/systemd/system';
 const NS = 'ns-01HZX3';
 const AGENT = 'agent-7f3a';
 
-function input(overrides: Partial<UnitInput> = {}): UnitInput {
-  return {
-    namespaceId: NS,
-    agentId: AGENT,
-    account: accountName('openclaw', NS, AGENT),
-    nodePath: '/usr/bin/node',
-    openclawPath: '/opt/openclaw/current/dist/index.js',
-    port: 18800,
-    root: ROOT,
-    layout: agentLayout(ROOT, UNIT_DIR, NS, AGENT),
-    managedPassword: true,
-    ...overrides,
-  };
-}
+const input = exampleUnitInput;
 
 /** Supervision and sandbox, the same in every mode: spelled once, still compared to the letter. */
 const SANDBOX = `Restart=always
@@ -68,7 +55,8 @@ SystemCallFilter=~@privileged @resources
 SystemCallErrorNumber=EPERM
 `;
 
-const PASSWORD_UNIT = `# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.
+/** The golden unit, spelled out once: the two modes differ only in the port and the managed password's EnvironmentFile line. */
+const goldenUnit = (port: number, passwordLine: string) => `# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.
 # X-OCC-Namespace-Id=ns-01HZX3
 # X-OCC-Agent-Id=agent-7f3a
 
@@ -84,46 +72,20 @@ WorkingDirectory=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcf
 Environment="HOME=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home"
 Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state"
 Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
-Environment="OPENCLAW_GATEWAY_PORT=18800"
+Environment="OPENCLAW_GATEWAY_PORT=${port}"
 Environment="NODE_COMPILE_CACHE=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache"
-EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/gateway-password.env
-EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/launch.env
+${passwordLine}EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/launch.env
 EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
-ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18800
-${SANDBOX}SocketBindAllow=tcp:18800
+ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port ${port}
+${SANDBOX}SocketBindAllow=tcp:${port}
 SocketBindDeny=any
 
 [Install]
 WantedBy=multi-user.target
 `;
 
-const TRUSTED_PROXY_UNIT = `# Managed by the OpenClaw Enterprise SSH Compute Driver (compute-ssh); edits are refused, not adopted.
-# X-OCC-Namespace-Id=ns-01HZX3
-# X-OCC-Agent-Id=agent-7f3a
-
-[Unit]
-Description=OpenClaw Enterprise gateway openclaw-enterprise-gateway-fcfbd503951a
-After=network.target
-
-[Service]
-Type=simple
-User=openclaw-d74736b6a770
-Group=openclaw-d74736b6a770
-WorkingDirectory=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home
-Environment="HOME=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home"
-Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state"
-Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
-Environment="OPENCLAW_GATEWAY_PORT=18801"
-Environment="NODE_COMPILE_CACHE=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache"
-EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/launch.env
-EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
-ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port 18801
-${SANDBOX}SocketBindAllow=tcp:18801
-SocketBindDeny=any
-
-[Install]
-WantedBy=multi-user.target
-`;
+const PASSWORD_UNIT = goldenUnit(18800, 'EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/gateway-password.env\n');
+const TRUSTED_PROXY_UNIT = goldenUnit(18801, '');
 
 describe('renderUnit goldens', () => {
   it('password mode: exact unit text', () => {

@@ -1,7 +1,6 @@
 // Encoding of the one base64 JSON argument, bounded well below Linux's 128 KiB argument limit.
-import { ComputeError } from './errors.js';
+import { ComputeError, formatIssues } from './errors.js';
 import { envelope, type Envelope } from './envelope.js';
-import { formatIssues } from './issues.js';
 
 /**
  * sshd runs the remote command as one `sh -c` argument, which Linux caps at 128 KiB

@@ -1,5 +1,7 @@
 // The closed catalogue of failure codes shared by helper and controller, and the one table that
-// decides which of them OCC may retry.
+// decides which of them OCC may retry; zod issues rendered as lines an operator can act on; the one
+// exhaustiveness check.
+import type * as z from 'zod/mini';
 
 export type Failure = 'permanent' | 'retryable';
 
@@ -96,4 +98,30 @@ export function toComputeError(error: unknown, details: ErrorDetails = {}): Comp
     return Object.keys(details).length === 0 ? error : new ComputeError(error.code, error.message, { ...details, ...error.details }, { cause: error.cause });
   }
   return new ComputeError('internal', 'unexpected internal failure', details, { cause: error });
+}
+
+/** A zod issue's path as `a.b[0].c`. */
+export function issuePath(path: readonly PropertyKey[]): string {
+  return path
+    .map((part) => (typeof part === 'number' ? `[${part}]` : String(part)))
+    .join('.')
+    .replace(/\.\[/g, '[');
+}
+
+/** Renders zod issues as `path: message` lines an operator can act on. */
+export function formatIssues(error: z.core.$ZodError, prefix = ''): string {
+  return error.issues
+    .map((issue) => {
+      const path = [prefix, issuePath(issue.path)].filter(Boolean).join('.');
+      return path ? `${path}: ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+/**
+ * The one exhaustiveness check: a switch over a closed union ends in `default: return assertNever(x, ...)`,
+ * so a new member of the union fails the typecheck until every such switch handles it.
+ */
+export function assertNever(value: never, what: string): never {
+  throw new Error(`unhandled ${what}: ${JSON.stringify(value)}`);
 }

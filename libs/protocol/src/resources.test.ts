@@ -1,7 +1,7 @@
 // resourcesOf: the IDs each operation's typed arguments name, as telemetry, the audit line and chaos read them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assertNever } from './never.js';
+import { assertNever } from './errors.js';
 import { OPERATION_NAMES, exampleArgs, resourcesOf, type OperationName, type ResourceIds } from './operations/index.js';
 import { EXAMPLE_OWNER, EXAMPLE_REVISION } from './operations/examples.js';
 

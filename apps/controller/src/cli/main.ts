@@ -3,7 +3,7 @@ import { bundleDigest } from '@occ-ssh/helper-call';
 import { ComputeError, PROTOCOL_VERSION, toComputeError } from '@occ-ssh/protocol';
 import { loadInstallationConfiguration } from '../config/index.js';
 import { SshComputeDriver } from '../driver.js';
-import { loadHelperArtifact } from '../helper-artifact.js';
+import { loadHelperArtifact } from '../deps.js';
 import { createLogger } from '../logging.js';
 import { DRIVER_VERSION } from '../version.js';
 import { COMMAND_HELP, USAGE, UsageError, parseCli, type CliOptions } from './args.js';

@@ -8,6 +8,14 @@ const KUBERNETES = 'selects Kubernetes Compute, which this package does not prov
 const NO_COMPUTE = 'drivers.compute: is required: select SSH Compute with id "compute-ssh"';
 const COMPUTE_BLOCK = SEED_INSTALLATION.slice(0, SEED_INSTALLATION.indexOf('  configuration:\n    id: configuration-postgres'));
 
+/** The seed's host port line replaced by `to`, which is not valid YAML: refused before any key is read. */
+const invalidYaml = (name: string, to: string, why: string): RefusalCase => ({
+  name,
+  text: seedWith(['          port: 22\n', to]),
+  key: undefined,
+  line: `Installation document: invalid YAML: ${why}`,
+});
+
 const CASES: RefusalCase[] = [
   { name: 'missing drivers', text: 'occ:\n  publicUrl: https://occ.example.com\n', key: 'drivers.compute', line: `${NO_COMPUTE} (line 1)` },
   {
@@ -42,30 +50,10 @@ const CASES: RefusalCase[] = [
     key: 'drivers.sandbox',
     line: 'drivers.sandbox: SSH Compute does not compose with a Sandbox driver (line 33)',
   },
-  {
-    name: 'YAML syntax error',
-    text: seedWith(['          port: 22\n', '          port: 22\n         user: root\n']),
-    key: undefined,
-    line: 'Installation document: invalid YAML: the indentation is wrong (line 13)',
-  },
-  {
-    name: 'bad escape',
-    text: seedWith(['          port: 22\n', '          port: "\\q"\n']),
-    key: undefined,
-    line: 'Installation document: invalid YAML: a double-quoted string has an invalid escape sequence (line 12)',
-  },
-  {
-    name: 'unresolved alias',
-    text: seedWith(['          port: 22\n', '          port: *nope\n']),
-    key: undefined,
-    line: 'Installation document: invalid YAML: an alias is unresolved or expands beyond the allowed size',
-  },
-  {
-    name: 'duplicate key',
-    text: seedWith(['          port: 22\n', '          port: 22\n          port: 2222\n']),
-    key: undefined,
-    line: 'Installation document: invalid YAML: a key is repeated in the same mapping (line 13)',
-  },
+  invalidYaml('YAML syntax error', '          port: 22\n         user: root\n', 'the indentation is wrong (line 13)'),
+  invalidYaml('bad escape', '          port: "\\q"\n', 'a double-quoted string has an invalid escape sequence (line 12)'),
+  invalidYaml('unresolved alias', '          port: *nope\n', 'an alias is unresolved or expands beyond the allowed size'),
+  invalidYaml('duplicate key', '          port: 22\n          port: 2222\n', 'a key is repeated in the same mapping (line 13)'),
   { name: 'two YAML documents', text: `${SEED_INSTALLATION}---\nother: 1\n`, key: undefined, line: 'Installation document: invalid YAML: the file holds more than one YAML document (line 36)' },
   { name: 'list document', text: '- drivers\n- compute\n', key: undefined, line: 'Installation document: expected a mapping, got a list (line 1)' },
   { name: 'scalar document', text: 'compute-ssh\n', key: undefined, line: 'Installation document: expected a mapping, got "compute-ssh" (line 1)' },

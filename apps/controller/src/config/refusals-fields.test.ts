@@ -10,6 +10,10 @@ const refused = (name: string, from: string, to: string, key: string, rest: stri
   line: `${key}: ${rest}`,
 });
 
+/** A path under `dir`, which the gateway unit's sandbox hides, put in place of `was` in the seed line `from`. */
+const hidden = (name: string, key: string, from: string, was: string, path: string, dir: string, line: number): RefusalCase =>
+  refused(name, from, from.replace(was, path), `${CONFIG_KEY}.${key}`, `is under ${dir}, which the gateway unit's sandbox hides from the gateway, got "${path}" (line ${line})`);
+
 const PORT = '          port: 22\n';
 const IDENTITY = '        identityFile: /etc/openclaw/ssh/id_ed25519\n';
 const TIMEOUT = '        connectTimeoutSeconds: 10\n';
@@ -17,6 +21,9 @@ const RUNTIME_USER = '        user: openclaw\n';
 const ROOT = '        root: /var/lib/openclaw-enterprise\n';
 const UNITS = '        systemdUnitDirectory: /etc/systemd/system\n';
 const END = '          end: 18899\n';
+const OPENCLAW = '/opt/openclaw/current/dist/index.js';
+const RUNTIME_NODE = '        nodePath: /usr/bin/node\n        openclawPath';
+const RUNTIME_OPENCLAW = `        openclawPath: ${OPENCLAW}\n        user`;
 const ADDRESS = '          address: 203.0.113.10\n';
 const HOST_BLOCK = `        stable:\n${ADDRESS}${PORT}          user: root\n          nodePath: /usr/bin/node\n          openclawPath: /opt/openclaw/current/dist/index.js\n`;
 
@@ -107,43 +114,13 @@ const CASES: RefusalCase[] = [
   refused('missing runtime nodePath', '        nodePath: /usr/bin/node\n        openclawPath', '        openclawPath', `${CONFIG_KEY}.runtime.nodePath`, 'is required (line 16)'),
   // Paths the gateway unit's sandbox hides (ProtectHome=yes, PrivateTmp=true, /dev/shm): refused here, not at activation.
   ...(['/home', '/root', '/run/user', '/tmp', '/var/tmp', '/dev/shm'] as const).flatMap((dir) => [
-    refused(
-      `runtime nodePath under ${dir}`,
-      '        nodePath: /usr/bin/node\n        openclawPath',
-      `        nodePath: ${dir}/deploy/node\n        openclawPath`,
-      `${CONFIG_KEY}.runtime.nodePath`,
-      `is under ${dir}, which the gateway unit's sandbox hides from the gateway, got "${dir}/deploy/node" (line 17)`,
-    ),
-    refused(
-      `runtime root under ${dir}`,
-      ROOT,
-      `        root: ${dir}/openclaw\n`,
-      `${CONFIG_KEY}.runtime.root`,
-      `is under ${dir}, which the gateway unit's sandbox hides from the gateway, got "${dir}/openclaw" (line 20)`,
-    ),
+    hidden(`runtime nodePath under ${dir}`, 'runtime.nodePath', RUNTIME_NODE, '/usr/bin/node', `${dir}/deploy/node`, dir, 17),
+    hidden(`runtime root under ${dir}`, 'runtime.root', ROOT, '/var/lib/openclaw-enterprise', `${dir}/openclaw`, dir, 20),
   ]),
-  refused('runtime root exactly /tmp', ROOT, '        root: /tmp\n', `${CONFIG_KEY}.runtime.root`, `is under /tmp, which the gateway unit's sandbox hides from the gateway, got "/tmp" (line 20)`),
-  refused(
-    'runtime openclawPath under /root',
-    '        openclawPath: /opt/openclaw/current/dist/index.js\n        user',
-    '        openclawPath: /root/openclaw/openclaw.mjs\n        user',
-    `${CONFIG_KEY}.runtime.openclawPath`,
-    `is under /root, which the gateway unit's sandbox hides from the gateway, got "/root/openclaw/openclaw.mjs" (line 18)`,
-  ),
-  refused(
-    'host nodePath under /home',
-    '          nodePath: /usr/bin/node\n',
-    '          nodePath: /home/ops/.nvm/node\n',
-    `${CONFIG_KEY}.hosts.stable.nodePath`,
-    `is under /home, which the gateway unit's sandbox hides from the gateway, got "/home/ops/.nvm/node" (line 14)`,
-  ),
-  refused(
-    'host openclawPath under /var/tmp',
-    '          openclawPath: /opt/openclaw/current/dist/index.js\n',
-    '          openclawPath: /var/tmp/openclaw.mjs\n',
-    `${CONFIG_KEY}.hosts.stable.openclawPath`,
-    `is under /var/tmp, which the gateway unit's sandbox hides from the gateway, got "/var/tmp/openclaw.mjs" (line 15)`,
-  ),
+  hidden('runtime root exactly /tmp', 'runtime.root', ROOT, '/var/lib/openclaw-enterprise', '/tmp', '/tmp', 20),
+  hidden('runtime openclawPath under /root', 'runtime.openclawPath', RUNTIME_OPENCLAW, OPENCLAW, '/root/openclaw/openclaw.mjs', '/root', 18),
+  hidden('host nodePath under /home', 'hosts.stable.nodePath', '          nodePath: /usr/bin/node\n', '/usr/bin/node', '/home/ops/.nvm/node', '/home', 14),
+  hidden('host openclawPath under /var/tmp', 'hosts.stable.openclawPath', `          openclawPath: ${OPENCLAW}\n`, OPENCLAW, '/var/tmp/openclaw.mjs', '/var/tmp', 15),
   // Runtime account and layout.
   refused('runtime user root', RUNTIME_USER, '        user: root\n', `${CONFIG_KEY}.runtime.user`, 'must not be root, got "root" (line 19)'),
   refused(

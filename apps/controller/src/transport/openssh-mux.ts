@@ -1,6 +1,6 @@
 // Runs the helper through the system `ssh` client with OpenSSH connection multiplexing: the first
 // call to a host starts a master connection that later calls reuse. The client argv is the strict
-// one from ssh-args.ts plus ControlMaster/ControlPath/ControlPersist; spawning, timeouts, abort and
+// one from system-ssh.ts plus ControlMaster/ControlPath/ControlPersist; spawning, timeouts, abort and
 // output handling are SystemSshCommandExecutor's own.
 import { lstat, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -65,7 +65,7 @@ export class OpenSshMuxExecutor implements CommandExecutor {
     return ['-o', 'ControlMaster=auto', '-o', `ControlPath=${directory}/%C`, '-o', `ControlPersist=${persistSeconds}`];
   }
 
-  /** The exact argv for a call: ssh-args.ts's argv with the multiplexing options. */
+  /** The exact argv for a call: system-ssh.ts's argv with the multiplexing options. */
   async argv(request: Pick<ExecuteRequest, 'host' | 'call'>): Promise<string[]> {
     return (await this.client()).argv(request);
   }

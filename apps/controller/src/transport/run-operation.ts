@@ -34,6 +34,7 @@ export async function runOperation<O extends OperationName>(
   expectedVersion: string,
   request: OperationRequest<O>,
   timeoutMs = OPERATION_TIMEOUT_MS,
+  /** The one tracer default: a span and the metrics of the call through @opentelemetry/api. */
   trace: HelperTracer = inHelperSpan,
 ): Promise<OperationOutcome<O>> {
   const requestId = request.requestId ?? randomUUID();

@@ -1,5 +1,5 @@
 // Runs the helper over pooled ssh2 connections: one authenticated connection per host, a bounded
-// number of exec channels on it. Strictness matches the system client's options (ssh-args.ts): the
+// number of exec channels on it. Strictness matches the system client's options (@occ-ssh/ssh-client ssh-argv.ts): the
 // host key must be in the configured known_hosts file, only the configured identity authenticates
 // (no agent, password or keyboard-interactive), nothing is forwarded, and the connect timeout and
 // keepalive are the same. The pieces live in ./ssh2/: files, options, jump hop, connection, channel.

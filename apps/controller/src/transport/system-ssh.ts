@@ -1,8 +1,11 @@
-// Runs the helper through the system `ssh` client, spawned with an argv and never a local shell.
-import { MAX_STDOUT_BYTES, collect, configArgs, sshArgv, sshEnv, type ProcessResult, type SshClientSettings } from '@occ-ssh/ssh-client';
+// Runs the helper through the system `ssh` client, spawned with an argv and never a local shell; the
+// strict argv itself is @occ-ssh/ssh-client's (shared with the test hosts, chaos and bench).
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAX_STDOUT_BYTES, collect, configArgs, jumpHostConfig, sshArgv, sshEnv, type JumpConfig, type JumpHostSettings, type ProcessResult, type SshClientSettings } from '@occ-ssh/ssh-client';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget, RemoteCall } from './executor.js';
 import { sshStderrCause } from './failure-cause.js';
-import { JumpConfigFile } from './ssh-args.js';
 
 export { MAX_STDOUT_BYTES };
 /** ssh's own exit status for connection, authentication and host-key failures. */
@@ -70,4 +73,27 @@ function executeResult(run: ProcessResult): ExecuteResult {
     transportFailed,
     ...(transportFailed ? { transportCause: run.spawnFailed ? 'unknown' : sshStderrCause(run.stderrHead) } : {}),
   };
+}
+
+/** The jump host's ssh_config, one per executor: a private directory holding it for as long as its executor lives. */
+export class JumpConfigFile implements JumpConfig {
+  readonly path: string;
+  private readonly directory: string;
+
+  constructor(settings: SshClientSettings & { jumpHost: JumpHostSettings }, baseDirectory = tmpdir()) {
+    // mkdtemp makes a 0700 directory owned by this process's user; the file is 0600 inside it.
+    this.directory = mkdtempSync(join(baseDirectory, 'occ-ssh-jump-'));
+    // OpenSSH puts `-F <path>` into the jump hop's command line, which a shell splits: plain characters only.
+    if (!/^[A-Za-z0-9._/-]+$/.test(this.directory)) {
+      rmSync(this.directory, { recursive: true, force: true });
+      throw new Error(`the jump host's ssh_config directory ${JSON.stringify(this.directory)} must be a plain path; set TMPDIR to one`);
+    }
+    this.path = join(this.directory, 'ssh_config');
+    writeFileSync(this.path, jumpHostConfig(settings), { mode: 0o600, flag: 'wx' });
+    chmodSync(this.path, 0o600);
+  }
+
+  remove(): void {
+    rmSync(this.directory, { recursive: true, force: true });
+  }
 }

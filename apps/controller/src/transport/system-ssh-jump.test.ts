@@ -1,4 +1,4 @@
-// The jump host's ssh_config file: private, named by argv, removed on request.
+// The jump host's ssh_config file (system-ssh.ts JumpConfigFile): private, named by argv, removed on request.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HOST } from '../../test/fakes.js';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dirname } from 'node:path';
 import { JUMP_ALIAS, jumpHostConfig, sshArgv, type SshClientSettings } from '@occ-ssh/ssh-client';
-import { JumpConfigFile } from './ssh-args.js';
+import { JumpConfigFile } from './system-ssh.js';
 
 const SETTINGS: SshClientSettings = { identityFile: '/etc/openclaw/ssh/id_ed25519', knownHostsFile: '/etc/openclaw/ssh/known_hosts', connectTimeoutSeconds: 10 };
 const COMMAND = '/usr/bin/node - eyJhIjoxfQ==';
