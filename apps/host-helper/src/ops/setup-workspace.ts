@@ -20,9 +20,6 @@ import type { AgentLayout } from '@occ-ssh/markers';
 import { inspectWorkspace, refuseConflicts, replaceableDigests, type WorkspaceTarget } from '../workspace/documents.js';
 import { NATIVE_SETUP_TIMEOUT_MS, nativeSetupArgv, readOpenClawBuild, type NativeSetupRun, type OpenClawBuild } from '../workspace/native-setup.js';
 
-type Args = OperationArgs<'setup-workspace'>;
-type Result = OperationResult<'setup-workspace'>;
-
 /** What setup-workspace found, verified under the lock before its first change. */
 export interface SetupState {
   markerPath: string;
@@ -34,6 +31,9 @@ export interface SetupState {
   /** The account's name, re-verified before the marker. */
   account: string;
 }
+
+type Args = OperationArgs<'setup-workspace'>;
+type Result = OperationResult<'setup-workspace'>;
 
 export async function setupWorkspace(ctx: OpContext, args: Args): Promise<Result> {
   const state = await readSetupWorkspace(ctx, args);
@@ -87,6 +87,7 @@ async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupStat
   if (!recorded) {
     // Refused before the first change: a conflict found now is one the steps would meet again.
     const inspection = await inspectWorkspace(
+      ctx.runner,
       target,
       setup.documents.map((document) => document.name),
       ctx.session.signal,
