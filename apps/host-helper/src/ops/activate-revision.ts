@@ -6,18 +6,18 @@
 // switch is planned; a single plan would need a step that decides what the next ones are.
 import { renderLaunchEnvironment, renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionLayout, type RevisionMarker, type ServedMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { verifyAccount, type Account } from '../accounts.js';
+import type { Account } from '../accounts.js';
 import { verifyClaim } from '../activation-claim.js';
 import { parentOf, refuseDirectory } from '../atomic-write.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
+import type { OpContext } from '../context.js';
+import { readCurrent, readServed, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
 import { boundCompileCache } from '../compile-cache.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownedListener, probeReady, waitReady, type Readiness } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
-import { requireSetupMarker } from './setup-workspace.js';
+import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
 import { ownershipError, readOwnedFile, ROOT_FILE } from '../safe-read.js';
 import type { HostRunner } from '../system.js';
 import { isActive, isEnabled, unitFacts } from '../systemd.js';
@@ -88,16 +88,7 @@ export async function activateRevisionPlan(ctx: OpContext, args: Args): Promise<
 
 async function readActivateRevision(ctx: OpContext, args: Args): Promise<ActivateState> {
   const { owner, revision } = args;
-  verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
-  const layout = agentPaths(ctx, owner);
-  const agent = requireAgent(layout, owner);
-  const account = await verifyAccount(ctx, owner);
-  if (agent.uid !== account.uid || agent.gid !== account.gid) throw ownershipError(layout.marker, 'Agent marker records a different account');
-  const paths = revisionPaths(layout, revision);
-  const marker = readRevision(paths, owner, revision);
-  if (!marker) throw ownershipError(paths.marker, 'revision is not staged on this host; prepare it first');
-  if (marker.configurationHash !== args.configurationHash) throw ownershipError(paths.marker, 'staged configuration hash differs from the committed revision');
-  verifySnapshot(paths, marker, account.gid);
+  const { layout, paths, agent, account, marker } = await verifyTarget(ctx, args, args.configurationHash);
   const managedPassword = marker.auth !== 'trusted-proxy';
   if (managedPassword && !requirePasswordFile(layout.passwordFile)) {
     throw ownershipError(layout.passwordFile, 'managed gateway password file is missing; prepare the revision again');

@@ -63,8 +63,11 @@ export async function setupWorkspacePlan(ctx: OpContext, args: Args): Promise<Pl
   return { steps: [...plan.unlocked, ...plan.steps], result: plan.result };
 }
 
-/** The Namespace, the Agent, its account and the staged snapshot, each verified as this Agent's. */
-async function verifyTarget(ctx: OpContext, { owner, revision }: Args) {
+/**
+ * The Namespace, the Agent, its account and the staged snapshot, each verified as this Agent's (activation
+ * reads the same, and names the configuration hash OCC committed, checked before the snapshot).
+ */
+export async function verifyTarget(ctx: OpContext, { owner, revision }: Pick<Args, 'owner' | 'revision'>, committedHash?: string) {
   verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
   const layout = agentPaths(ctx, owner);
   const agent = requireAgent(layout, owner);
@@ -73,8 +76,9 @@ async function verifyTarget(ctx: OpContext, { owner, revision }: Args) {
   const paths = revisionPaths(layout, revision);
   const staged = readRevision(paths, owner, revision);
   if (!staged) throw ownershipError(paths.marker, 'revision is not staged on this host; prepare it first');
+  if (committedHash !== undefined && staged.configurationHash !== committedHash) throw ownershipError(paths.marker, 'staged configuration hash differs from the committed revision');
   const configuration = verifySnapshot(paths, staged, account.gid).toString('utf8');
-  return { layout, agent, account, configuration };
+  return { layout, paths, agent, account, marker: staged, configuration };
 }
 
 async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupState> {
