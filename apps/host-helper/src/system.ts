@@ -13,7 +13,7 @@ export interface CommandResult {
 
 type Env = Readonly<Record<string, string>>;
 
-export interface RunOptions {
+interface RunOptions {
   timeoutMs?: number;
   maxBuffer?: number;
   env?: Env;
