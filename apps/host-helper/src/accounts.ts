@@ -3,10 +3,12 @@ import { existsSync } from 'node:fs';
 import { accountMarker, accountMarkerPath, accountName, type AccountMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type AgentOwner } from '@occ-ssh/protocol';
 import { removeFile } from './atomic-write.js';
+import { beforeChange } from './change-guard.js';
+import { getentArgv, groupaddArgv, groupdelArgv, useraddArgv, userdelArgv } from './commands.js';
 import type { OpContext } from './context.js';
 import { expectOwner, readMarker, writeMarker } from './marker-io.js';
 import { ownershipError } from './safe-read.js';
-import { mustRun, runCommand } from './system.js';
+import { mustRun, type HostRunner } from './system.js';
 
 export interface Account {
   name: string;
@@ -21,8 +23,8 @@ interface Entry {
 }
 
 /** getent's view of a user or group; null when absent. */
-async function lookup(database: 'passwd' | 'group', key: string): Promise<Entry | null> {
-  const result = await runCommand('getent', [database, key]);
+async function lookup(runner: HostRunner, database: 'passwd' | 'group', key: string): Promise<Entry | null> {
+  const result = await runner.run(getentArgv(database, key));
   if (result.code === 2) return null;
   if (result.code !== 0) throw new ComputeError('host-command', `getent ${database} failed with exit code ${result.code}`);
   const fields = result.stdout.trim().split(':');
@@ -35,12 +37,14 @@ function ownerFields(owner: AgentOwner) {
   return { driver: DRIVER_ID, namespaceId: owner.namespace.id, agentId: owner.agent.id, servicePrincipalId: owner.servicePrincipal.id };
 }
 
+/** Read before any change: the shell useradd is given, the first of these the host has. */
 function nologinShell(): string {
   return ['/usr/sbin/nologin', '/sbin/nologin', '/bin/false'].find((path) => existsSync(path)) ?? '/bin/false';
 }
 
 /** What prepare-revision reads of the Agent's account before any change. */
-export type AccountState = { state: 'active'; account: Account } | { state: 'missing'; name: string; markerPath: string; creating: AccountMarker | null; userExists: boolean; groupExists: boolean };
+export type AccountState =
+  { state: 'active'; account: Account } | { state: 'missing'; name: string; markerPath: string; creating: AccountMarker | null; userExists: boolean; groupExists: boolean; shell: string };
 
 /**
  * The Agent's account as it stands, refusing what may not be created or adopted: an account or
@@ -52,12 +56,12 @@ export async function readAccount(ctx: OpContext, owner: AgentOwner): Promise<Ac
   const markerPath = accountMarkerPath(ctx.runtime.root, name);
   const marker = readMarker(markerPath, accountMarker);
   if (marker) expectOwner(markerPath, marker, { ...ownerFields(owner), account: name });
-  const [user, group] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
+  const [user, group] = await Promise.all([lookup(ctx.runner, 'passwd', name), lookup(ctx.runner, 'group', name)]);
   if (!marker && (user || group)) {
     throw ownershipError(markerPath, `${user ? 'user' : 'group'} ${name} exists without this driver's ownership marker; refusing to adopt it`);
   }
   if (marker?.state === 'active') return { state: 'active', account: verifyActive(markerPath, marker, user, group) };
-  return { state: 'missing', name, markerPath, creating: marker, userExists: user !== null, groupExists: group !== null };
+  return { state: 'missing', name, markerPath, creating: marker, userExists: user !== null, groupExists: group !== null, shell: nologinShell() };
 }
 
 /** The `creating` marker written before useradd, so a retry after an interruption recognises the half-made account as its own. */
@@ -72,19 +76,22 @@ interface Creation {
   creating: AccountMarker;
   userExists: boolean;
   groupExists: boolean;
+  shell: string;
+}
+
+/** The commands that create the account, from what the read phase found: none when both exist. */
+function creationCommands({ name, home, shell, userExists, groupExists }: Omit<Creation, 'marker' | 'creating'>) {
+  if (!userExists) return [useraddArgv({ name, home, shell, groupExists })];
+  return groupExists ? [] : [groupaddArgv(name)];
 }
 
 /** useradd (or groupadd, completing an interrupted creation), then the marker turned `active` with the new IDs. */
-export async function createAccount(ctx: OpContext, { name, home, marker, creating, userExists, groupExists }: Creation): Promise<Account> {
-  if (!userExists || !groupExists) ctx.session.beforeChange();
-  if (!userExists) {
-    // One useradd makes the private group too; a group an interrupted attempt left is reused.
-    const groupArgs = groupExists ? ['--gid', name] : ['--user-group'];
-    await mustRun('useradd', ['--system', ...groupArgs, '--no-create-home', '--home-dir', home, '--shell', nologinShell(), '--comment', 'OpenClaw Enterprise agent', name]);
-  } else if (!groupExists) {
-    await mustRun('groupadd', ['--system', name]);
-  }
-  const [createdUser, createdGroup] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
+export async function createAccount(runner: HostRunner, creation: Creation): Promise<Account> {
+  const { name, marker, creating } = creation;
+  const commands = creationCommands(creation);
+  if (commands.length > 0) beforeChange();
+  for (const command of commands) await mustRun(runner, command);
+  const [createdUser, createdGroup] = await Promise.all([lookup(runner, 'passwd', name), lookup(runner, 'group', name)]);
   if (!createdGroup) throw new ComputeError('host-command', `group ${name} is missing after useradd`);
   if (!createdUser) throw new ComputeError('host-command', `user ${name} is missing after useradd`);
   if (createdUser.primaryGid !== createdGroup.id) throw ownershipError(marker, `user ${name} does not have its private group ${name} as primary group`);
@@ -109,7 +116,7 @@ export async function verifyAccount(ctx: OpContext, owner: AgentOwner): Promise<
   const marker = readMarker(markerPath, accountMarker);
   if (!marker || marker.state !== 'active') throw ownershipError(markerPath, 'the Agent account marker is missing or incomplete; prepare the revision first');
   expectOwner(markerPath, marker, { ...ownerFields(owner), account: name });
-  const [user, group] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
+  const [user, group] = await Promise.all([lookup(ctx.runner, 'passwd', name), lookup(ctx.runner, 'group', name)]);
   return verifyActive(markerPath, marker, user, group);
 }
 
@@ -117,8 +124,8 @@ export async function verifyAccount(ctx: OpContext, owner: AgentOwner): Promise<
  * Security: an owned account may be removed only while the user and group that still exist carry
  * the recorded UID/GID (a retry may find either already gone). Returns what exists.
  */
-export async function verifyRemovable(markerPath: string, marker: AccountMarker): Promise<{ user: Entry | null; group: Entry | null }> {
-  const [user, group] = await Promise.all([lookup('passwd', marker.account), lookup('group', marker.account)]);
+export async function verifyRemovable(runner: HostRunner, markerPath: string, marker: AccountMarker): Promise<{ user: Entry | null; group: Entry | null }> {
+  const [user, group] = await Promise.all([lookup(runner, 'passwd', marker.account), lookup(runner, 'group', marker.account)]);
   if (user && marker.uid !== undefined && user.id !== marker.uid) throw ownershipError(markerPath, `user ${marker.account} has UID ${user.id}, not the recorded ${marker.uid}`);
   if (group && marker.gid !== undefined && group.id !== marker.gid) throw ownershipError(markerPath, `group ${marker.account} has GID ${group.id}, not the recorded ${marker.gid}`);
   return { user, group };
@@ -135,20 +142,20 @@ export async function readRemovableAccount(ctx: OpContext, owner: AgentOwner): P
   const marker = readMarker(path, accountMarker);
   if (marker) {
     expectOwner(path, marker, { ...ownerFields(owner), account: name });
-    const { user } = await verifyRemovable(path, marker);
+    const { user } = await verifyRemovable(ctx.runner, path, marker);
     return { path, marker, userExists: user !== null };
   }
-  const [user, group] = await Promise.all([lookup('passwd', name), lookup('group', name)]);
+  const [user, group] = await Promise.all([lookup(ctx.runner, 'passwd', name), lookup(ctx.runner, 'group', name)]);
   if (user || group) throw ownershipError(path, `${user ? 'user' : 'group'} ${name} exists without this driver's ownership marker; refusing to remove it`);
   return null;
 }
 
 /** Removes an owned account: user, then group, then its marker, so a retry finds what is left. */
-export async function removeAccount(ctx: OpContext, markerPath: string, marker: AccountMarker): Promise<void> {
-  const { user, group } = await verifyRemovable(markerPath, marker);
-  if (user || group) ctx.session.beforeChange();
-  if (user) await mustRun('userdel', [marker.account]);
+export async function removeAccount(runner: HostRunner, markerPath: string, marker: AccountMarker): Promise<void> {
+  const { user, group } = await verifyRemovable(runner, markerPath, marker);
+  if (user || group) beforeChange();
+  if (user) await mustRun(runner, userdelArgv(marker.account));
   // userdel already drops a same-named primary group where USERGROUPS_ENAB is set.
-  if (group && (await lookup('group', marker.account))) await mustRun('groupdel', [marker.account]);
+  if (group && (await lookup(runner, 'group', marker.account))) await mustRun(runner, groupdelArgv(marker.account));
   removeFile(markerPath);
 }

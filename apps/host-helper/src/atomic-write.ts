@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { beforeChange } from './change-guard.js';
 import { expectOwnership, lstatOrNull, ownershipError, type Ownership } from './safe-read.js';
+import type { HostRunner } from './system.js';
 import { emptyAsAccount, removeTreeBounded, type AccountIds } from './tree-removal.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
@@ -160,11 +161,11 @@ export function removeFile(path: string): boolean {
  * Removes a tree without following links inside it, in a child rm (see tree-removal.ts): however deep
  * or wide the tree, the helper's heartbeats, deadline and cancellation keep working meanwhile.
  */
-export async function removeTree(path: string, signal: AbortSignal): Promise<boolean> {
+export async function removeTree(runner: HostRunner, path: string, signal: AbortSignal): Promise<boolean> {
   const stat = lstatOrNull(path);
   if (stat === null) return false;
   beforeChange();
-  await removeTreeBounded(path, signal);
+  await removeTreeBounded(runner, path, signal);
   syncDir(parentOf(path));
   return true;
 }
@@ -173,10 +174,10 @@ export async function removeTree(path: string, signal: AbortSignal): Promise<boo
  * Empties an Agent's home/ or state/ as its account (see tree-removal.ts); absent is fine. What the
  * account could not remove stays for the root removal of the whole tree that follows.
  */
-export async function emptyAgentDir(path: string, account: AccountIds, signal: AbortSignal): Promise<boolean> {
+export async function emptyAgentDir(runner: HostRunner, path: string, account: AccountIds, signal: AbortSignal): Promise<boolean> {
   if (lstatOrNull(path) === null) return false;
   beforeChange();
-  return emptyAsAccount(path, account, signal);
+  return emptyAsAccount(runner, path, account, signal);
 }
 
 /**
@@ -194,6 +195,8 @@ export function sweepTemps(dir: string, prefix = '.'): void {
     return;
   }
   for (const name of names) {
-    if (name.startsWith(prefix) && name.includes(TEMP_MARK)) fs.rmSync(`${dir}/${name}`, { force: true, recursive: true });
+    if (!name.startsWith(prefix) || !name.includes(TEMP_MARK)) continue;
+    beforeChange();
+    fs.rmSync(`${dir}/${name}`, { force: true, recursive: true });
   }
 }

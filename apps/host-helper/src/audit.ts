@@ -4,7 +4,8 @@
 // launch placeholders are never part of it.
 import { runningBundleDigest } from '@occ-ssh/helper-call';
 import { OPERATIONS, resourcesOf, type Envelope } from '@occ-ssh/protocol';
-import { runCommand } from './system.js';
+import { journalctlArgv, loggerArgv } from './commands.js';
+import type { HostRunner } from './system.js';
 import { HELPER_VERSION } from './version.js';
 
 export const AUDIT_IDENTIFIER = 'occ-ssh-helper';
@@ -48,14 +49,16 @@ function auditLine(op: Envelope, outcome: string, ms: number, changes: number, p
 }
 
 /** Best effort: the effect has happened (or was refused) either way, and the result line says which. */
-export async function audit(op: Envelope, outcome: string, ms: number, changes: number, plans: readonly string[] = []): Promise<void> {
+export async function audit(runner: HostRunner, op: Envelope, outcome: string, ms: number, changes: number, plans: readonly string[] = []): Promise<void> {
   if (!OPERATIONS[op.operation].mutates) return;
-  await runCommand('logger', ['-t', AUDIT_IDENTIFIER, '-p', 'authpriv.notice', '--', auditLine(op, outcome, ms, changes, plans, runningBundleDigest())], 5_000).catch(() => undefined);
+  const line = auditLine(op, outcome, ms, changes, plans, runningBundleDigest());
+  await runner.run(loggerArgv(AUDIT_IDENTIFIER, 'authpriv.notice', line), { timeoutMs: 5_000 }).catch(() => undefined);
 }
 
 /** The newest `limit` audit lines (journalctl short-iso), oldest first; undefined when the journal cannot be read. */
-export async function recentAuditLines(limit: number): Promise<string[] | undefined> {
-  const result = await runCommand('journalctl', ['--no-pager', '--quiet', '-o', 'short-iso', '-n', String(limit), ...AUDIT_JOURNAL_MATCHES], 10_000).catch(() => undefined);
+export async function recentAuditLines(runner: HostRunner, limit: number): Promise<string[] | undefined> {
+  const args = ['--no-pager', '--quiet', '-o', 'short-iso', '-n', String(limit), ...AUDIT_JOURNAL_MATCHES];
+  const result = await runner.run(journalctlArgv(args), { timeoutMs: 10_000 }).catch(() => undefined);
   if (result?.code !== 0) return undefined;
   return result.stdout
     .split('\n')

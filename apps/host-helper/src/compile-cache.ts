@@ -1,7 +1,8 @@
 // Keeps the Agent's Node compile cache (NODE_COMPILE_CACHE, in its home/) within a size bound.
-import { execFile } from 'node:child_process';
+import { beforeChange } from './change-guard.js';
+import { asAccountArgv, duBytesArgv, rmTreeArgv, type Command } from './commands.js';
 import { lstatOrNull } from './safe-read.js';
-import { PROGRAM_ENV } from './system.js';
+import { CommandNotRun, PROGRAM_ENV, type HostRunner } from './system.js';
 
 /**
  * OpenClaw keys its cache by its version and install, and Node by its own version inside that, so
@@ -28,24 +29,23 @@ const REMOVE_MS = 20_000;
  * without crossing into another filesystem, killed at their bound or when `signal` (the session's) aborts.
  * Returns whether the cache was removed. Best effort: a failure leaves the cache and is not fatal.
  */
-export async function boundCompileCache(cache: string, account: Ids, signal: AbortSignal): Promise<boolean> {
+export async function boundCompileCache(runner: HostRunner, cache: string, account: Ids, signal: AbortSignal): Promise<boolean> {
   const stat = lstatOrNull(cache);
   if (!stat?.isDirectory() || stat.uid !== account.uid) return false;
-  const asAgent = [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--'];
-  const size = await asBounded([...asAgent, 'du', '--summarize', '--bytes', '--one-file-system', cache], MEASURE_MS, signal);
+  const size = await asBounded(runner, asAccountArgv(account, duBytesArgv(cache)), MEASURE_MS, signal);
   if (size === 'failed' || signal.aborted) return false;
   const bytes = size === 'timeout' ? Number.POSITIVE_INFINITY : Number(/^(\d+)\s/.exec(size)?.[1] ?? Number.NaN);
   if (!(bytes > COMPILE_CACHE_LIMIT_BYTES)) return false;
-  const removal = await asBounded([...asAgent, 'rm', '--recursive', '--force', '--one-file-system', '--', cache], REMOVE_MS, signal);
+  // The one change here, checked like every other: a closed session stops before it.
+  beforeChange();
+  const removal = await asBounded(runner, asAccountArgv(account, rmTreeArgv(cache)), REMOVE_MS, signal);
   return removal !== 'failed' && removal !== 'timeout';
 }
 
-/** setpriv with these arguments: its output on success, else how it ended. Never throws. */
-function asBounded(args: readonly string[], timeoutMs: number, signal: AbortSignal): Promise<string | 'failed' | 'timeout'> {
-  return new Promise((resolve) => {
-    execFile('setpriv', args, { timeout: timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: 64 * 1024, env: PROGRAM_ENV, encoding: 'utf8' }, (error, stdout) => {
-      if (!error) resolve(stdout);
-      else resolve(error.killed && !signal.aborted ? 'timeout' : 'failed');
-    });
-  });
+/** The command's output on success, else how it ended. Never throws. */
+function asBounded(runner: HostRunner, command: Command, timeoutMs: number, signal: AbortSignal): Promise<string | 'failed' | 'timeout'> {
+  return runner.run(command, { timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: 64 * 1024, env: PROGRAM_ENV }).then(
+    (result) => (result.code === 0 ? result.stdout : 'failed'),
+    (error: unknown) => (error instanceof CommandNotRun && error.killed && !signal.aborted ? 'timeout' : 'failed'),
+  );
 }

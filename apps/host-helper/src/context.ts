@@ -3,10 +3,13 @@ import { agentLayout, namespaceLayout, revisionLayout, rootLayout, type AgentLay
 import type { AgentOwner, RevisionIdentity, RuntimeSettings } from '@occ-ssh/protocol';
 import type { LockScope } from './lock.js';
 import type { Session } from './session.js';
+import type { HostRunner } from './system.js';
 
 export interface OpContext {
   runtime: RuntimeSettings;
   session: Session;
+  /** Runs every external command of the operation (system.ts); a unit test hands `apply` a recording one. */
+  runner: HostRunner;
   /** The host lock, for mutating operations (dispatch takes it before they run). */
   lock?: LockScope;
 }

@@ -46,12 +46,13 @@ function run<O extends OperationName>(ctx: OpContext, operation: O, args: Operat
 export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<HelperTimings>): Promise<unknown> {
   if (!OPERATIONS[op.operation].mutates) return run(ctx, op.operation, op.args);
   ctx.session.checkpoint();
+  // The one per-change check, installed before the first change (the root's creation).
+  guardChanges(() => ctx.session.beforeChange());
   ensureRoot(ctx);
   const root = rootLayout(ctx.runtime.root);
   const lock = await LockScope.take(root.lock, ctx.session.signal);
   try {
     ctx.session.checkpoint();
-    guardChanges(() => ctx.session.beforeChange());
     sweepTemps(root.accounts);
     return await run({ ...ctx, lock }, op.operation, op.args);
   } finally {

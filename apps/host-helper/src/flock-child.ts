@@ -1,7 +1,8 @@
 // A kernel flock on a descriptor the helper opened and verified, held by a child that dies with the helper.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { ComputeError } from '@occ-ssh/protocol';
-import { HOST_PATH } from './system.js';
+import { flockHoldArgv } from './commands.js';
+import { HOST_PATH, hostRunner } from './system.js';
 
 const CONFLICT_EXIT = 75;
 
@@ -22,10 +23,8 @@ export interface HeldFlock {
 export function holdFlock(fd: number, waitMs: number, signal: AbortSignal | undefined, timedOut: () => ComputeError, path: string): Promise<HeldFlock> {
   if (signal?.aborted) return Promise.reject(signal.reason as Error);
   const seconds = (Math.max(waitMs, 100) / 1000).toFixed(1);
-  const child = spawn('flock', ['--exclusive', '--close', '--wait', seconds, '--conflict-exit-code', String(CONFLICT_EXIT), '/proc/self/fd/3', 'cat'], {
-    stdio: ['pipe', 'pipe', 'ignore', fd],
-    env: { PATH: HOST_PATH },
-  });
+  // The real runner: the host lock is taken around an operation, before its plan, and is never recorded.
+  const child = hostRunner.spawn(flockHoldArgv(seconds, CONFLICT_EXIT), { stdio: ['pipe', 'pipe', 'ignore', fd], env: { PATH: HOST_PATH } });
   return new Promise((resolve, reject) => {
     let settled = false;
     const onAbort = () => fail(signal!.reason as ComputeError);

@@ -1,8 +1,8 @@
 // Reads journal entries with journalctl's JSON output, bounded in time and in bytes: a gateway that logs
 // without end, or entries of any size, never makes the helper hold more than RAW_LIMIT of it.
-import { spawn } from 'node:child_process';
 import { ComputeError, MAX_LOG_BYTES, type LogEntry } from '@occ-ssh/protocol';
-import { PROGRAM_ENV } from './system.js';
+import { journalctlArgv } from './commands.js';
+import { SYSTEMD_ENV, type HostRunner } from './system.js';
 
 /** journalctl's raw output is cut here (an entry is at most a few KiB: journalctl shows longer fields as null). */
 const RAW_LIMIT = 4 * 1024 * 1024;
@@ -15,16 +15,16 @@ export interface JournalPage {
 }
 
 /** Runs journalctl with exactly `args` (no shell), killed on `signal`, on time-out or past RAW_LIMIT. */
-export function readJournal(args: readonly string[], keep: 'newest' | 'oldest', signal: AbortSignal): Promise<JournalPage> {
+export function readJournal(runner: HostRunner, args: readonly string[], keep: 'newest' | 'oldest', signal: AbortSignal): Promise<JournalPage> {
   return new Promise((resolve, reject) => {
-    const child = spawn('journalctl', args, { env: { ...PROGRAM_ENV, SYSTEMD_PAGER: '', SYSTEMD_COLORS: '0' }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = runner.spawn(journalctlArgv(args), { env: SYSTEMD_ENV, stdio: ['ignore', 'pipe', 'ignore'] });
     const chunks: Buffer[] = [];
     let size = 0;
     let cut = false;
     const stop = () => child.kill('SIGKILL');
     const timer = setTimeout(stop, JOURNAL_TIMEOUT_MS);
     signal.addEventListener('abort', stop, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
       if (cut) return;
       size += chunk.length;
       chunks.push(chunk);

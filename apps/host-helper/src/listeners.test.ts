@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { listenersOn, parseListeners, parseSs, socketInodesOf, streamListeners } from './listeners.js';
+import { hostRunner } from './system.js';
 
 const TCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 0100007F:4970 00000000:0000 0A 00000000:00000000 00:00000000 00000000   998        0 41234 1 0000000000000000 100 0 0 10 0
@@ -75,7 +76,7 @@ describe('listenersOn', () => {
       const streamed = await streamListeners('/proc/net/tcp', port, Date.now() + 5000);
       assert.ok(Array.isArray(streamed) && streamed.length === 1, JSON.stringify(streamed));
       assert.deepEqual(streamed[0], { address: '127.0.0.1', port, uid: process.getuid?.() ?? 0, inode: streamed[0]!.inode });
-      assert.deepEqual(await listenersOn(port, Date.now() + 5000), streamed);
+      assert.deepEqual(await listenersOn(hostRunner, port, Date.now() + 5000), streamed);
     } finally {
       server.close();
     }

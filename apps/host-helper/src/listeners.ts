@@ -4,7 +4,8 @@ import { accessSync, closeSync, constants, opendirSync, openSync, readlinkSync, 
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
-import { runCommand } from './system.js';
+import { ssListenersArgv } from './commands.js';
+import type { HostRunner } from './system.js';
 
 export interface Listener {
   address: string;
@@ -109,10 +110,10 @@ function findSs(): string | null {
  * ss, /proc/net/tcp{,6} (every socket on the host) is streamed, keeping only this port's listeners,
  * under a generous time and byte bound.
  */
-export async function listenersOn(port: number, deadline: number): Promise<Listener[] | Exceeded> {
+export async function listenersOn(runner: HostRunner, port: number, deadline: number): Promise<Listener[] | Exceeded> {
   const ss = findSs();
   if (ss) {
-    const result = await runCommand(ss, ['-H', '-t', '-n', '-e', 'state', 'listening', `sport = :${port}`], remaining(deadline)).catch(() => undefined);
+    const result = await runner.run(ssListenersArgv(ss, port), { timeoutMs: remaining(deadline) }).catch(() => undefined);
     if (!result) return { exceeded: `ss did not list the listeners on port ${port} within its bound` };
     const parsed = result.code === 0 ? parseSs(result.stdout) : undefined;
     if (parsed) return parsed.filter((listener) => listener.port === port);

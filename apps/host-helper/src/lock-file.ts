@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { rootLayout } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
 import { TEMP_MARK, parentOf, sweepTemps, syncDir } from './atomic-write.js';
+import { beforeChange } from './change-guard.js';
 import { holdFlock } from './flock-child.js';
 import { rootLockers } from './lock-holders.js';
 
@@ -59,6 +60,7 @@ function isPrivate(stat: fs.BigIntStats): boolean {
 /** A new empty root:root 0600 file, durable with its directory entry; false if one appeared first. */
 function createPrivate(path: string): boolean {
   let fd: number;
+  beforeChange();
   try {
     fd = fs.openSync(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
   } catch (error) {
@@ -156,6 +158,7 @@ async function replaceOnceUnlocked(path: string, old: fs.BigIntStats, deadline: 
   createPrivate(temp);
   try {
     await waitForRootLockers(path, old, deadline, signal);
+    beforeChange();
     fs.renameSync(temp, path);
   } catch (error) {
     fs.rmSync(temp, { force: true });

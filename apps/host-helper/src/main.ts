@@ -6,6 +6,7 @@ import { ComputeError, PROTOCOL_VERSION, decodeArgument, formatLine, toComputeEr
 import { audit } from './audit.js';
 import { dispatch } from './dispatch.js';
 import { Session } from './session.js';
+import { hostRunner } from './system.js';
 import { HELPER_VERSION } from './version.js';
 
 async function main(argument: string | undefined, sealed: unknown): Promise<number> {
@@ -27,14 +28,14 @@ async function main(argument: string | undefined, sealed: unknown): Promise<numb
     if (canonicalHash(op.runtime) !== op.configurationHash) {
       throw new ComputeError('configuration', 'runtime settings do not match their configuration hash');
     }
-    const result = await Promise.race([dispatch({ runtime: op.runtime, session }, op, timings), stopped(session)]);
+    const result = await Promise.race([dispatch({ runtime: op.runtime, session, runner: hostRunner }, op, timings), stopped(session)]);
     line = { ...base(), ok: true, result };
   } catch (error) {
     const failure = toComputeError(error);
     const message = failure.code === 'internal' ? `unexpected helper failure: ${describe(error)}` : failure.message;
     line = { ...base(), ok: false, error: { code: failure.code, message: message.slice(0, 2000), ...(failure.details.path ? { path: failure.details.path } : {}) } };
   }
-  if (op) await audit(op, line.ok ? 'ok' : line.error.code, Date.now() - session.startedAt, session.changes, session.plans);
+  if (op) await audit(hostRunner, op, line.ok ? 'ok' : line.error.code, Date.now() - session.startedAt, session.changes, session.plans);
   session.stop();
   // Bounded: a closed session may never acknowledge the write.
   await Promise.race([new Promise<void>((resolve) => process.stdout.write(formatLine(line), () => resolve())), new Promise<void>((resolve) => setTimeout(resolve, 1000))]);

@@ -3,6 +3,7 @@
 import { request } from 'node:http';
 import { listenersOn, socketInodesOf, type Listener } from './listeners.js';
 import { abortableSleep, type Session } from './session.js';
+import type { HostRunner } from './system.js';
 import { unitProcesses, unitRun, type UnitRun } from './systemd.js';
 
 /**
@@ -52,6 +53,8 @@ export const RESTARTS_BEFORE_GIVING_UP = 3;
 interface GatewayWatch {
   unit: string;
   uid: number;
+  /** The operation's runner, for systemctl and ss. */
+  runner: HostRunner;
 }
 
 export type Readiness = { ready: true } | { ready: false; reason?: string };
@@ -77,7 +80,7 @@ export async function waitReady(port: number, timeoutMs: number, session: Sessio
     // The first view is the baseline: no automatic restart can come sooner than RestartSec=2.
     if (watch && Date.now() >= nextUnitCheck && left() > 0) {
       // A query cut at the deadline gives no view; the loop then ends on the deadline itself.
-      const run = await unitRun(watch.unit, left()).catch(() => undefined);
+      const run = await unitRun(watch.runner, watch.unit, left()).catch(() => undefined);
       if (run) {
         judge ??= unitJudge(watch.unit, run);
         const reason = judge(run);
@@ -101,7 +104,7 @@ export async function waitReady(port: number, timeoutMs: number, session: Sessio
  * (the kernel lets a second socket share a port, SO_REUSEPORT, only for the same UID) and, where the
  * unit's control group can be read, be open in one of the unit's own processes.
  */
-export function listenerVerdict(listeners: readonly Listener[], port: number, watch: GatewayWatch, unitSockets?: ReadonlySet<number>): 'ours' | 'none' | string {
+export function listenerVerdict(listeners: readonly Listener[], port: number, watch: Omit<GatewayWatch, 'runner'>, unitSockets?: ReadonlySet<number>): 'ours' | 'none' | string {
   if (listeners.length === 0) return 'none';
   const foreign = listeners.find((listener) => listener.uid !== watch.uid);
   if (foreign) return `${foreign.address}:${port} is held by UID ${foreign.uid}, not by the Agent's account (UID ${watch.uid}): another process squats the Agent's port`;
@@ -115,11 +118,11 @@ export function listenerVerdict(listeners: readonly Listener[], port: number, wa
  * sockets. A check that hits a bound fails closed, saying so; the wait then ends not-ready (retryable).
  */
 async function portOwner(port: number, watch: GatewayWatch, deadline: number): Promise<'ours' | 'none' | string> {
-  const listeners = await listenersOn(port, deadline);
+  const listeners = await listenersOn(watch.runner, port, deadline);
   if ('exceeded' in listeners) return `could not tell who holds port ${port}: ${listeners.exceeded}`;
   const early = listenerVerdict(listeners, port, watch);
   if (early !== 'ours') return early;
-  const unit = await unitProcesses(watch.unit, Math.max(1, deadline - Date.now())).catch(() => undefined);
+  const unit = await unitProcesses(watch.runner, watch.unit, Math.max(1, deadline - Date.now())).catch(() => undefined);
   if (!unit) return `could not tell who holds port ${port}: systemctl did not name the processes of ${watch.unit} within the listener check's bound`;
   const sockets = await socketInodesOf({ ...unit, wanted: new Set(listeners.map((listener) => listener.inode)), deadline });
   if (sockets && 'exceeded' in sockets) return `could not tell whether ${watch.unit} holds port ${port}: ${sockets.exceeded}`;

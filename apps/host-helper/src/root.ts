@@ -2,14 +2,20 @@
 import { mkdirSync } from 'node:fs';
 import { rootLayout } from '@occ-ssh/markers';
 import { ensureDir, parentOf } from './atomic-write.js';
+import { beforeChange } from './change-guard.js';
 import type { OpContext } from './context.js';
 import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError } from './safe-read.js';
 
-/** Creates the root (mode 0711) or accepts an operator-made one that is root-owned and not writable by others. */
+/**
+ * Creates the root (mode 0711) or accepts an operator-made one that is root-owned and not writable by
+ * others. Before the lock (the lock file lives in the root), and like every change through the one
+ * per-change check (change-guard.ts), which dispatch installs first.
+ */
 export function ensureRoot(ctx: OpContext): void {
   const { root, accounts, namespaces } = rootLayout(ctx.runtime.root);
   const stat = lstatOrNull(root);
   if (stat === null) {
+    beforeChange();
     mkdirSync(parentOf(root), { recursive: true, mode: 0o755 });
     ensureDir(root, ROOT_PRIVATE_DIR);
   } else if (!stat.isDirectory() || stat.isSymbolicLink() || stat.uid !== 0 || (stat.mode & 0o022) !== 0) {

@@ -6,7 +6,8 @@
 import { readFileSync, statfsSync } from 'node:fs';
 import { release } from 'node:os';
 import { gunzipSync } from 'node:zlib';
-import { runCommand } from './system.js';
+import { systemctlArgv } from './commands.js';
+import type { HostRunner } from './system.js';
 
 const CGROUP2_SUPER_MAGIC = 0x63677270;
 const TMPFS_MAGIC = 0x01021994;
@@ -76,12 +77,12 @@ function cgroupType(): number | undefined {
   }
 }
 
-async function systemdBuild(): Promise<SystemdBuild | undefined> {
-  const result = await runCommand('systemctl', ['--version'], 5_000).catch(() => undefined);
+async function systemdBuild(runner: HostRunner): Promise<SystemdBuild | undefined> {
+  const result = await runner.run(systemctlArgv({ verb: 'version' }), { timeoutMs: 5_000 }).catch(() => undefined);
   return result?.code === 0 ? parseSystemctlVersion(result.stdout) : undefined;
 }
 
 /** Each reason this host cannot enforce SocketBindAllow=/SocketBindDeny=; empty when it can. */
-export async function socketBindMissing(): Promise<string[]> {
-  return [systemdMissing(await systemdBuild()), cgroupMissing(cgroupType()), kernelMissing(kernelConfig())].filter((reason) => reason !== undefined);
+export async function socketBindMissing(runner: HostRunner): Promise<string[]> {
+  return [systemdMissing(await systemdBuild(runner)), cgroupMissing(cgroupType()), kernelMissing(kernelConfig())].filter((reason) => reason !== undefined);
 }

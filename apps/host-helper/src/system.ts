@@ -1,6 +1,9 @@
-// Runs host programs with argument arrays, never a shell, with a bounded time and output.
-import { execFile } from 'node:child_process';
+// The one place the helper starts other programs: argument arrays (commands.ts), never a shell, a
+// fixed environment, and bounded time and output. Operations reach it through the runner on their
+// context, so a unit test can hand `apply` a recording runner instead and assert the exact commands.
+import { execFile, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { ComputeError } from '@occ-ssh/protocol';
+import type { Command } from './commands.js';
 
 export interface CommandResult {
   code: number;
@@ -8,44 +11,123 @@ export interface CommandResult {
   stderr: string;
 }
 
-const MAX_OUTPUT = 1024 * 1024;
+type Env = Readonly<Record<string, string>>;
 
-/** Runs a command and returns its exit code; throws only when it could not be run at all. */
-export function runCommand(file: string, args: readonly string[], timeoutMs = 60_000): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: timeoutMs, maxBuffer: MAX_OUTPUT, env: commandEnv(), encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') {
-        reject(new ComputeError('host-command', `${file} could not be run (${String(error.code ?? error.signal ?? 'error')})`));
-        return;
-      }
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
-  });
+interface RunOptions {
+  timeoutMs?: number;
+  maxBuffer?: number;
+  env?: Env;
+  killSignal?: NodeJS.Signals;
+  signal?: AbortSignal;
 }
 
+/** A child in its own process group, killed whole once `signal` aborts; stdout kept (bounded) only when `output`. */
+export interface ChildOptions {
+  env: Env;
+  cwd: string;
+  /** Written to the child's stdin, which stays closed (/dev/null) when absent. */
+  stdin?: string;
+  output: boolean;
+  signal: AbortSignal;
+}
+
+export interface HostRunner {
+  /** Runs to completion and returns the exit code; rejects (CommandNotRun) only when it could not be run or was killed. */
+  run(command: Command, options?: RunOptions): Promise<CommandResult>;
+  /** Runs a child that may take long (tree removal, work as an account, native setup); rejects with the signal's reason on abort. */
+  runChild(command: Command, options: ChildOptions): Promise<{ code: number; stdout: string }>;
+  /** A long-lived child the caller drives itself (the flock holder, journalctl's stream). */
+  spawn(command: Command, options: { stdio: StdioOptions; env: Env }): ChildProcess;
+}
+
+/** A command that ran to no exit code: not found, killed at its bound, or cut by its signal. */
+export class CommandNotRun extends ComputeError {
+  constructor(
+    file: string,
+    reason: string,
+    /** Killed (its time or output bound), as opposed to never started. */
+    readonly killed: boolean,
+  ) {
+    super('host-command', `${file} could not be run (${reason})`);
+  }
+}
+
+const MAX_OUTPUT = 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 60_000;
+/** What a child answers at most on stdout (the account program's one JSON line). */
+const MAX_CHILD_OUTPUT = 64 * 1024;
+
+/** The only PATH host programs are looked up in. */
+export const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** A fixed, minimal environment for programs the helper runs: they never see the caller's variables. */
+export const PROGRAM_ENV = { PATH: HOST_PATH, LANG: 'C.UTF-8' } as const;
+/** PROGRAM_ENV for systemd's tools: no pager, no colours. */
+export const SYSTEMD_ENV = { ...PROGRAM_ENV, SYSTEMD_PAGER: '', SYSTEMD_COLORS: '0' } as const;
+
+export const hostRunner: HostRunner = {
+  run({ file, args }, options = {}) {
+    return new Promise((resolve, reject) => {
+      const bounds = { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBuffer: options.maxBuffer ?? MAX_OUTPUT, env: options.env ?? SYSTEMD_ENV, encoding: 'utf8' as const };
+      const extra = { ...(options.killSignal ? { killSignal: options.killSignal } : {}), ...(options.signal ? { signal: options.signal } : {}) };
+      execFile(file, args, { ...bounds, ...extra }, (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') {
+          reject(new CommandNotRun(file, String(error.code ?? error.signal ?? 'error'), error.killed === true));
+          return;
+        }
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      });
+    });
+  },
+
+  runChild({ file, args }, options) {
+    return new Promise((resolve, reject) => {
+      const { signal } = options;
+      if (signal.aborted) return reject(signal.reason as Error);
+      const stdin = options.stdin === undefined ? 'ignore' : 'pipe';
+      // Security: output that could echo document text is discarded at this boundary unless asked for.
+      const child = spawn(file, args, { stdio: [stdin, options.output ? 'pipe' : 'ignore', 'ignore'], env: options.env, cwd: options.cwd, detached: true });
+      let stdout = '';
+      child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout = (stdout + chunk).slice(0, MAX_CHILD_OUTPUT);
+      });
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(options.stdin ?? '');
+      // The whole group: children the program started (find's rm) must not go on after the helper answered.
+      const onAbort = () => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        reject(signal.reason as Error);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      child.once('error', (error: NodeJS.ErrnoException) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(new ComputeError('host-command', `${file} could not be run (${error.code ?? 'error'})`));
+      });
+      child.once('close', (code, killedBy) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve({ code: code ?? (killedBy ? 128 : 1), stdout });
+      });
+    });
+  },
+
+  spawn({ file, args }, options) {
+    return spawn(file, args, { stdio: options.stdio, env: options.env });
+  },
+};
+
 /** Runs a command that must succeed; the failure names the command, never its output. */
-export async function mustRun(file: string, args: readonly string[], timeoutMs?: number): Promise<string> {
-  const result = await runCommand(file, args, timeoutMs);
+export async function mustRun(runner: HostRunner, command: Command, timeoutMs?: number): Promise<string> {
+  const result = await runner.run(command, timeoutMs === undefined ? {} : { timeoutMs });
   if (result.code !== 0) {
     const reason = firstLine(result.stderr);
-    throw new ComputeError('host-command', `${file} ${args[0] ?? ''} failed with exit code ${result.code}${reason ? `: ${reason}` : ''}`);
+    throw new ComputeError('host-command', `${command.file} ${command.args[0] ?? ''} failed with exit code ${result.code}${reason ? `: ${reason}` : ''}`);
   }
   return result.stdout;
 }
 
 function firstLine(text: string): string {
   return (text.split('\n').find((line) => line.trim()) ?? '').trim().slice(0, 300);
-}
-
-/** The only PATH host programs are looked up in. */
-export const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-/** A fixed, minimal environment for programs the helper runs: they never see the caller's variables. */
-export const PROGRAM_ENV = { PATH: HOST_PATH, LANG: 'C.UTF-8' } as const;
-
-function commandEnv(): NodeJS.ProcessEnv {
-  return {
-    ...PROGRAM_ENV,
-    SYSTEMD_PAGER: '',
-    SYSTEMD_COLORS: '0',
-  };
 }

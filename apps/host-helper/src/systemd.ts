@@ -1,33 +1,41 @@
 // systemctl steps for one gateway unit. A job handed to systemd completes even if we stop.
 import { constants } from 'node:os';
 import { beforeChange } from './change-guard.js';
-import { runCommand, mustRun } from './system.js';
+import { systemctlArgv, type SystemctlRequest } from './commands.js';
+import { mustRun, type CommandResult, type HostRunner } from './system.js';
 
 const SYSTEMCTL_TIMEOUT_MS = 90_000;
 /** A read-only query: callers with less time left (a readiness wait, inventory) pass their own bound. */
 const QUERY_TIMEOUT_MS = 30_000;
 
-export const daemonReload = () => (beforeChange(), mustRun('systemctl', ['daemon-reload'], SYSTEMCTL_TIMEOUT_MS));
+const systemctl = (runner: HostRunner, request: SystemctlRequest, timeoutMs?: number): Promise<CommandResult> => runner.run(systemctlArgv(request), timeoutMs === undefined ? {} : { timeoutMs });
+const mustSystemctl = (runner: HostRunner, request: SystemctlRequest) => mustRun(runner, systemctlArgv(request), SYSTEMCTL_TIMEOUT_MS);
+const show = async (runner: HostRunner, unit: string, properties: readonly string[], timeoutMs: number) => {
+  const result = await systemctl(runner, { verb: 'show', unit, properties }, timeoutMs);
+  return { code: result.code, value: (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '' };
+};
+
+export const daemonReload = (runner: HostRunner) => (beforeChange(), mustSystemctl(runner, { verb: 'daemon-reload' }));
 /**
  * An activation is an explicit request, not a crash loop: a failed unit is reset first, and a
  * restart refused by the start rate limit (by default 5 starts in 10 s), which back-to-back
  * activations can reach before systemd shows it, is retried once after a reset-failed.
  */
-export async function restartUnit(unit: string, failed: boolean): Promise<void> {
+export async function restartUnit(runner: HostRunner, unit: string, failed: boolean): Promise<void> {
   beforeChange();
-  if (failed) await runCommand('systemctl', ['reset-failed', unit], SYSTEMCTL_TIMEOUT_MS);
-  if ((await runCommand('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS)).code === 0) return;
-  await runCommand('systemctl', ['reset-failed', unit], SYSTEMCTL_TIMEOUT_MS);
-  await mustRun('systemctl', ['restart', unit], SYSTEMCTL_TIMEOUT_MS);
+  if (failed) await systemctl(runner, { verb: 'reset-failed', unit }, SYSTEMCTL_TIMEOUT_MS);
+  if ((await systemctl(runner, { verb: 'restart', unit }, SYSTEMCTL_TIMEOUT_MS)).code === 0) return;
+  await systemctl(runner, { verb: 'reset-failed', unit }, SYSTEMCTL_TIMEOUT_MS);
+  await mustSystemctl(runner, { verb: 'restart', unit });
 }
 /**
  * Only the symlinks: the caller runs the one daemon-reload (enable would run its own). By absolute
  * path, so a unit kept outside systemd's load path gets its load-path link too; inside it, enabling
  * by path makes the same wants link as by name.
  */
-export const enableUnit = (unitFile: string) => (beforeChange(), mustRun('systemctl', ['enable', '--quiet', '--no-reload', unitFile], SYSTEMCTL_TIMEOUT_MS));
+export const enableUnit = (runner: HostRunner, unitFile: string) => (beforeChange(), mustSystemctl(runner, { verb: 'enable', path: unitFile }));
 /** The load-path link alone (`systemctl link`), without the reload it would run. */
-export const linkUnit = (unitFile: string) => (beforeChange(), mustRun('systemctl', ['link', '--quiet', '--no-reload', unitFile], SYSTEMCTL_TIMEOUT_MS));
+export const linkUnit = (runner: HostRunner, unitFile: string) => (beforeChange(), mustSystemctl(runner, { verb: 'link', path: unitFile }));
 
 /**
  * What activation reads of a unit before it restarts it, in one `systemctl show`. Not whether it is
@@ -41,42 +49,39 @@ interface UnitFacts {
   failed: boolean;
 }
 
-export async function unitFacts(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitFacts> {
-  const result = await runCommand('systemctl', ['show', '--property=NeedDaemonReload,ActiveState,Result', unit], timeoutMs);
-  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
+export async function unitFacts(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitFacts> {
+  const { code, value } = await show(runner, unit, ['NeedDaemonReload', 'ActiveState', 'Result'], timeoutMs);
   return {
-    needsReload: result.code !== 0 || value('NeedDaemonReload') !== 'no',
-    failed: result.code !== 0 || value('ActiveState') === 'failed' || !['success', ''].includes(value('Result')),
+    needsReload: code !== 0 || value('NeedDaemonReload') !== 'no',
+    failed: code !== 0 || value('ActiveState') === 'failed' || !['success', ''].includes(value('Result')),
   };
 }
 
 /** Stops and disables; a unit systemd does not know is already stopped. */
-export async function stopAndDisable(unit: string): Promise<void> {
+export async function stopAndDisable(runner: HostRunner, unit: string): Promise<void> {
   beforeChange();
-  await runCommand('systemctl', ['disable', '--now', '--quiet', unit], SYSTEMCTL_TIMEOUT_MS).then(async (result) => {
-    if (result.code !== 0 && (await isKnown(unit))) await mustRun('systemctl', ['stop', unit], SYSTEMCTL_TIMEOUT_MS);
-  });
+  const disabled = await systemctl(runner, { verb: 'disable-now', unit }, SYSTEMCTL_TIMEOUT_MS);
+  if (disabled.code !== 0 && (await isKnown(runner, unit))) await mustSystemctl(runner, { verb: 'stop', unit });
   // A gateway that needed SIGKILL leaves the unit `failed`; a deliberate stop should read as inactive.
-  await runCommand('systemctl', ['reset-failed', unit]);
+  await systemctl(runner, { verb: 'reset-failed', unit });
 }
 
-async function isKnown(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
-  const result = await runCommand('systemctl', ['show', '--property=LoadState', '--value', unit], timeoutMs);
+async function isKnown(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  const result = await systemctl(runner, { verb: 'show', unit, properties: ['LoadState'], value: true }, timeoutMs);
   return result.code === 0 && !['not-found', ''].includes(result.stdout.trim());
 }
 
-export async function isActive(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
-  return (await runCommand('systemctl', ['is-active', '--quiet', unit], timeoutMs)).code === 0;
+export async function isActive(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  return (await systemctl(runner, { verb: 'is-active', unit }, timeoutMs)).code === 0;
 }
 
-export async function isEnabled(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
-  return (await runCommand('systemctl', ['is-enabled', '--quiet', unit], timeoutMs)).code === 0;
+export async function isEnabled(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  return (await systemctl(runner, { verb: 'is-enabled', unit }, timeoutMs)).code === 0;
 }
 
 /** ActiveState, MemoryCurrent (null when systemd accounts none: `[not set]` or the all-ones "infinity") and NRestarts of a unit. */
-export async function unitUsage(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ activeState: string; memoryBytes: number | null; restarts: number | null }> {
-  const result = await runCommand('systemctl', ['show', '--property=ActiveState,MemoryCurrent,NRestarts', unit], timeoutMs);
-  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
+export async function unitUsage(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ activeState: string; memoryBytes: number | null; restarts: number | null }> {
+  const { value } = await show(runner, unit, ['ActiveState', 'MemoryCurrent', 'NRestarts'], timeoutMs);
   const count = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : null);
   return { activeState: value('ActiveState') || 'unknown', memoryBytes: count(value('MemoryCurrent')), restarts: count(value('NRestarts')) };
 }
@@ -90,9 +95,8 @@ export interface UnitRun {
   exit: string | undefined;
 }
 
-export async function unitRun(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitRun> {
-  const result = await runCommand('systemctl', ['show', '--property=ActiveState,Result,NRestarts,ExecMainCode,ExecMainStatus', unit], timeoutMs);
-  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
+export async function unitRun(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitRun> {
+  const { value } = await show(runner, unit, ['ActiveState', 'Result', 'NRestarts', 'ExecMainCode', 'ExecMainStatus'], timeoutMs);
   return {
     activeState: value('ActiveState') || 'unknown',
     result: value('Result') || 'unknown',
@@ -114,8 +118,7 @@ export function describeExit(code: number, status: number): string | undefined {
  * The unit's control group as systemd names it (e.g. /system.slice/x.service; empty when it has none)
  * and its main process (0 when none), which the listener check reads first.
  */
-export async function unitProcesses(unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ controlGroup: string; mainPid: number }> {
-  const result = await runCommand('systemctl', ['show', '--property=ControlGroup,MainPID', unit], timeoutMs);
-  const value = (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '';
+export async function unitProcesses(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ controlGroup: string; mainPid: number }> {
+  const { value } = await show(runner, unit, ['ControlGroup', 'MainPID'], timeoutMs);
   return { controlGroup: value('ControlGroup'), mainPid: Number(value('MainPID')) || 0 };
 }

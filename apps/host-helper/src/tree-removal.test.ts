@@ -5,6 +5,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { after, describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
+import { hostRunner } from './system.js';
 import { emptyAsAccount, removeTreeBounded, runUntilAborted } from './tree-removal.js';
 
 /** nobody:nogroup, an account that owns nothing else here. */
@@ -33,7 +34,7 @@ describe('removeTreeBounded', () => {
     chain(dir, 5000);
     writeFileSync(`${base}/target`, 'keep');
     symlinkSync(`${base}/target`, `${dir}/link`);
-    await removeTreeBounded(dir, new AbortController().signal);
+    await removeTreeBounded(hostRunner, dir, new AbortController().signal);
     assert.equal(existsSync(dir), false);
     assert.equal(readFileSync(`${base}/target`, 'utf8'), 'keep');
   });
@@ -57,10 +58,10 @@ describe('emptyAsAccount', () => {
     symlinkSync(`${base}/outside`, `${home}/locked/out`);
     // Everything the account planted is its own: chown without following the link.
     for (const path of [`${home}/locked`, `${home}/locked/inner`, `${home}/locked/inner/file`]) own(path);
-    await runUntilAborted('chown', ['-R', '-h', `${ACCOUNT.uid}:${ACCOUNT.gid}`, `${home}/chain`, `${home}/locked/out`], new AbortController().signal);
+    await runUntilAborted(hostRunner, { file: 'chown', args: ['-R', '-h', `${ACCOUNT.uid}:${ACCOUNT.gid}`, `${home}/chain`, `${home}/locked/out`] }, new AbortController().signal);
     chmodSync(`${home}/locked/inner`, 0);
     chmodSync(`${home}/locked`, 0);
-    assert.equal(await emptyAsAccount(home, ACCOUNT, new AbortController().signal), true);
+    assert.equal(await emptyAsAccount(hostRunner, home, ACCOUNT, new AbortController().signal), true);
     assert.deepEqual(readdirSync(home), []);
     assert.equal(readFileSync(`${base}/outside`, 'utf8'), 'keep');
   });
@@ -69,7 +70,7 @@ describe('emptyAsAccount', () => {
     const state = agentDir('state');
     mkdirSync(`${state}/rootdir`);
     writeFileSync(`${state}/rootdir/root-file`, 'root');
-    assert.equal(await emptyAsAccount(state, ACCOUNT, new AbortController().signal), false);
+    assert.equal(await emptyAsAccount(hostRunner, state, ACCOUNT, new AbortController().signal), false);
     assert.equal(readFileSync(`${state}/rootdir/root-file`, 'utf8'), 'root');
   });
 
@@ -77,12 +78,12 @@ describe('emptyAsAccount', () => {
     const dir = `${base}/foreign`;
     mkdirSync(dir);
     writeFileSync(`${dir}/file`, 'x');
-    assert.equal(await emptyAsAccount(dir, ACCOUNT, new AbortController().signal), false);
+    assert.equal(await emptyAsAccount(hostRunner, dir, ACCOUNT, new AbortController().signal), false);
     assert.deepEqual(readdirSync(dir), ['file']);
   });
 
   it('absent is empty', async () => {
-    assert.equal(await emptyAsAccount(`${base}/absent`, ACCOUNT, new AbortController().signal), true);
+    assert.equal(await emptyAsAccount(hostRunner, `${base}/absent`, ACCOUNT, new AbortController().signal), true);
   });
 });
 
@@ -92,18 +93,18 @@ describe('runUntilAborted', () => {
     const reason = new ComputeError('cancelled', 'the controller session closed');
     const started = Date.now();
     setTimeout(() => stop.abort(reason), 200);
-    await assert.rejects(runUntilAborted('sh', ['-c', 'sleep 30 & sleep 30; wait'], stop.signal), (error) => error === reason);
+    await assert.rejects(runUntilAborted(hostRunner, { file: 'sh', args: ['-c', 'sleep 30 & sleep 30; wait'] }, stop.signal), (error) => error === reason);
     assert.ok(Date.now() - started < 10_000);
   });
 
   it('an already aborted signal starts nothing', async () => {
     const stop = new AbortController();
     stop.abort(new ComputeError('timeout', 'deadline'));
-    await assert.rejects(runUntilAborted('touch', [`${base}/never`], stop.signal), { code: 'timeout' });
+    await assert.rejects(runUntilAborted(hostRunner, { file: 'touch', args: [`${base}/never`] }, stop.signal), { code: 'timeout' });
     assert.equal(existsSync(`${base}/never`), false);
   });
 
   it('a program that cannot be run is a host-command failure', async () => {
-    await assert.rejects(runUntilAborted('/nonexistent/rm', [], new AbortController().signal), { code: 'host-command' });
+    await assert.rejects(runUntilAborted(hostRunner, { file: '/nonexistent/rm', args: [] }, new AbortController().signal), { code: 'host-command' });
   });
 });

@@ -4,48 +4,25 @@
 // deadline timer and cancellation for its whole length), 000 modes and links pointing anywhere. GNU
 // rm walks with fts (no recursion limit, never follows a link, stays on one file system); the helper
 // only waits for it, so its timers keep running, and kills it when the session ends.
-import { spawn } from 'node:child_process';
 import { ComputeError } from '@occ-ssh/protocol';
+import { asAccountArgv, chmodOpenArgv, findRemoveEntriesArgv, rmTreeArgv, type AccountIds, type Command } from './commands.js';
 import { lstatOrNull, ownershipError } from './safe-read.js';
-import { PROGRAM_ENV } from './system.js';
+import { PROGRAM_ENV, type HostRunner } from './system.js';
 
-export interface AccountIds {
-  uid: number;
-  gid: number;
-}
+export type { AccountIds } from './commands.js';
 
 /**
- * Runs argv in its own process group and resolves with its exit code. Rejects with the signal's
+ * Runs `command` in its own process group and resolves with its exit code. Rejects with the signal's
  * reason (the session's `cancelled` or `timeout`) once it aborts, after killing the whole group:
  * find's rm children must not go on removing after the helper has answered.
  */
-export function runUntilAborted(file: string, args: readonly string[], signal: AbortSignal): Promise<number> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const child = spawn(file, args, { stdio: 'ignore', env: PROGRAM_ENV, cwd: '/', detached: true });
-    const onAbort = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-      reject(signal.reason as Error);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      signal.removeEventListener('abort', onAbort);
-      reject(new ComputeError('host-command', `${file} could not be run (${error.code ?? 'error'})`));
-    });
-    child.once('exit', (code, killedBy) => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(code ?? (killedBy ? 128 : 1));
-    });
-  });
+export async function runUntilAborted(runner: HostRunner, command: Command, signal: AbortSignal): Promise<number> {
+  return (await runner.runChild(command, { env: PROGRAM_ENV, cwd: '/', output: false, signal })).code;
 }
 
 /** Removes a tree as root: no recursion in the helper, never through a link, never into another mount. */
-export async function removeTreeBounded(path: string, signal: AbortSignal): Promise<void> {
-  const code = await runUntilAborted('rm', ['--recursive', '--force', '--one-file-system', '--', path], signal);
+export async function removeTreeBounded(runner: HostRunner, path: string, signal: AbortSignal): Promise<void> {
+  const code = await runUntilAborted(runner, rmTreeArgv(path), signal);
   if (code !== 0 || lstatOrNull(path) !== null) throw new ComputeError('host-command', `removing ${path} failed (rm exit code ${code}); retry to resume it`, { path });
 }
 
@@ -56,17 +33,15 @@ export async function removeTreeBounded(path: string, signal: AbortSignal): Prom
  * (a 000 directory) are opened up as the account, then the removal is run once more. Returns whether
  * the directory is empty; what is left (none of it is the account's to remove) falls to root's pass.
  */
-export async function emptyAsAccount(dir: string, account: AccountIds, signal: AbortSignal): Promise<boolean> {
+export async function emptyAsAccount(runner: HostRunner, dir: string, account: AccountIds, signal: AbortSignal): Promise<boolean> {
   const stat = lstatOrNull(dir);
   if (stat === null) return true;
   if (!stat.isDirectory()) throw ownershipError(dir, 'expected a directory; refusing to follow or replace it');
   // Only the account's own directory is walked as the account: one it does not own is not its to empty.
   if (stat.uid !== account.uid) return false;
-  const asAccount = ['setpriv', `--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--'];
-  const removeEntries = () =>
-    runUntilAborted(asAccount[0]!, [...asAccount.slice(1), 'find', dir, '-mindepth', '1', '-maxdepth', '1', '-exec', 'rm', '--recursive', '--force', '--one-file-system', '--', '{}', '+'], signal);
+  const removeEntries = () => runUntilAborted(runner, asAccountArgv(account, findRemoveEntriesArgv(dir)), signal);
   if ((await removeEntries()) === 0) return true;
   // chmod -R never follows a link it meets, and as the account it can change only the account's own.
-  await runUntilAborted(asAccount[0]!, [...asAccount.slice(1), 'chmod', '--recursive', 'u+rwx', '--', dir], signal);
+  await runUntilAborted(runner, asAccountArgv(account, chmodOpenArgv(dir)), signal);
   return (await removeEntries()) === 0;
 }

@@ -4,6 +4,7 @@
 import { unitLinkPath, unitWantsLinkPath } from '@occ-ssh/markers';
 import { removeFile } from './atomic-write.js';
 import { lstatOrNull } from './safe-read.js';
+import type { HostRunner } from './system.js';
 import { linkUnit, stopAndDisable } from './systemd.js';
 import { readlinkSync } from 'node:fs';
 
@@ -12,14 +13,14 @@ import { readlinkSync } from 'node:fs';
  * The caller has verified the unit file as this Agent's and every load-path entry of its name as
  * ours or absent (verifyUnitFile), under the same lock.
  */
-export async function stopAndDisableLinked(unitDirectory: string, unit: string): Promise<void> {
+export async function stopAndDisableLinked(runner: HostRunner, unitDirectory: string, unit: string): Promise<void> {
   const link = unitLinkPath(unitDirectory, unit);
-  if (link === null) return stopAndDisable(unit);
+  if (link === null) return stopAndDisable(runner, unit);
   const unitFile = `${unitDirectory}/${unit}`;
   // Security: only a root-owned regular file is linked, never a link that could point elsewhere.
   const stat = lstatOrNull(unitFile);
-  if (stat?.isFile() && stat.uid === 0 && lstatOrNull(link) === null) await linkUnit(unitFile);
-  await stopAndDisable(unit);
+  if (stat?.isFile() && stat.uid === 0 && lstatOrNull(link) === null) await linkUnit(runner, unitFile);
+  await stopAndDisable(runner, unit);
   // disable removes both links; these are what an interrupted or refused disable left.
   for (const path of [link, unitWantsLinkPath(unit)]) if (linksTo(path, [unitFile, link])) removeFile(path);
 }

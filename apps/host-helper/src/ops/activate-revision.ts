@@ -6,19 +6,20 @@
 // switch is planned; a single plan would need a step that decides what the next ones are.
 import { renderLaunchEnvironment, renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionLayout, type RevisionMarker, type ServedMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { verifyAccount, type Account } from '../accounts.js';
+import type { Account } from '../accounts.js';
 import { verifyClaim } from '../activation-claim.js';
 import { parentOf, refuseDirectory } from '../atomic-write.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
+import type { OpContext } from '../context.js';
+import { readCurrent, readServed, verifyUnitFile } from '../ownership.js';
 import { requirePasswordFile } from '../password.js';
 import { boundCompileCache } from '../compile-cache.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownedListener, probeReady, waitReady, type Readiness } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
-import { requireSetupMarker } from './setup-workspace.js';
+import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
 import { ownershipError, readOwnedFile, ROOT_FILE } from '../safe-read.js';
+import type { HostRunner } from '../system.js';
 import { isActive, isEnabled, unitFacts } from '../systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
@@ -50,7 +51,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
   if (!state.alreadyServing) {
     // Security: the trim runs as the Agent over a tree it controls, so never under the host lock,
     // and only once the request is verified; whatever was read may be stale after it.
-    const trim = () => boundCompileCache(state.layout.compileCache, state.account, ctx.session.signal);
+    const trim = () => boundCompileCache(ctx.runner, state.layout.compileCache, state.account, ctx.session.signal);
     await (ctx.lock ? ctx.lock.outside(trim) : trim());
     state = await readActivateRevision(ctx, args);
   }
@@ -61,7 +62,7 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
   const restartedAt = applied.restartedAt ?? Date.now();
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
   // The wait changes nothing, so other Agents' operations need not queue behind it.
-  const wait = () => waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid });
+  const wait = () => waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid, runner: ctx.runner });
   const readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
   const readyMs = Date.now() - restartedAt;
   ctx.session.checkpoint();
@@ -87,16 +88,7 @@ export async function activateRevisionPlan(ctx: OpContext, args: Args): Promise<
 
 async function readActivateRevision(ctx: OpContext, args: Args): Promise<ActivateState> {
   const { owner, revision } = args;
-  verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
-  const layout = agentPaths(ctx, owner);
-  const agent = requireAgent(layout, owner);
-  const account = await verifyAccount(ctx, owner);
-  if (agent.uid !== account.uid || agent.gid !== account.gid) throw ownershipError(layout.marker, 'Agent marker records a different account');
-  const paths = revisionPaths(layout, revision);
-  const marker = readRevision(paths, owner, revision);
-  if (!marker) throw ownershipError(paths.marker, 'revision is not staged on this host; prepare it first');
-  if (marker.configurationHash !== args.configurationHash) throw ownershipError(paths.marker, 'staged configuration hash differs from the committed revision');
-  verifySnapshot(paths, marker, account.gid);
+  const { layout, paths, agent, account, marker } = await verifyTarget(ctx, args, args.configurationHash);
   const managedPassword = marker.auth !== 'trusted-proxy';
   if (managedPassword && !requirePasswordFile(layout.passwordFile)) {
     throw ownershipError(layout.passwordFile, 'managed gateway password file is missing; prepare the revision again');
@@ -112,10 +104,10 @@ async function readActivateRevision(ctx: OpContext, args: Args): Promise<Activat
   const unitChanged = previousUnit !== unitText;
   const launchText = render(() => renderLaunchEnvironment(args.launchEnvironment));
   const launchChanged = launchFileText(layout.launchEnvFile) !== launchText;
-  const alreadyServing = !unitChanged && !launchChanged && current === paths.currentTarget && (await isServing(layout, served, marker, agent.port, account.uid));
+  const alreadyServing = !unitChanged && !launchChanged && current === paths.currentTarget && (await isServing(ctx.runner, layout, served, marker, agent.port, account.uid));
   // Whether it is enabled is read from the disk (`is-enabled`); systemd's cached view would miss a link removed by hand.
-  const enabled = !alreadyServing && (await isEnabled(layout.unitName));
-  const facts = alreadyServing ? { needsReload: false, failed: false } : await unitFacts(layout.unitName);
+  const enabled = !alreadyServing && (await isEnabled(ctx.runner, layout.unitName));
+  const facts = alreadyServing ? { needsReload: false, failed: false } : await unitFacts(ctx.runner, layout.unitName);
   return { layout, paths, agent, account, marker, unitText, unitChanged, launchText, launchChanged, current, alreadyServing, enabled, ...facts };
 }
 
@@ -176,9 +168,9 @@ function launchFileText(path: string): string | null {
   }
 }
 
-async function isServing(layout: AgentLayout, served: ServedMarker | null, marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
+async function isServing(runner: HostRunner, layout: AgentLayout, served: ServedMarker | null, marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
   if (!served || served.revisionId !== marker.revisionId || served.configurationHash !== marker.configurationHash || served.port !== port) return false;
-  return (await isActive(layout.unitName)) && (await isEnabled(layout.unitName)) && (await probeReady(port)) && (await ownedListener(port, { unit: layout.unitName, uid }));
+  return (await isActive(runner, layout.unitName)) && (await isEnabled(runner, layout.unitName)) && (await probeReady(port)) && (await ownedListener(port, { unit: layout.unitName, uid, runner }));
 }
 
 function servedMarker(marker: RevisionMarker, port: number, now: Date) {

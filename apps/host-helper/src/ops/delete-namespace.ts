@@ -67,7 +67,7 @@ async function readDeleteNamespace(ctx: OpContext, args: Args): Promise<DeleteSt
   }
   const live: LiveAccount[] = [];
   for (const { path, marker } of accounts) {
-    const { user } = await verifyRemovable(path, marker);
+    const { user } = await verifyRemovable(ctx.runner, path, marker);
     if (user && marker.uid !== undefined && marker.gid !== undefined) live.push({ account: marker.account, uid: marker.uid, gid: marker.gid });
   }
   const data = agents.flatMap((layout) => {

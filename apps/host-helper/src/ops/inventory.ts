@@ -17,6 +17,7 @@ import type { OpContext } from '../context.js';
 import { hostTree } from '../marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';
 import { listDir, lstatOrNull, readSymlink } from '../safe-read.js';
+import type { HostRunner } from '../system.js';
 import { isEnabled, unitUsage } from '../systemd.js';
 
 const RECENT_AUDIT_LINES = 10;
@@ -51,13 +52,13 @@ export async function inventory(ctx: OpContext): Promise<OperationResult<'invent
     }
     namespaces.push({ namespaceId: ns.namespaceId, namespaceName: ns.namespaceName, agents });
   }
-  await eachBounded(described, PROBE_CONCURRENCY, (agent) => liveState(agent));
-  return { namespaces, problems, recentAudit: await recentAudit(problems) };
+  await eachBounded(described, PROBE_CONCURRENCY, (agent) => liveState(ctx.runner, agent));
+  return { namespaces, problems, recentAudit: await recentAudit(ctx.runner, problems) };
 }
 
 /** The journal's newest audit lines; a host whose journal cannot be read reports that, not a failure. */
-async function recentAudit(problems: Problem[]): Promise<string[]> {
-  const lines = await recentAuditLines(RECENT_AUDIT_LINES);
+async function recentAudit(runner: HostRunner, problems: Problem[]): Promise<string[]> {
+  const lines = await recentAuditLines(runner, RECENT_AUDIT_LINES);
   if (!lines) problems.push({ path: 'journal', message: `the audit lines (journalctl ${AUDIT_JOURNAL_MATCHES.join(' ')}) could not be read` });
   return lines ?? [];
 }
@@ -109,17 +110,17 @@ function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeRead
  * the host's status past a few seconds, so every step gets the time left and a step cut short reads
  * as not ready (or `unknown` for systemd's state).
  */
-async function liveState({ agent, hasUnitFile }: Described): Promise<void> {
+async function liveState(runner: HostRunner, { agent, hasUnitFile }: Described): Promise<void> {
   if (!hasUnitFile) return;
   const deadline = Date.now() + AGENT_BOUND_MS;
   const left = () => Math.max(1, deadline - Date.now());
-  const usage = await unitUsage(agent.unit, left()).catch(() => ({ activeState: 'unknown', memoryBytes: null, restarts: null }));
+  const usage = await unitUsage(runner, agent.unit, left()).catch(() => ({ activeState: 'unknown', memoryBytes: null, restarts: null }));
   agent.unitState = usage.activeState;
   agent.memoryBytes = usage.memoryBytes;
   agent.restarts = usage.restarts;
-  agent.enabled = agent.unitState !== 'not-found' && (await isEnabled(agent.unit, left()).catch(() => false));
+  agent.enabled = agent.unitState !== 'not-found' && (await isEnabled(runner, agent.unit, left()).catch(() => false));
   // A port answering is not enough: a squatter may hold it while the gateway is down.
-  agent.ready = agent.unitState === 'active' && (await probeReady(agent.port, Math.min(PROBE_MS, left()))) && (await ownedListener(agent.port, { unit: agent.unit, uid: agent.uid }, left()));
+  agent.ready = agent.unitState === 'active' && (await probeReady(agent.port, Math.min(PROBE_MS, left()))) && (await ownedListener(agent.port, { unit: agent.unit, uid: agent.uid, runner }, left()));
 }
 
 /** Runs `work` on every item, at most `limit` at a time. */

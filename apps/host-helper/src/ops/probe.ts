@@ -95,5 +95,5 @@ export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
     sandboxCheck(ctx),
   ];
   // Not a check: a host that cannot enforce SocketBind* still runs gateways, and preflight warns.
-  return { checks, nodeVersion: process.version, hostname: hostname(), socketBindMissing: await socketBindMissing(), capacity: hostCapacity(ctx) };
+  return { checks, nodeVersion: process.version, hostname: hostname(), socketBindMissing: await socketBindMissing(ctx.runner), capacity: hostCapacity(ctx) };
 }

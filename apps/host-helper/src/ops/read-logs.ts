@@ -29,7 +29,7 @@ export async function readLogs(ctx: OpContext, args: Args): Promise<OperationRes
     since = Math.max(since ?? 0, Math.floor(Date.parse(served.servedAt) / 1000));
   }
   // A first look keeps the newest entries; a page after a cursor the oldest, so following skips nothing.
-  const page = await readJournal(journalArgs(layout.unitName, live.uid, args.lines, since, args.afterCursor), args.afterCursor ? 'oldest' : 'newest', ctx.session.signal);
+  const page = await readJournal(ctx.runner, journalArgs(layout.unitName, live.uid, args.lines, since, args.afterCursor), args.afterCursor ? 'oldest' : 'newest', ctx.session.signal);
   return { unit: layout.unitName, uid: live.uid, ...page, cursor: page.cursor ?? args.afterCursor ?? null };
 }
 

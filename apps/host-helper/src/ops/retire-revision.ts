@@ -2,22 +2,15 @@
 // stopped and the pointer removed first.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
-import { applyPlanned } from '../plan/render.js';
+import { appliedPlan } from '../plan/render.js';
 import type { Plan, Step } from '../plan/steps.js';
 import { inspectRevisionForChange, type RevisionState } from '../revision-inspection.js';
 
 type Result = OperationResult<'retire-revision'>;
 
-export async function retireRevision(ctx: OpContext, args: OperationArgs<'retire-revision'>): Promise<Result> {
-  const plan = await retireRevisionPlan(ctx, args);
-  await applyPlanned(ctx, plan.steps);
-  return plan.result;
-}
-
 /** What retireRevision reads and plans, for it and for plan-operation alike. */
-export async function retireRevisionPlan(ctx: OpContext, args: OperationArgs<'retire-revision'>): Promise<Plan<Result>> {
-  return planRetireRevision(await inspectRevisionForChange(ctx, args));
-}
+export const retireRevisionPlan = async (ctx: OpContext, args: OperationArgs<'retire-revision'>) => planRetireRevision(await inspectRevisionForChange(ctx, args));
+export const retireRevision = appliedPlan(retireRevisionPlan);
 
 export function planRetireRevision({ agent, layout, paths, marker, current, snapshotDir }: RevisionState): Plan<Result> {
   if (!agent) return { steps: [], result: { removed: false, wasCurrent: false } };

@@ -20,9 +20,6 @@ import type { AgentLayout } from '@occ-ssh/markers';
 import { inspectWorkspace, refuseConflicts, replaceableDigests, type WorkspaceTarget } from '../workspace/documents.js';
 import { NATIVE_SETUP_TIMEOUT_MS, nativeSetupArgv, readOpenClawBuild, type NativeSetupRun, type OpenClawBuild } from '../workspace/native-setup.js';
 
-type Args = OperationArgs<'setup-workspace'>;
-type Result = OperationResult<'setup-workspace'>;
-
 /** What setup-workspace found, verified under the lock before its first change. */
 export interface SetupState {
   markerPath: string;
@@ -34,6 +31,9 @@ export interface SetupState {
   /** The account's name, re-verified before the marker. */
   account: string;
 }
+
+type Args = OperationArgs<'setup-workspace'>;
+type Result = OperationResult<'setup-workspace'>;
 
 export async function setupWorkspace(ctx: OpContext, args: Args): Promise<Result> {
   const state = await readSetupWorkspace(ctx, args);
@@ -63,8 +63,11 @@ export async function setupWorkspacePlan(ctx: OpContext, args: Args): Promise<Pl
   return { steps: [...plan.unlocked, ...plan.steps], result: plan.result };
 }
 
-/** The Namespace, the Agent, its account and the staged snapshot, each verified as this Agent's. */
-async function verifyTarget(ctx: OpContext, { owner, revision }: Args) {
+/**
+ * The Namespace, the Agent, its account and the staged snapshot, each verified as this Agent's (activation
+ * reads the same, and names the configuration hash OCC committed, checked before the snapshot).
+ */
+export async function verifyTarget(ctx: OpContext, { owner, revision }: Pick<Args, 'owner' | 'revision'>, committedHash?: string) {
   verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
   const layout = agentPaths(ctx, owner);
   const agent = requireAgent(layout, owner);
@@ -73,8 +76,9 @@ async function verifyTarget(ctx: OpContext, { owner, revision }: Args) {
   const paths = revisionPaths(layout, revision);
   const staged = readRevision(paths, owner, revision);
   if (!staged) throw ownershipError(paths.marker, 'revision is not staged on this host; prepare it first');
+  if (committedHash !== undefined && staged.configurationHash !== committedHash) throw ownershipError(paths.marker, 'staged configuration hash differs from the committed revision');
   const configuration = verifySnapshot(paths, staged, account.gid).toString('utf8');
-  return { layout, agent, account, configuration };
+  return { layout, paths, agent, account, marker: staged, configuration };
 }
 
 async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupState> {
@@ -87,6 +91,7 @@ async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupStat
   if (!recorded) {
     // Refused before the first change: a conflict found now is one the steps would meet again.
     const inspection = await inspectWorkspace(
+      ctx.runner,
       target,
       setup.documents.map((document) => document.name),
       ctx.session.signal,

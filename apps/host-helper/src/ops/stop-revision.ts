@@ -2,22 +2,15 @@
 // snapshot, home, state and credentials.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
-import { applyPlanned } from '../plan/render.js';
+import { appliedPlan } from '../plan/render.js';
 import type { Plan } from '../plan/steps.js';
 import { inspectRevisionForChange, type RevisionState } from '../revision-inspection.js';
 
 type Result = OperationResult<'stop-revision'>;
 
-export async function stopRevision(ctx: OpContext, args: OperationArgs<'stop-revision'>): Promise<Result> {
-  const plan = await stopRevisionPlan(ctx, args);
-  await applyPlanned(ctx, plan.steps);
-  return plan.result;
-}
-
 /** What stopRevision reads and plans, for it and for plan-operation alike. */
-export async function stopRevisionPlan(ctx: OpContext, args: OperationArgs<'stop-revision'>): Promise<Plan<Result>> {
-  return planStopRevision(await inspectRevisionForChange(ctx, args));
-}
+export const stopRevisionPlan = async (ctx: OpContext, args: OperationArgs<'stop-revision'>) => planStopRevision(await inspectRevisionForChange(ctx, args));
+export const stopRevision = appliedPlan(stopRevisionPlan);
 
 export function planStopRevision({ agent, layout, paths, unit, current }: RevisionState): Plan<Result> {
   if (!agent) return { steps: [], result: { unitFound: false, currentRemoved: false } };

@@ -1,6 +1,7 @@
 // Runs a plan's steps in order with the existing primitives. Each primitive makes the per-change
 // check (change-guard.ts) before its change, so a closed session or a passed deadline stops the
 // plan between two steps exactly as before, and the audit line's count stays each change's own.
+// Every external command goes through the context's runner (system.ts), built by commands.ts.
 import { renameSync } from 'node:fs';
 import { createAccount, removeAccount, type Account } from '../accounts.js';
 import { createDirAtomic, emptyAgentDir, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
@@ -54,31 +55,31 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       removeFile(step.path);
       return;
     case 'remove-tree':
-      await removeTree(step.path, ctx.session.signal);
+      await removeTree(ctx.runner, step.path, ctx.session.signal);
       return;
     case 'empty-as-account':
-      await emptyAgentDir(step.path, step, ctx.session.signal);
+      await emptyAgentDir(ctx.runner, step.path, step, ctx.session.signal);
       return;
     case 'rename':
       beforeChange();
       renameSync(step.from, step.to);
       return syncDir(parentOf(step.to));
     case 'create-account':
-      applied.accounts.set(step.name, await createAccount(ctx, step));
+      applied.accounts.set(step.name, await createAccount(ctx.runner, step));
       return;
     case 'remove-account':
-      return removeAccount(ctx, step.marker, step.account);
+      return removeAccount(ctx.runner, step.marker, step.account);
     case 'enable-unit':
-      await enableUnit(step.path);
+      await enableUnit(ctx.runner, step.path);
       return;
     case 'stop-and-disable':
-      return stopAndDisableLinked(ctx.runtime.systemdUnitDirectory, step.unit);
+      return stopAndDisableLinked(ctx.runner, ctx.runtime.systemdUnitDirectory, step.unit);
     case 'daemon-reload':
-      await daemonReload();
+      await daemonReload(ctx.runner);
       return;
     case 'restart-unit':
       applied.restartedAt = Date.now();
-      return restartUnit(step.unit, step.failed);
+      return restartUnit(ctx.runner, step.unit, step.failed);
     case 'stake-claim':
       applied.claimToken = stakeToken(step.path);
       return;
@@ -87,16 +88,16 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       return;
     case 'native-setup':
       beforeChange();
-      return runNativeSetup(step.run, ctx.session.signal, Math.min(NATIVE_SETUP_TIMEOUT_MS, ctx.session.remainingMs() - 5000));
+      return runNativeSetup(ctx.runner, step.run, ctx.session.signal, Math.min(NATIVE_SETUP_TIMEOUT_MS, ctx.session.remainingMs() - 5000));
     case 'stop-native-setup':
       beforeChange();
-      return stopNativeSetup(step.unit);
+      return stopNativeSetup(ctx.runner, step.unit);
     case 'write-workspace':
       beforeChange();
-      return writeDocuments(step.target, step.documents, step.replaceable, ctx.session.signal);
+      return writeDocuments(ctx.runner, step.target, step.documents, step.replaceable, ctx.session.signal);
     case 'verify-workspace':
       ctx.session.checkpoint();
-      return verifyDocuments(step.target, step.digests, ctx.session.signal);
+      return verifyDocuments(ctx.runner, step.target, step.digests, ctx.session.signal);
     case 'checkpoint':
       return ctx.session.checkpoint();
     default:

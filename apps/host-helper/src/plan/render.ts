@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { PlannedStep } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
 import { apply, type Applied } from './apply.js';
-import type { Id, InnerStep, PlannedOwnership, Step } from './steps.js';
+import type { Id, InnerStep, Plan, PlannedOwnership, Step } from './steps.js';
 
 export function renderSteps(steps: readonly Step[]): PlannedStep[] {
   return steps.flatMap(renderStep);
@@ -20,6 +20,15 @@ export function planDigest(rendered: readonly PlannedStep[]): string {
 export function applyPlanned(ctx: OpContext, steps: readonly Step[]): Promise<Applied> {
   ctx.session.plans.push(planDigest(renderSteps(steps)));
   return apply(ctx, steps);
+}
+
+/** An operation whose whole work is one plan: read and planned by `planOf` (which plan-operation shares), then applied. */
+export function appliedPlan<A, R>(planOf: (ctx: OpContext, args: A) => Promise<Plan<R>>): (ctx: OpContext, args: A) => Promise<R> {
+  return async (ctx, args) => {
+    const plan = await planOf(ctx, args);
+    await applyPlanned(ctx, plan.steps);
+    return plan.result;
+  };
 }
 
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');

@@ -37,7 +37,7 @@ export type Step =
   | { op: 'empty-as-account'; path: string; uid: number; gid: number }
   | { op: 'rename'; from: string; to: string }
   /** useradd (or groupadd for a half-made account), then the account marker turned `active`. */
-  | { op: 'create-account'; name: string; home: string; marker: string; creating: AccountMarker; userExists: boolean; groupExists: boolean }
+  | { op: 'create-account'; name: string; home: string; marker: string; creating: AccountMarker; userExists: boolean; groupExists: boolean; shell: string }
   | { op: 'remove-account'; marker: string; account: AccountMarker }
   /** By the unit file's absolute path (see systemd.ts enableUnit). */
   | { op: 'enable-unit'; path: string }

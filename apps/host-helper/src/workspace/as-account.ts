@@ -2,14 +2,11 @@
 // Security: the workspace is the Agent's to shape, so root never opens, writes or renames anything in
 // it. A link the Agent planted can only lead this child where the Agent could already write, and
 // every open refuses to follow a link anyway (O_NOFOLLOW, O_EXCL temps, rename over the name).
-import { spawn } from 'node:child_process';
 import { ComputeError } from '@occ-ssh/protocol';
-import { HOST_PATH } from '../system.js';
+import { asAccountArgv, nodeEvalArgv, type AccountIds } from '../commands.js';
+import { PROGRAM_ENV, type HostRunner } from '../system.js';
 
-export interface AccountIds {
-  uid: number;
-  gid: number;
-}
+export type { AccountIds } from '../commands.js';
 
 type EntryKind = { kind: 'absent' } | { kind: 'other' } | { kind: 'file'; sha256: string };
 export interface Inspection {
@@ -68,56 +65,10 @@ process.stdin.on('end', () => {
 });
 `;
 
-const MAX_ANSWER = 64 * 1024;
-
-/** setpriv's prefix: exactly the account's uid and gid, no supplementary groups. */
-function asAccountArgv(account: AccountIds): string[] {
-  return [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--'];
-}
-
-/**
- * Runs `file args` as the account in its own process group, feeding `stdin`; resolves with its exit
- * code and stdout (bounded). The whole group is killed once `signal` aborts.
- */
-export function runBounded(
-  file: string,
-  args: readonly string[],
-  options: { env: NodeJS.ProcessEnv; cwd: string; stdin?: string; signal: AbortSignal; output: boolean },
-): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    if (options.signal.aborted) return reject(options.signal.reason as Error);
-    // Security: native setup's output could echo document text; it is discarded at this boundary.
-    const child = spawn(file, args, { stdio: ['pipe', options.output ? 'pipe' : 'ignore', 'ignore'], env: options.env, cwd: options.cwd, detached: true });
-    let stdout = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout = (stdout + chunk).slice(0, MAX_ANSWER);
-    });
-    child.stdin?.on('error', () => undefined);
-    child.stdin?.end(options.stdin ?? '');
-    const onAbort = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-      reject(options.signal.reason as Error);
-    };
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    child.once('error', (error: NodeJS.ErrnoException) => {
-      options.signal.removeEventListener('abort', onAbort);
-      reject(new ComputeError('host-command', `${file} could not be run (${error.code ?? 'error'})`));
-    });
-    child.once('close', (code, killedBy) => {
-      options.signal.removeEventListener('abort', onAbort);
-      resolve({ code: code ?? (killedBy ? 128 : 1), stdout });
-    });
-  });
-}
-
 /** One request to the account program; a failure names the request's directory and the errno, never a document. */
-export async function asAccount<T>(nodePath: string, account: AccountIds, request: AccountRequest, signal: AbortSignal): Promise<T> {
-  const env = { PATH: HOST_PATH, LANG: 'C.UTF-8' };
-  const { code, stdout } = await runBounded('setpriv', [...asAccountArgv(account), nodePath, '-e', ACCOUNT_PROGRAM], { env, cwd: '/', stdin: JSON.stringify(request), signal, output: true });
+export async function asAccount<T>(runner: HostRunner, nodePath: string, account: AccountIds, request: AccountRequest, signal: AbortSignal): Promise<T> {
+  const command = asAccountArgv(account, nodeEvalArgv(nodePath, ACCOUNT_PROGRAM));
+  const { code, stdout } = await runner.runChild(command, { env: PROGRAM_ENV, cwd: '/', stdin: JSON.stringify(request), signal, output: true });
   let answer: unknown;
   try {
     answer = JSON.parse(stdout);

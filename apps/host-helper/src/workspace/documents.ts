@@ -3,6 +3,7 @@
 import { sha256Hex } from '@occ-ssh/markers';
 import type { WorkspaceFileName } from '@occ-ssh/protocol';
 import { ownershipError } from '../safe-read.js';
+import type { HostRunner } from '../system.js';
 import { asAccount, type AccountIds, type Inspection } from './as-account.js';
 
 export interface Document {
@@ -21,8 +22,8 @@ export function replaceableDigests(documents: readonly Document[], stock: Partia
   return Object.fromEntries(documents.map((document) => [document.name, [stock[document.name], sha256Hex(document.content)].filter((digest): digest is string => digest !== undefined)]));
 }
 
-export function inspectWorkspace(target: WorkspaceTarget, names: readonly string[], signal: AbortSignal): Promise<Inspection> {
-  return asAccount<Inspection>(target.nodePath, target.account, { op: 'inspect', dir: target.dir, names }, signal);
+export function inspectWorkspace(runner: HostRunner, target: WorkspaceTarget, names: readonly string[], signal: AbortSignal): Promise<Inspection> {
+  return asAccount<Inspection>(runner, target.nodePath, target.account, { op: 'inspect', dir: target.dir, names }, signal);
 }
 
 /**
@@ -41,8 +42,9 @@ export function refuseConflicts(dir: string, inspection: Inspection, replaceable
 }
 
 /** Checks the workspace again as the account, then writes every document that is not already the submitted text. */
-export async function writeDocuments(target: WorkspaceTarget, documents: readonly Document[], replaceable: Record<string, string[]>, signal: AbortSignal): Promise<void> {
+export async function writeDocuments(runner: HostRunner, target: WorkspaceTarget, documents: readonly Document[], replaceable: Record<string, string[]>, signal: AbortSignal): Promise<void> {
   const inspection = await inspectWorkspace(
+    runner,
     target,
     documents.map((document) => document.name),
     signal,
@@ -53,12 +55,12 @@ export async function writeDocuments(target: WorkspaceTarget, documents: readonl
     const entry = inspection.files[document.name];
     return !(entry?.kind === 'file' && entry.sha256 === sha256Hex(document.content));
   });
-  if (pending.length > 0) await asAccount(target.nodePath, target.account, { op: 'write', dir: target.dir, files: pending }, signal);
+  if (pending.length > 0) await asAccount(runner, target.nodePath, target.account, { op: 'write', dir: target.dir, files: pending }, signal);
 }
 
 /** After the second native setup: every document holds exactly the submitted text. */
-export async function verifyDocuments(target: WorkspaceTarget, digests: Record<string, string>, signal: AbortSignal): Promise<void> {
-  const inspection = await inspectWorkspace(target, Object.keys(digests), signal);
+export async function verifyDocuments(runner: HostRunner, target: WorkspaceTarget, digests: Record<string, string>, signal: AbortSignal): Promise<void> {
+  const inspection = await inspectWorkspace(runner, target, Object.keys(digests), signal);
   for (const [name, digest] of Object.entries(digests)) {
     const entry = inspection.files[name];
     if (inspection.dir !== 'dir' || entry?.kind !== 'file' || entry.sha256 !== digest) {

@@ -4,8 +4,9 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { renderSandbox, sha256Hex, UnitRenderError, type AgentLayout } from '@occ-ssh/markers';
 import { ComputeError, WORKSPACE_FILE_NAMES, type GatewayLimits } from '@occ-ssh/protocol';
-import { HOST_PATH, runCommand } from '../system.js';
-import { asAccount, runBounded, type AccountIds } from './as-account.js';
+import { systemctlArgv, systemdRunArgv } from '../commands.js';
+import { HOST_PATH, type HostRunner } from '../system.js';
+import { asAccount, type AccountIds } from './as-account.js';
 
 /** The installed OpenClaw build: its version and the SHA-256 of each document as native setup writes it. */
 export interface OpenClawBuild {
@@ -117,26 +118,28 @@ export function nativeSetupArgv(run: NativeSetupRun, timeoutMs: number): string[
 }
 
 /** Stops the Agent's setup unit, waiting until every process of it is gone; a unit systemd does not know is already stopped. */
-export async function stopNativeSetup(unit: string): Promise<void> {
-  await runCommand('systemctl', ['stop', unit], 60_000);
+export async function stopNativeSetup(runner: HostRunner, unit: string): Promise<void> {
+  await runner.run(systemctlArgv({ verb: 'stop', unit }), { timeoutMs: 60_000 });
 }
 
-export async function runNativeSetup(run: NativeSetupRun, signal: AbortSignal, timeoutMs: number): Promise<void> {
+export async function runNativeSetup(runner: HostRunner, run: NativeSetupRun, signal: AbortSignal, timeoutMs: number): Promise<void> {
   const { layout, account, nodePath } = run;
   const scratch = scratchDir(layout);
-  await asAccount(nodePath, account, { op: 'remove', dir: scratch }, signal);
-  await asAccount(nodePath, account, { op: 'write', dir: scratch, mkdir: true, files: [{ name: 'openclaw.json', content: run.configuration }] }, signal);
+  await asAccount(runner, nodePath, account, { op: 'remove', dir: scratch }, signal);
+  await asAccount(runner, nodePath, account, { op: 'write', dir: scratch, mkdir: true, files: [{ name: 'openclaw.json', content: run.configuration }] }, signal);
   const bounded = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1000, timeoutMs))]);
   let code: number;
   try {
-    ({ code } = await runBounded('systemd-run', nativeSetupArgv(run, timeoutMs), { env: { PATH: HOST_PATH, LANG: 'C.UTF-8', SYSTEMD_COLORS: '0' }, cwd: '/', signal: bounded, output: false }));
+    // stdin an empty pipe, as systemd-run has always been given.
+    const options = { env: { PATH: HOST_PATH, LANG: 'C.UTF-8', SYSTEMD_COLORS: '0' }, cwd: '/', stdin: '', signal: bounded, output: false };
+    ({ code } = await runner.runChild(systemdRunArgv(nativeSetupArgv(run, timeoutMs)), options));
   } catch (error) {
     // systemd-run's own death leaves the unit running: stop it, so nothing of this run outlives the call.
-    await stopNativeSetup(layout.setupUnitName);
+    await stopNativeSetup(runner, layout.setupUnitName);
     if (signal.aborted) throw error;
     if (bounded.aborted) throw new ComputeError('timeout', `native openclaw setup did not finish within ${timeoutMs} ms; it was killed`, { path: layout.state });
     throw error;
   }
-  await asAccount(nodePath, account, { op: 'remove', dir: scratch }, signal);
+  await asAccount(runner, nodePath, account, { op: 'remove', dir: scratch }, signal);
   if (code !== 0) throw new ComputeError('host-command', `native openclaw setup exited with code ${code} (its output is suppressed so no document text can leak)`, { path: layout.state });
 }
