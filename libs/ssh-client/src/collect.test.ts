@@ -90,7 +90,10 @@ describe('start', () => {
 
   it('pipes one stage into the next: stdout left to read, a stream as stdin', async () => {
     const first = start(NODE, script('process.stdout.write("a\\nb\\n")'), { pipeStdout: true, timeoutMs: 10_000 });
-    const second = start(NODE, script('let n = 0; process.stdin.on("data", (c) => (n += c.length)); process.stdin.on("end", () => process.stdout.write(`${n}\n`))'), { stdin: first.child.stdout!, timeoutMs: 10_000 });
+    const second = start(NODE, script('let n = 0; process.stdin.on("data", (c) => (n += c.length)); process.stdin.on("end", () => process.stdout.write(`${n}\n`))'), {
+      stdin: first.child.stdout!,
+      timeoutMs: 10_000,
+    });
     const [a, b] = await Promise.all([first.done, second.done]);
     assert.deepEqual([a.exitCode, a.stdout, b.exitCode, b.stdout], [0, '', 0, '4\n']);
   });

@@ -9,7 +9,7 @@ import { races } from './races.js';
 import { secrets } from './secrets.js';
 import type { Section } from './section.js';
 
-export const SECTION_TABLE = [kill, faults, races, badInput, hostile, secrets, crashPoints, injectedErrors, hostileTenants] as const;
+const SECTION_TABLE = [kill, faults, races, badInput, hostile, secrets, crashPoints, injectedErrors, hostileTenants] as const;
 
 type Entry = (typeof SECTION_TABLE)[number];
 export type SectionName = Entry['name'];

@@ -8,13 +8,13 @@ import type { Corpus } from '../sightings.js';
 import type { HostLink } from '../ssh.js';
 
 /** A lane is one test host; its parts run one after the other, lowest `order` first. */
-export interface Lane {
+interface Lane {
   host: string;
   variant?: Variant;
   order: number;
 }
 
-export interface SectionContext {
+interface SectionContext {
   sizes: Sizes;
   rng: Rng;
   progress: (line: string) => void;
@@ -24,7 +24,7 @@ export interface SectionContext {
   laneCorpora: Corpus[];
 }
 
-export interface SectionRun<Summary> {
+interface SectionRun<Summary> {
   /** Runs the part for `lanes(sizes)[index]` on that lane's host. */
   part(index: number, link: HostLink): Promise<void>;
   /** Once every lane has ended: the section's results, or nothing when no part produced any. */
