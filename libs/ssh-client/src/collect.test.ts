@@ -1,7 +1,9 @@
 // collect and BoundedOutput: one result shape for every way a local child ends, with real processes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { collect } from './collect.js';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { collect, start, succeeded } from './collect.js';
 import { BoundedOutput } from './output.js';
 
 const NODE = process.execPath;
@@ -75,5 +77,46 @@ describe('collect', () => {
     assert.equal(result.spawnFailed, true);
     assert.equal(result.spawnError, 'ENOENT');
     assert.equal(result.stdout, '');
+  });
+});
+
+describe('start', () => {
+  it('hands back the running child, and the same result once stop() has ended it', async () => {
+    const started = start(NODE, script('process.stdout.write("up\\n"); setInterval(() => {}, 1000)'), { killGraceMs: 0, onStdout: () => started.stop() });
+    assert.equal(typeof started.child.pid, 'number');
+    const result = await started.done;
+    assert.deepEqual([result.stdout, result.signal, result.timedOut, result.aborted], ['up\n', 'SIGKILL', false, false]);
+  });
+
+  it('pipes one stage into the next: stdout left to read, a stream as stdin', async () => {
+    const first = start(NODE, script('process.stdout.write("a\\nb\\n")'), { pipeStdout: true, timeoutMs: 10_000 });
+    const second = start(NODE, script('let n = 0; process.stdin.on("data", (c) => (n += c.length)); process.stdin.on("end", () => process.stdout.write(`${n}\n`))'), {
+      stdin: first.child.stdout!,
+      timeoutMs: 10_000,
+    });
+    const [a, b] = await Promise.all([first.done, second.done]);
+    assert.deepEqual([a.exitCode, a.stdout, b.exitCode, b.stdout], [0, '', 0, '4\n']);
+  });
+
+  it('writes to an open file instead of collecting, and reports a program that cannot start', async () => {
+    const dir = mkdtempSync(`${tmpdir()}/occ-start-`);
+    const fd = openSync(`${dir}/console`, 'a');
+    try {
+      const result = await start(NODE, script('console.log("to the file"); console.error("and this")'), { outputFd: fd, timeoutMs: 10_000 }).done;
+      assert.deepEqual([result.exitCode, result.stdout, result.stderrBytes], [0, '', 0]);
+      assert.equal(readFileSync(`${dir}/console`, 'utf8'), 'to the file\nand this\n');
+      const missing = await start(`${dir}/no-such-program`, [], { outputFd: fd, timeoutMs: 10_000 }).done;
+      assert.deepEqual([missing.spawnFailed, missing.spawnError], [true, 'ENOENT']);
+    } finally {
+      closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('echoes each stderr chunk as it arrives, beyond the kept head', async () => {
+    const seen: string[] = [];
+    const result = await collect(NODE, script('process.stderr.write("0123456789")'), { timeoutMs: 10_000, stderrKeptBytes: 4, onStderr: (chunk) => seen.push(chunk.toString()) });
+    assert.deepEqual([seen.join(''), result.stderrHead], ['0123456789', '0123']);
+    assert.equal(succeeded(result), true);
   });
 });

@@ -10,6 +10,8 @@ export interface OutputLimits {
   stderrKeptBytes?: number;
   /** Each stdout chunk as it arrives, kept or not: the helper's heartbeats, for progress. */
   onStdout?: (chunk: Buffer) => void;
+  /** Each stderr chunk as it arrives, kept or not: a tool's progress, echoed live. */
+  onStderr?: (chunk: Buffer) => void;
   /** Called once, on the first chunk past the stdout bound. */
   onOverflow?: () => void;
 }
@@ -51,6 +53,7 @@ export class BoundedOutput {
   };
 
   readonly stderr = (chunk: Buffer): void => {
+    this.limits.onStderr?.(chunk);
     if (this.stderrBytes < this.stderrKept) this.stderrChunks.push(chunk.subarray(0, this.stderrKept - this.stderrBytes));
     this.stderrBytes += chunk.length;
   };

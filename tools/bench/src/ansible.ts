@@ -2,13 +2,13 @@
 // driver against an Ansible playbook (bench/ansible/deploy.yml) doing the same host steps on the
 // same python host with the same key and known_hosts file. Runs alternate between the two, so
 // both see the same load.
-import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sshGatewayConfigurationDocument } from '@occ-ssh/controller/internal';
 import { accountName, agentLayout, renderLaunchEnvironment, renderUnit, revHash, type AgentLayout } from '@occ-ssh/markers';
+import { collect } from '@occ-ssh/ssh-client';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, TRANSPORTS, UNIT_DIRECTORY, type BenchHost, type Transport } from './installation.js';
 import { runSsh } from './ssh.js';
@@ -59,31 +59,29 @@ export interface AnsibleResult {
 }
 
 /** Installs Debian's ansible-core when ansible-playbook is missing. */
-function ensureAnsible(): string {
-  const version = () => spawnSync('ansible-playbook', ['--version'], { encoding: 'utf8' });
-  let found = version();
-  if (found.status !== 0) {
+async function ensureAnsible(): Promise<string> {
+  const version = () => collect('ansible-playbook', ['--version'], { timeoutMs: 60_000 });
+  let found = await version();
+  if (found.exitCode !== 0) {
     progress('ansible-playbook not found: installing ansible-core with apt-get');
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-    const install = () => spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'ansible-core'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-    if (install().status !== 0) {
-      spawnSync('apt-get', ['update'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-      if (install().status !== 0) throw new Error('apt-get install ansible-core failed');
+    const echo = (chunk: Buffer) => process.stderr.write(chunk);
+    const aptGet = (args: string[]) => collect('apt-get', args, { env, timeoutMs: 30 * 60_000, onStderr: echo, stopOnOverflow: false });
+    const install = () => aptGet(['install', '-y', '--no-install-recommends', 'ansible-core']);
+    if ((await install()).exitCode !== 0) {
+      await aptGet(['update']);
+      if ((await install()).exitCode !== 0) throw new Error('apt-get install ansible-core failed');
     }
-    found = version();
+    found = await version();
   }
   return (found.stdout.split('\n')[0] ?? '').trim();
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ ms: number; code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const child = spawn(command, args, { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('close', (code) => resolve({ ms: performance.now() - started, code, output: Buffer.concat(chunks).toString('utf8') }));
-  });
+/** One ansible-playbook run: its time, exit, and output (stdout, then the head of stderr) for the error. */
+async function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): Promise<{ ms: number; code: number | null; output: string }> {
+  const started = performance.now();
+  const r = await collect(command, args, { env, cwd, timeoutMs: 30 * 60_000, maxStdoutBytes: 64 * 1024 * 1024, stderrKeptBytes: 64 * 1024 });
+  return { ms: performance.now() - started, code: r.exitCode, output: `${r.stdout}${r.stderrHead}` };
 }
 
 class AnsibleSide {
@@ -206,7 +204,7 @@ class AnsibleSide {
 }
 
 export async function measureAnsible(ctx: BenchContext, host: BenchHost): Promise<AnsibleResult> {
-  const ansibleVersion = ensureAnsible();
+  const ansibleVersion = await ensureAnsible();
   const side = new AnsibleSide(ctx.scratch, host, ctx.plan.readyAfterMs);
   const configurations: AnsibleConfiguration[] = [
     { name: 'defaults', sshArgs: '-C -o ControlMaster=auto -o ControlPersist=60s', pipelining: false, controlPersist: '60s', gatherFacts: false },

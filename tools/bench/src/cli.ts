@@ -2,12 +2,12 @@
 // bench/results/latest.json and prints each figure against its target. `--quick` takes a smaller
 // sample; `--only latency,activation` runs some figures. Every host is torn down at the end, on failure
 // and on SIGINT/SIGTERM.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadHelperArtifact } from '@occ-ssh/controller/internal';
+import { collect } from '@occ-ssh/ssh-client';
 import { measuredCommit, namesFrom, parseFlags, runCommandLine, UsageError } from '@occ-ssh/test-support';
 import { ensureRootfs, NODE_VERSION, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { measureActivation } from './activation.js';
@@ -55,9 +55,9 @@ function parseCommandLine(argv: readonly string[]): Args {
   };
 }
 
-function sshVersion(): string {
-  const out = spawnSync('ssh', ['-V'], { encoding: 'utf8' });
-  return `${out.stderr ?? ''}${out.stdout ?? ''}`.trim();
+async function sshVersion(): Promise<string> {
+  const out = await collect('ssh', ['-V'], { timeoutMs: 10_000 });
+  return `${out.stderrHead}${out.stdout}`.trim();
 }
 
 async function main(): Promise<number> {
@@ -69,7 +69,7 @@ async function main(): Promise<number> {
   process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
   const ctx: BenchContext = { plan, scratch };
   const startedAt = new Date();
-  const commit = measuredCommit();
+  const commit = await measuredCommit();
   const loadAtStart = loadAverage();
   const helper = loadHelperArtifact();
   progress(`${args.quick ? 'quick' : 'full'} run of ${[...args.only].join(', ')}; load average ${loadAtStart.one} ${loadAtStart.five} ${loadAtStart.fifteen} on ${cpus().length} cores`);
@@ -153,7 +153,7 @@ async function main(): Promise<number> {
       loadAtStart,
       loadAtEnd: loadAverage(),
       controllerNode: process.version,
-      sshClient: sshVersion(),
+      sshClient: await sshVersion(),
       hostNode: `v${NODE_VERSION}`,
       kernel: release(),
     },

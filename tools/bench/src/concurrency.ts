@@ -6,9 +6,8 @@ import type { TestHost } from '@occ-ssh/testhost';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, timed } from './installation.js';
 
-const CONCURRENT_AGENTS = 8;
-/** The fixture gateway's start-to-ready: a stand-in for the real gateway's 8 to 11 s. */
-const CONCURRENT_READY_AFTER_MS = 6000;
+/** Agents activated at once, and the fixture gateway's start-to-ready: a stand-in for the real gateway's 8 to 11 s. */
+const PLAN = { agents: 8, readyAfterMs: 6000 } as const;
 
 export interface ConcurrencyResult {
   agents: number;
@@ -24,17 +23,17 @@ export interface ConcurrencyResult {
 
 export async function measureConcurrency(_ctx: BenchContext, host: TestHost): Promise<ConcurrencyResult> {
   // The driver's own per-host bound (default 4) would queue them before the host does.
-  const observed = new ObservedDriver(configurationFor({ conc: host }, { maxConcurrentOperationsPerHost: CONCURRENT_AGENTS }), { readinessTimeoutMs: 60_000 });
+  const observed = new ObservedDriver(configurationFor({ conc: host }, { maxConcurrentOperationsPerHost: PLAN.agents }), { readinessTimeoutMs: 60_000 });
   const { driver } = observed;
   try {
-    const bindings = Array.from({ length: CONCURRENT_AGENTS + 1 }, (_, i) => bindingFor('conc', `conc${i}`));
-    const revision = (i: number) => revisionFor(bindings[i]!, 1, CONCURRENT_READY_AFTER_MS);
+    const bindings = Array.from({ length: PLAN.agents + 1 }, (_, i) => bindingFor('conc', `conc${i}`));
+    const revision = (i: number) => revisionFor(bindings[i]!, 1, PLAN.readyAfterMs);
     await driver.ensureNamespace(bindings[0]!.namespace);
     for (const [i, binding] of bindings.entries()) {
       driver.bindAgent(binding);
       await driver.prepareRevision(revision(i));
     }
-    progress(`concurrency: one activation, then ${CONCURRENT_AGENTS} at once (gateways ready ${CONCURRENT_READY_AFTER_MS} ms after start)`);
+    progress(`concurrency: one activation, then ${PLAN.agents} at once (gateways ready ${PLAN.readyAfterMs} ms after start)`);
     const single = await timed(() => driver.activateRevision(revision(0)));
     const failures: string[] = [];
     const concurrent = await Promise.all(
@@ -46,8 +45,7 @@ export async function measureConcurrency(_ctx: BenchContext, host: TestHost): Pr
     );
     const events = bindings.slice(1).map((binding) => observed.events.filter((event) => event.operation === 'activate-revision' && event.agent === binding.agent.id).at(-1));
     return {
-      agents: CONCURRENT_AGENTS,
-      readyAfterMs: CONCURRENT_READY_AFTER_MS,
+      ...PLAN,
       singleMs: Math.round(single.ms),
       concurrentMs: concurrent.map((entry) => Math.round(entry.ms)),
       lockWaitMs: events.map((event) => event?.timings?.lockWaitMs ?? -1),

@@ -1,5 +1,5 @@
 // What the machine says about the controller process and the hosts' links: load, CPU, memory, bytes.
-import { spawnSync } from 'node:child_process';
+import { collect } from '@occ-ssh/ssh-client';
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 
@@ -29,16 +29,13 @@ export function hostCpuMs(hostName: string): number {
   return Number(match[1]) / 1000;
 }
 
-const CLOCK_TICK_HZ = (() => {
-  const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
-  const value = Number(out.stdout?.trim());
-  return Number.isFinite(value) && value > 0 ? value : 100;
-})();
-const PAGE_BYTES = (() => {
-  const out = spawnSync('getconf', ['PAGESIZE'], { encoding: 'utf8' });
-  const value = Number(out.stdout?.trim());
-  return Number.isFinite(value) && value > 0 ? value : 4096;
-})();
+/** A system value from getconf, or the usual Linux value where it cannot say. */
+async function getconf(name: string, fallback: number): Promise<number> {
+  const value = Number((await collect('getconf', [name], { timeoutMs: 10_000 })).stdout.trim());
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
+const CLOCK_TICK_HZ = await getconf('CLK_TCK', 100);
+const PAGE_BYTES = await getconf('PAGESIZE', 4096);
 
 interface ProcStat {
   pid: number;

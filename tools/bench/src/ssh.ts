@@ -1,8 +1,7 @@
 // The benchmark's own ssh clients: the bare baselines (a new connection, or an OpenSSH
 // ControlMaster set up here) with exactly the driver's strict client argv and collector, and a
 // quick shell on a host for reading measurements.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { collect, sshArgv, sshEnv, type SshClientSettings, type SshDestination } from '@occ-ssh/ssh-client';
+import { collect, sshArgv, start, sshEnv, type SshClientSettings, type SshDestination, type Started } from '@occ-ssh/ssh-client';
 import type { BenchHost } from './installation.js';
 
 export function settingsOf(host: BenchHost): SshClientSettings {
@@ -38,7 +37,7 @@ export function bareNodeArgv(host: BenchHost): string[] {
   return sshArgv(settingsOf(host), targetOf(host), `${host.nodePath} -e 0`);
 }
 
-const masters = new Set<ChildProcess>();
+const masters = new Set<Started['child']>();
 process.on('exit', () => {
   for (const child of masters) child.kill('SIGTERM');
 });
@@ -51,13 +50,12 @@ export class ControlMaster {
   private constructor(
     private readonly host: BenchHost,
     private readonly controlPath: string,
-    private readonly child: ChildProcess,
+    private readonly child: Started['child'],
   ) {}
 
   static async start(host: BenchHost, controlPath: string): Promise<ControlMaster> {
     const argv = sshArgv(settingsOf(host), targetOf(host), undefined, ['-M', '-N', '-o', `ControlPath=${controlPath}`, '-o', 'ControlPersist=no']);
-    const child = spawn('ssh', argv, { stdio: ['ignore', 'ignore', 'pipe'], env: sshEnv() });
-    child.on('error', () => undefined);
+    const { child } = start('ssh', argv, { env: sshEnv() });
     masters.add(child);
     child.on('exit', () => masters.delete(child));
     const master = new ControlMaster(host, controlPath, child);

@@ -6,21 +6,14 @@ import { cpus, loadavg } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestHost, type Variant } from '@occ-ssh/testhost';
-import { crashLane, CRASH_OPERATIONS, type CrashRecord } from './crash-points.js';
-import { runBadInput } from './bad-input.js';
-import { faultLane, waitLane } from './host-faults.js';
-import { runHostile, type HostileResult } from './hostile.js';
-import { killLane } from './kill-trials.js';
 import { helperArtifact, measuredCommit, runCommandLine } from '@occ-ssh/test-support';
-import { parseOptions, SECTIONS, USAGE, type Options, type Section } from './options.js';
-import { newRaceResult, runAllocations, runPrepareVsDelete } from './races.js';
-import { countsOf, judge, summarizeBadInput, summarizeCrashes, summarizeTrials, summaryLines, type Results } from './report.js';
+import { parseOptions, SECTIONS, USAGE, type Options, type SectionName } from './options.js';
+import { countsOf, judge, summaryLines, type Results } from './report.js';
 import { Rng } from './rng.js';
-import { laneSightings, runSecrets } from './secrets.js';
-import { runTenants } from './tenants.js';
-import { groupSightings, type Corpus, type Sighting } from './sightings.js';
+import { laneSightings } from './secrets.js';
+import { ANY_SECTIONS } from './sections/index.js';
+import { groupSightings, type Corpus } from './sightings.js';
 import { HostLink } from './ssh.js';
-import type { TrialRecord } from './trial.js';
 
 // The full campaign's results are published (latest.json); a quick run, as CI makes, keeps its own file.
 const DEFAULT_OUT = { full: fileURLToPath(new URL('../../../chaos/results/latest.json', import.meta.url)), quick: fileURLToPath(new URL('../../../chaos/results/quick.json', import.meta.url)) };
@@ -39,10 +32,9 @@ async function withHost(name: string, run: (link: HostLink) => Promise<void>, va
 async function campaign(options: Options): Promise<Results> {
   helperArtifact();
   const started = Date.now();
-  const rng = new Rng(options.seed);
   const { sizes } = options;
   const progress = (line: string) => process.stderr.write(`[chaos +${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`);
-  const commit = measuredCommit();
+  const commit = await measuredCommit();
   const results: Results = {
     mode: options.mode,
     seed: options.seed,
@@ -59,8 +51,7 @@ async function campaign(options: Options): Promise<Results> {
     targets: [],
     ok: false,
   };
-  const has = (section: Section) => options.sections.includes(section);
-  const guarded = async (section: Section, run: () => Promise<void>) => {
+  const guarded = async (section: SectionName, run: () => Promise<void>) => {
     try {
       await run();
     } catch (error) {
@@ -68,161 +59,54 @@ async function campaign(options: Options): Promise<Results> {
       progress(`${section} failed: ${String(error)}`);
     }
   };
-  const tag = `cx${process.pid % 10_000}`;
-  let scanSecrets: ((corpora: Corpus[]) => Sighting[]) | undefined;
-  const racePlan = { allocations: sizes.allocations, controllers: sizes.controllers, roundsPerBatch: sizes.roundsPerBatch, prepareDeleteRounds: sizes.prepareDeleteRounds };
-  const failedTrial = (record: TrialRecord) => (record.violations.length + record.problems.length > 0 ? ` FAILED: ${[...record.violations.map((v) => v.message), ...record.problems].join('; ')}` : '');
+  const ctx = { sizes, rng: new Rng(options.seed), progress, startedAt: Date.now(), laneCorpora: [] as Corpus[] };
+  const runs = ANY_SECTIONS.filter((section) => options.sections.includes(section.name)).map((section) => ({ section, run: section.run(ctx) }));
 
-  // Each section, run on the host of its lane.
-  const killRecords: TrialRecord[][] = [];
-  const laneCorpora: Corpus[] = [];
-  const calibration: Record<string, number>[] = [];
-  const killStarted = Date.now();
-  let killed = 0;
-  let killEnded = killStarted;
-  const killSection = (lane: number) => async (link: HostLink) => {
-    const perLane = Math.ceil(sizes.killTrials / sizes.killLanes);
-    const result = await killLane(link, rng.fork(`kill-${lane}`), perLane, `k${lane}`, Math.round((lane * 9) / sizes.killLanes), (record) => {
-      killed += 1;
-      const bad = failedTrial(record);
-      if (bad || killed % 10 === 0) progress(`kill ${killed}/${sizes.killTrials}: ${record.operation} cut at ${record.atMs}/${record.measuredMs} ms (${record.effect})${bad}`);
+  // Lanes run in parallel, one test host each; the parts on one lane run one after the other.
+  const lanes = new Map<string, { variant?: Variant; parts: { name: SectionName; order: number; go: (link: HostLink) => Promise<void> }[] }>();
+  for (const { section, run } of runs)
+    section.lanes(sizes).forEach((lane, index) => {
+      const entry = lanes.get(lane.host) ?? { ...(lane.variant ? { variant: lane.variant } : {}), parts: [] };
+      entry.parts.push({ name: section.name, order: lane.order, go: (link) => run.part(index, link) });
+      lanes.set(lane.host, entry);
     });
-    killRecords[lane] = result.records;
-    laneCorpora.push(...result.corpora);
-    calibration[lane] = result.durations;
-    killEnded = Math.max(killEnded, Date.now());
-  };
-  const crashSection = (section: 'crash-points' | 'injected-errors') => async (link: HostLink) => {
-    const t0 = Date.now();
-    const step = sizes.crashPointStep;
-    const onRecord = (record: CrashRecord) => {
-      const bad = failedTrial(record);
-      if (bad || !record.exact)
-        progress(
-          `${section}: ${record.operation} (${record.lane}) ${record.injection} at ${record.point.program} ${record.point.what}: hit ${record.hit ? `${record.hit.program} ${record.hit.what}` : 'nothing'}${bad}`,
-        );
-    };
-    const plan = { step, lanes: section === 'crash-points' ? (['helper', 'children'] as const) : (['helper'] as const), operations: CRASH_OPERATIONS };
-    const { counts, records, corpora } = await crashLane(link, plan, { crash: section === 'crash-points', errors: section === 'injected-errors' }, progress, onRecord);
-    laneCorpora.push(...corpora);
-    const summary = summarizeCrashes(counts, records, step, Date.now() - t0);
-    if (section === 'crash-points') results.sections.crashPoints = summary;
-    else results.sections.injectedErrors = summary;
-  };
-  const sections: Record<Exclude<Section, 'kill' | 'crash-points' | 'injected-errors'>, (link: HostLink) => Promise<void>> = {
-    faults: async (link) => {
-      const t0 = Date.now();
-      const plan = { helperKills: sizes.helperKills, sshdRestarts: sizes.sshdRestarts, reboots: sizes.reboots, unready: sizes.unready };
-      const report = (record: TrialRecord) => progress(`faults: ${record.fault} at ${record.atMs}/${record.measuredMs} ms (${record.effect})${failedTrial(record)}`);
-      const { records } = await faultLane(link, rng.fork('faults'), plan, report);
-      records.push(...(await waitLane(link, rng.fork('wait'), report)));
-      results.sections.faults = { ...summarizeTrials(records, (record) => record.fault), durationMs: Date.now() - t0 };
-    },
-    hostile: async (link) => {
-      const t0 = Date.now();
-      const found: HostileResult[] = await runHostile(link, progress, { coreOnly: sizes.hostileCoreOnly });
-      const refusing = found.filter((result) => result.kind === 'refused');
-      results.sections.hostile = {
-        cases: found.length,
-        refused: refusing.filter((result) => result.refused).length,
-        unchanged: refusing.filter((result) => result.unchanged).length,
-        targetsUnchanged: found.filter((result) => result.targetsUnchanged).length,
-        notFollowed: found.filter((result) => result.kind === 'not-followed' && result.problems.length === 0).length,
-        results: found,
-        durationMs: Date.now() - t0,
-      };
-    },
-    races: async (link) => {
-      const t0 = Date.now();
-      const race = (results.sections.races ??= { ...newRaceResult(), durationMs: 0 });
-      await runAllocations(link, rng.fork('races'), racePlan, race, progress);
-      race.durationMs += Date.now() - t0;
-    },
-    'bad-input': async (link) => {
-      const t0 = Date.now();
-      const found = await runBadInput(link, rng.fork('bad-input'), { randomConfigs: sizes.randomConfigs, randomArguments: sizes.randomArguments, batchSize: sizes.badInputBatch }, progress);
-      results.sections.badInput = { ...summarizeBadInput(found), durationMs: Date.now() - t0 };
-    },
-    secrets: async (link) => {
-      const t0 = Date.now();
-      const { result, scan } = await runSecrets(link, rng.fork('secrets'), progress);
-      scanSecrets = scan;
-      const { sightings, ...rest } = result;
-      results.sections.secrets = { ...rest, sightings: sightings.length, found: groupSightings(sightings), durationMs: Date.now() - t0 };
-    },
-    'hostile-tenants': async (link) => {
-      const plan = { lockTrials: sizes.tenantLockTrials, trickleTrials: sizes.tenantTrickleTrials, treeDepth: sizes.tenantTreeDepth, treeFiles: sizes.tenantTreeFiles };
-      const tenantRng = rng.fork('hostile-tenants');
-      results.sections.hostileTenants = await runTenants(link, plan, (length) => tenantRng.hex(length), progress);
-    },
-  };
-
-  // Prepare racing delete-namespace: the second part of the races section, on the lane the sizes choose.
-  const prepareVsDelete = async (link: HostLink) => {
-    const t0 = Date.now();
-    const race = (results.sections.races ??= { ...newRaceResult(), durationMs: 0 });
-    await runPrepareVsDelete(link, rng.fork('prepare-vs-delete'), racePlan, race, progress);
-    race.durationMs += Date.now() - t0;
-  };
-
-  // Lanes run in parallel, one test host each; sections of a lane run one after the other.
-  const plan: { host: string; variant?: Variant; run: [Section, (link: HostLink) => Promise<void>][] }[] = [
-    ...Array.from({ length: sizes.killLanes }, (_, lane) => ({ host: `k${lane}`, variant: 'strace' as const, run: [['kill', killSection(lane)]] as [Section, (link: HostLink) => Promise<void>][] })),
-    {
-      host: 'f',
-      run: [['faults', sections.faults], ['secrets', sections.secrets], ...(sizes.prepareDeleteLane === 'faults' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])],
-    },
-    {
-      host: 'h',
-      run: [
-        ['hostile', sections.hostile],
-        ['bad-input', sections['bad-input']],
-      ],
-    },
-    { host: 'r', run: [['races', sections.races], ...(sizes.prepareDeleteLane === 'races' ? [['races', prepareVsDelete] as [Section, (link: HostLink) => Promise<void>]] : [])] },
-    // strace runs only on hosts of the strace variant; the helper itself is the shipped artifact.
-    { host: 'c', variant: 'strace', run: [['crash-points', crashSection('crash-points')]] },
-    { host: 'e', variant: 'strace', run: [['injected-errors', crashSection('injected-errors')]] },
-    // Compromised gateways stall or flood a whole host: on a host of their own, beside every other lane.
-    { host: 't', run: [['hostile-tenants', sections['hostile-tenants']]] },
-  ];
-  const lanes = plan
-    .map((lane) => ({ ...lane, run: lane.run.filter(([section]) => has(section)) }))
-    .filter((lane) => lane.run.length > 0)
-    .map((lane) =>
-      guarded(lane.run[0]![0], () =>
+  const tag = `cx${process.pid % 10_000}`;
+  await Promise.all(
+    [...lanes].map(([host, { variant, parts }]) => {
+      parts.sort((a, b) => a.order - b.order);
+      return guarded(parts[0]!.name, () =>
         withHost(
-          `${tag}${lane.host}`,
+          `${tag}${host}`,
           async (link) => {
-            for (const [section, run] of lane.run) await guarded(section, () => run(link));
+            for (const part of parts) await guarded(part.name, () => part.go(link));
           },
-          lane.variant,
+          variant,
         ),
-      ),
-    );
-  await Promise.all(lanes);
-  const allKills = killRecords.flat().filter(Boolean);
-  if (allKills.length > 0) results.sections.kill = { ...summarizeTrials(allKills, (record) => record.operation), durationMs: killEnded - killStarted, calibrationMs: calibration.filter(Boolean) };
-  // The campaign's own records (every error message and state listing it kept) must not carry the secrets either.
-  if (scanSecrets && results.sections.secrets) {
-    const own = scanSecrets([{ name: 'campaign results file', text: JSON.stringify(results) }]);
-    results.sections.secrets.found.push(...groupSightings(own));
-    results.sections.secrets.sightings += own.length;
-    results.sections.secrets.corpora.push({ name: 'campaign results file', bytes: JSON.stringify(results).length });
+      );
+    }),
+  );
+  const sections = results.sections as Record<string, unknown>;
+  for (const { section, run } of runs) {
+    const summary = run.summarize();
+    if (summary !== undefined) sections[section.key] = summary;
   }
-  // The crash-point and kill lanes' workspace documents: in nothing those lanes kept, nor in this file.
-  if (laneCorpora.length > 0) {
-    const corpora = [...laneCorpora, { name: 'campaign results file', text: JSON.stringify(results) }];
-    const seen = laneSightings(corpora);
-    results.laneDocuments = { sightings: seen.length, found: groupSightings(seen), corpora: corpora.map((corpus) => ({ name: corpus.name, bytes: Buffer.byteLength(corpus.text) })) };
-    if (seen.length > 0) results.errors.push(`the lanes' workspace document sentinel was seen: ${[...new Set(seen.map((sighting) => sighting.where))].slice(0, 10).join('; ')}`);
-    if (corpora.some((corpus) => corpus.name.endsWith('helper audit lines') && corpus.text.trim() === '')) results.errors.push('a lane kept no helper audit line to search');
-  }
+  for (const { run } of runs) run.review?.(() => JSON.stringify(results));
+  checkLaneDocuments(results, ctx.laneCorpora);
   results.durationMs = Date.now() - started;
   results.counts = countsOf(results.sections);
   results.targets = judge(results.sections, sizes, options.sections);
   results.ok = results.errors.length === 0 && results.targets.every((target) => target.met);
   return results;
+}
+
+/** The crash-point and kill lanes' workspace documents: in nothing those lanes kept, nor in the results file. */
+function checkLaneDocuments(results: Results, laneCorpora: readonly Corpus[]): void {
+  if (laneCorpora.length === 0) return;
+  const corpora = [...laneCorpora, { name: 'campaign results file', text: JSON.stringify(results) }];
+  const seen = laneSightings(corpora);
+  results.laneDocuments = { sightings: seen.length, found: groupSightings(seen), corpora: corpora.map((corpus) => ({ name: corpus.name, bytes: Buffer.byteLength(corpus.text) })) };
+  if (seen.length > 0) results.errors.push(`the lanes' workspace document sentinel was seen: ${[...new Set(seen.map((sighting) => sighting.where))].slice(0, 10).join('; ')}`);
+  if (corpora.some((corpus) => corpus.name.endsWith('helper audit lines') && corpus.text.trim() === '')) results.errors.push('a lane kept no helper audit line to search');
 }
 
 async function main(): Promise<number> {

@@ -20,17 +20,11 @@ import { runTrial, type TrialRecord } from './trial.js';
 /** Every mutating operation; setup-workspace runs native setup through the lane's setup gateway (setup-gateway.ts). */
 export const CRASH_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS;
 
-/** Which injected error each system call gets in the injected-error lane. */
-const ERROR_FOR: Record<string, Injection> = {
-  write: { kind: 'error', errno: 'ENOSPC' },
-  pwrite64: { kind: 'error', errno: 'ENOSPC' },
-  writev: { kind: 'error', errno: 'ENOSPC' },
-  fsync: { kind: 'error', errno: 'ENOSPC' },
-  fdatasync: { kind: 'error', errno: 'ENOSPC' },
-  rename: { kind: 'error', errno: 'EIO' },
-  renameat: { kind: 'error', errno: 'EIO' },
-  renameat2: { kind: 'error', errno: 'EIO' },
-};
+/** Which injected error each system call gets in the injected-error lane: a full disk for writes and syncs, an I/O error for renames. */
+const ERROR_FOR: Record<string, Injection> = Object.fromEntries([
+  ...['write', 'pwrite64', 'writev', 'fsync', 'fdatasync'].map((call) => [call, { kind: 'error', errno: 'ENOSPC' }] as const),
+  ...['rename', 'renameat', 'renameat2'].map((call) => [call, { kind: 'error', errno: 'EIO' }] as const),
+]);
 
 /**
  * How often a helper point is tried again when extra calls (heartbeats on the session socket,

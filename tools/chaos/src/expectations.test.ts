@@ -27,6 +27,17 @@ const activate = (id: string, number: number): MutatingArgs => ({
   args: { ...target(id, number), configurationHash: sha256Hex(doc(number)), launchEnvironment: {}, readinessTimeoutMs: 30_000 },
 });
 const serving = (id = 'rev-1', number = 1) => agent({ revisions: [{ id, number, document: doc(number) }], current: id, served: true, unit: { activeState: 'active', unitFileState: 'enabled' } });
+/** Two snapshots, `current` of them serving. */
+const servingOfTwo = (current: 'rev-1' | 'rev-2') =>
+  agent({
+    revisions: [
+      { id: 'rev-1', number: 1, document: doc(1) },
+      { id: 'rev-2', number: 2, document: doc(2) },
+    ],
+    current,
+    served: true,
+    unit: { activeState: 'active', unitFileState: 'enabled' },
+  });
 
 describe('convergenceProblems', () => {
   it('ensure-namespace: the marker and agents/ exist', () => {
@@ -45,17 +56,7 @@ describe('convergenceProblems', () => {
     const ok = fakeListing([serving()]);
     ok.entries.push(...fakeListing([agent({ revisions: [{ id: 'rev-2', number: 2, document: doc(2) }] })]).entries.filter((e) => e.path.includes('/revisions/')));
     assert.deepEqual(convergenceProblems(prepare('rev-2', 2), before, ok), []);
-    const cutOver = fakeListing([
-      agent({
-        revisions: [
-          { id: 'rev-1', number: 1, document: doc(1) },
-          { id: 'rev-2', number: 2, document: doc(2) },
-        ],
-        current: 'rev-2',
-        served: true,
-        unit: { activeState: 'active', unitFileState: 'enabled' },
-      }),
-    ]);
+    const cutOver = fakeListing([servingOfTwo('rev-2')]);
     const problems = convergenceProblems(prepare('rev-2', 2), before, cutOver);
     assert.ok(problems.includes('prepare changed current') && problems.includes('prepare changed served.json'), problems.join('; '));
   });
@@ -84,30 +85,12 @@ describe('convergenceProblems', () => {
   });
 
   it('stop-revision of a revision that is not current changes nothing', () => {
-    const twoRevisions = agent({
-      revisions: [
-        { id: 'rev-1', number: 1, document: doc(1) },
-        { id: 'rev-2', number: 2, document: doc(2) },
-      ],
-      current: 'rev-2',
-      served: true,
-      unit: { activeState: 'active', unitFileState: 'enabled' },
-    });
+    const twoRevisions = servingOfTwo('rev-2');
     assert.deepEqual(convergenceProblems({ operation: 'stop-revision', args: target('rev-1', 1) }, fakeListing([twoRevisions]), fakeListing([twoRevisions])), []);
   });
 
   it('retire-revision: only that snapshot goes; when current, the gateway stops first', () => {
-    const before = fakeListing([
-      agent({
-        revisions: [
-          { id: 'rev-1', number: 1, document: doc(1) },
-          { id: 'rev-2', number: 2, document: doc(2) },
-        ],
-        current: 'rev-1',
-        served: true,
-        unit: { activeState: 'active', unitFileState: 'enabled' },
-      }),
-    ]);
+    const before = fakeListing([servingOfTwo('rev-1')]);
     const after = fakeListing([agent({ revisions: [{ id: 'rev-2', number: 2, document: doc(2) }], unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);
     assert.deepEqual(convergenceProblems({ operation: 'retire-revision', args: target('rev-1', 1) }, before, after), []);
     const tooMuch = fakeListing([agent({ revisions: [], unit: { activeState: 'inactive', unitFileState: 'disabled' } })]);

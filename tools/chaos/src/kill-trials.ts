@@ -23,22 +23,30 @@ export const KILL_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS
 /** How long each of the helper's step calls is held: longer than a kill takes to reach it. */
 const STEP_DELAY_MS = 15;
 
-/** One Agent's life: every mutating operation, twice for activation, ending with deletion. */
-function lifecycle(tag: string, rng: Rng): MutatingArgs[] {
+/** How every life here begins: the Namespace, a first revision, its workspace setup, and the activation of that setup. */
+function opening(tag: string, rng: Rng) {
   const owner = ownerOf(tag);
   const p1 = prepareArgs(owner, 1, { readyAfterMs: rng.int(0, 600) });
-  const p2 = prepareArgs(owner, 2, { readyAfterMs: rng.int(0, 600) });
   const setup = setupArgs(p1, LANE_DOCUMENT_SENTINEL);
   const steps: MutatingArgs[] = [
     { operation: 'ensure-namespace', args: { namespace: owner.namespace } },
     { operation: 'prepare-revision', args: p1 },
     { operation: 'setup-workspace', args: setup },
     { operation: 'activate-revision', args: activateSetUp(p1, setup) },
+  ];
+  return { owner, p1, steps };
+}
+
+/** One Agent's life: every mutating operation, twice for activation, ending with deletion. */
+function lifecycle(tag: string, rng: Rng): MutatingArgs[] {
+  const { owner, p1, steps } = opening(tag, rng);
+  const p2 = prepareArgs(owner, 2, { readyAfterMs: rng.int(0, 600) });
+  steps.push(
     { operation: 'prepare-revision', args: p2 },
     { operation: 'activate-revision', args: activateArgs(p2) },
     { operation: 'retire-revision', args: targetArgs(p1) },
     { operation: 'stop-revision', args: targetArgs(p2) },
-  ];
+  );
   // Either delete a Namespace whose gateway runs, or delete the Agent as OCC does (its last snapshot
   // retired while current, then the Agent) and then its emptied Namespace.
   if (rng.chance(0.5)) steps.push({ operation: 'activate-revision', args: activateArgs(p2) });
@@ -60,20 +68,14 @@ export interface LaneResult {
  * runs all eight: stop of a running gateway, and retirement of the current revision (which stops it).
  */
 async function calibrate(link: HostLink, rng: Rng, lane: string, durations: RecentMedians, lines: RecentMedians): Promise<void> {
-  const owner = ownerOf(`${lane}cal`);
-  const p1 = prepareArgs(owner, 1, { readyAfterMs: rng.int(0, 600) });
-  const setup = setupArgs(p1, LANE_DOCUMENT_SENTINEL);
-  const steps: MutatingArgs[] = [
-    { operation: 'ensure-namespace', args: { namespace: owner.namespace } },
-    { operation: 'prepare-revision', args: p1 },
-    { operation: 'setup-workspace', args: setup },
-    { operation: 'activate-revision', args: activateSetUp(p1, setup) },
+  const { owner, p1, steps } = opening(`${lane}cal`, rng);
+  steps.push(
     { operation: 'stop-revision', args: targetArgs(p1) },
     { operation: 'activate-revision', args: activateArgs(p1) },
     { operation: 'retire-revision', args: targetArgs(p1) },
     { operation: 'delete-agent', args: { owner } },
     { operation: 'delete-namespace', args: { namespace: owner.namespace } },
-  ];
+  );
   for (const step of steps) {
     const outcome = await call(link, step.operation, step.args as never, { wrap: SLOW_HELPER });
     if (!outcome.line?.ok) throw new Error(`calibration ${step.operation} failed: ${outcome.line && !outcome.line.ok ? outcome.line.error.message : `ssh exit ${String(outcome.code)}`}`);

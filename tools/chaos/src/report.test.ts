@@ -3,9 +3,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MUTATING_OPERATIONS } from '@occ-ssh/protocol';
-import { DEFAULT_SEED, FULL, parseOptions, QUICK, SECTIONS, UsageError } from './options.js';
+import { DEFAULT_SEED, parseOptions, SECTIONS, UsageError } from './options.js';
+import { FULL, QUICK } from './sizes.js';
 import type { CrashRecord, CrashRow, OperationCount } from './crash-points.js';
-import { intermediateShares, judge, midwayShares, MIDWAY_SHARE, summarizeBadInput, summarizeCrashes, summarizeTrials, type CrashSummary, type SectionResults } from './report.js';
+import { judge, type SectionResults } from './report.js';
+import { summarizeBadInput } from './sections/bad-input.js';
+import { summarizeCrashes, type CrashSummary } from './sections/crash.js';
+import { MIDWAY_SHARE } from './sections/kill.js';
+import { intermediateShares, midwayShares, summarizeTrials } from './trial-summary.js';
 import type { Point } from './strace-log.js';
 import type { TrialRecord } from './trial.js';
 

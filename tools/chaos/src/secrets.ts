@@ -5,13 +5,13 @@
 // while operations run), and what another account on the host can read (files under the root and
 // the unit directory, every gateway unit's systemd properties) are searched for all of them in
 // every encoding.
-import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { agentLayout } from '@occ-ssh/markers';
 import { ComputeError, type AgentRevision, type LifecycleDriver } from '@occ-ssh/controller';
+import { collect } from '@occ-ssh/ssh-client';
 import { controller, installationYaml, memoryLogger } from './controllers.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, UNIT_DIR } from '@occ-ssh/test-support';
@@ -67,7 +67,7 @@ export async function sampleArgv<T>(link: HostLink, run: () => Promise<T>, into:
   })();
   const local = (async () => {
     while (!finished) {
-      into.local.push(spawnSync('ps', ['-eo', 'args', '--no-headers', '-ww'], { encoding: 'utf8' }).stdout ?? '');
+      into.local.push((await collect('ps', ['-eo', 'args', '--no-headers', '-ww'], { timeoutMs: 30_000 })).stdout);
       await sleep(200);
     }
   })();
@@ -78,14 +78,12 @@ export async function sampleArgv<T>(link: HostLink, run: () => Promise<T>, into:
   }
 }
 
-function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...process.execArgv, CLI_PATH, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const chunks: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => chunks.push(chunk));
-    child.on('close', (code) => resolve({ code, output: Buffer.concat(chunks).toString('utf8') }));
-  });
+/** The operator CLI's exit and everything it printed (stdout and stderr in the order they came), to search. */
+async function runCli(args: string[]): Promise<{ code: number | null; output: string }> {
+  const chunks: Buffer[] = [];
+  const keep = (chunk: Buffer) => void chunks.push(chunk);
+  const r = await collect(process.execPath, [...process.execArgv, CLI_PATH, ...args], { timeoutMs: 10 * 60_000, stopOnOverflow: false, onStdout: keep, onStderr: keep });
+  return { code: r.exitCode, output: Buffer.concat(chunks).toString('utf8') };
 }
 
 /** An account that is neither root nor the Agent: what any other account on the host can read, it can. */
@@ -107,6 +105,42 @@ async function readableByOthers(link: HostLink): Promise<{ files: string; proper
     .filter((unit) => unit.endsWith('.service'));
   const properties = units.length === 0 ? '' : (await link.exec([...OTHER, 'systemctl', 'show', '--all', ...units])).stdout;
   return { files, properties, units: units.length };
+}
+
+/**
+ * `occ-ssh status` and a `deploy` of a revision that never becomes ready, both with --json and
+ * --verbose, argv sampled while they run: what they print, and what was wrong with how they ended.
+ */
+async function runOperatorCli(
+  link: HostLink,
+  work: string,
+  namespaceName: string,
+  neverReady: (number: number) => { namespace: { id: string; name: string }; id: string; configuration: unknown },
+  argv: { host: string[]; local: string[] },
+): Promise<{ output: string[]; problems: string[] }> {
+  if (!existsSync(BUILT_CLI)) return { output: [], problems: ['the CLI is not built (dist/apps/controller/occ-ssh.js): run the build first'] };
+  const config = `${work}/installation.yaml`;
+  writeFileSync(config, installationYaml(link.host, [namespaceName]));
+  const revisionFile = `${work}/revision-1.json`;
+  const { namespace, id, configuration } = neverReady(1);
+  writeFileSync(
+    revisionFile,
+    JSON.stringify({ namespace, agent: { id: 'agent-secrets-cli', servicePrincipal: { id: 'sp-secrets-cli' } }, revision: { id: id.replace('secrets', 'secrets-cli'), number: 1, configuration } }),
+  );
+  const common = ['--config', config, '--ledger', `${work}/ledger.json`, '--json', '--verbose'];
+  const output: string[] = [];
+  for (const args of [
+    ['status', ...common],
+    ['deploy', ...common, '--revision', revisionFile, '--readiness-timeout', '3'],
+  ]) {
+    const result = await sampleArgv(link, () => runCli(args), argv);
+    output.push(`$ occ-ssh ${args[0]} (exit ${String(result.code)})\n${result.output}`);
+  }
+  const problems: string[] = [];
+  if (!output[0]?.includes('(exit 0)')) problems.push('occ-ssh status --json did not succeed');
+  // The host answered not-ready: a retryable failure reported by a host (exit 4, not 75 for unreachable).
+  if (!output[1]?.includes('(exit 4)')) problems.push('the failing CLI deploy did not exit 4 (a retryable failure the host reported)');
+  return { output, problems };
 }
 
 const describe = (error: unknown) => (error instanceof ComputeError ? `${error.code} ${error.failure}: ${error.message} ${JSON.stringify(error.details)}` : String(error));
@@ -246,31 +280,9 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     await driver.activateRevision(recovery);
 
     // The operator CLI: status and a deploy whose activation never becomes ready, with --json and --verbose.
-    if (!existsSync(BUILT_CLI)) problems.push('the CLI is not built (dist/apps/controller/occ-ssh.js): run the build first');
-    else {
-      const config = `${work}/installation.yaml`;
-      writeFileSync(config, installationYaml(link.host, [namespace.name]));
-      const revisionFile = (number: number, fixture: Record<string, unknown>) => {
-        const path = `${work}/revision-${number}.json`;
-        const { id, configuration } = revision(number, fixture);
-        writeFileSync(
-          path,
-          JSON.stringify({ namespace, agent: { id: 'agent-secrets-cli', servicePrincipal: { id: 'sp-secrets-cli' } }, revision: { id: id.replace('secrets', 'secrets-cli'), number, configuration } }),
-        );
-        return path;
-      };
-      const common = ['--config', config, '--ledger', `${work}/ledger.json`, '--json', '--verbose'];
-      for (const args of [
-        ['status', ...common],
-        ['deploy', ...common, '--revision', revisionFile(1, { neverReady: true }), '--readiness-timeout', '3'],
-      ]) {
-        const result = await sampleArgv(link, () => runCli(args), argv);
-        cliOutput.push(`$ occ-ssh ${args[0]} (exit ${String(result.code)})\n${result.output}`);
-      }
-      if (!cliOutput[0]?.includes('(exit 0)')) problems.push('occ-ssh status --json did not succeed');
-      // The host answered not-ready: a retryable failure reported by a host (exit 4, not 75 for unreachable).
-      if (!cliOutput[1]?.includes('(exit 4)')) problems.push('the failing CLI deploy did not exit 4 (a retryable failure the host reported)');
-    }
+    const cli = await runOperatorCli(link, work, namespace.name, (number) => ({ namespace, ...revision(number, { neverReady: true }) }), argv);
+    cliOutput.push(...cli.output);
+    problems.push(...cli.problems);
     await driver.deleteNamespace(namespace);
   } finally {
     await driver.close();

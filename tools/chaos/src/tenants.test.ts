@@ -4,7 +4,7 @@
 // that never completes, a sighting, a visible sibling) while a clean result meets them all.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { QUICK } from './options.js';
+import { QUICK } from './sizes.js';
 import { countsOf, judge } from './report.js';
 import { LOCK_TRIAL_CALLS, tenantTargets } from './tenant-judge.js';
 import { longestGap, readerSections, visibilityRows, type Probe, type TenantsResult, type Timed } from './tenant-results.js';

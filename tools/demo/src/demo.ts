@@ -1,8 +1,8 @@
 // The demo deploy: boot a local test host, deploy a real OpenClaw gateway with occ-ssh, cut over, tear down.
-import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { collect, succeeded } from '@occ-ssh/ssh-client';
 import { testHostInstallationYaml, type InstallationHost } from '@occ-ssh/test-support';
 
 const workspace = fileURLToPath(new URL('../../../', import.meta.url));
@@ -11,16 +11,18 @@ const HOST = 'demo';
 const dir = `${process.env.OCC_DEMO_DIR ?? '/var/tmp/occ-ssh-demo'}`;
 const started = Date.now();
 
-function run(command: string, args: string[], echo = true): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: workspace, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (echo) process.stdout.write(chunk);
-    });
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${command} ${args.join(' ')} exited ${code}`))));
+/** Runs a step's command, its output shown as it comes (stdout only when `echo`); resolves with stdout on exit 0. */
+async function run(command: string, args: string[], echo = true): Promise<string> {
+  const r = await collect(command, args, {
+    cwd: workspace,
+    // Booting a host or deploying a real gateway takes minutes, not this long.
+    timeoutMs: 30 * 60_000,
+    stopOnOverflow: false,
+    onStderr: (chunk) => process.stderr.write(chunk),
+    ...(echo ? { onStdout: (chunk: Buffer) => process.stdout.write(chunk) } : {}),
   });
+  if (!succeeded(r)) throw new Error(`${command} ${args.join(' ')} exited ${r.exitCode ?? r.signal ?? r.spawnError}`);
+  return r.stdout;
 }
 
 async function step<T>(title: string, action: () => Promise<T>): Promise<T> {

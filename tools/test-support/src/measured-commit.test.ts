@@ -6,17 +6,17 @@ import { describe, it } from 'node:test';
 import { measuredCommit } from './measured-commit.js';
 
 describe('measuredCommit', () => {
-  it("names this checkout's HEAD as a full SHA", () => {
-    const commit = measuredCommit();
+  it("names this checkout's HEAD as a full SHA", async () => {
+    const commit = await measuredCommit();
     assert.ok(commit, 'the tests run from a git checkout');
     assert.match(commit.sha, /^[0-9a-f]{40}$/);
     assert.equal(typeof commit.dirty, 'boolean');
   });
 
-  it('is undefined outside a git checkout', () => {
+  it('is undefined outside a git checkout', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'occ-ssh-nogit-'));
     try {
-      assert.equal(measuredCommit(dir), undefined);
+      assert.equal(await measuredCommit(dir), undefined);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

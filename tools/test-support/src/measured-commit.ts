@@ -1,5 +1,5 @@
 // The commit a chaos campaign or a benchmark run measured, so a published results file says which code it judged.
-import { execFileSync } from 'node:child_process';
+import { collect, succeeded } from '@occ-ssh/ssh-client';
 
 export interface MeasuredCommit {
   sha: string;
@@ -8,11 +8,12 @@ export interface MeasuredCommit {
 }
 
 /** `git rev-parse HEAD` of the checkout the run starts from; undefined outside a git checkout. */
-export function measuredCommit(cwd = process.cwd()): MeasuredCommit | undefined {
-  try {
-    const git = (args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    return { sha: git(['rev-parse', 'HEAD']), dirty: git(['status', '--porcelain', '--untracked-files=no']) !== '' };
-  } catch {
-    return undefined;
-  }
+export async function measuredCommit(cwd = process.cwd()): Promise<MeasuredCommit | undefined> {
+  const git = async (args: string[]) => {
+    const r = await collect('git', args, { cwd, timeoutMs: 60_000 });
+    return succeeded(r) ? r.stdout.trim() : undefined;
+  };
+  const sha = await git(['rev-parse', 'HEAD']);
+  const status = sha === undefined ? undefined : await git(['status', '--porcelain', '--untracked-files=no']);
+  return sha === undefined || status === undefined ? undefined : { sha, dirty: status !== '' };
 }

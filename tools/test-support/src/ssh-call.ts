@@ -1,6 +1,6 @@
 // One ssh client run for a test's call to a real host: the product's strict argv and bounded
 // collector (@occ-ssh/ssh-client), plus the SIGKILLs the interruption tests and chaos aim.
-import { collect, sshArgv, sshEnv } from '@occ-ssh/ssh-client';
+import { collect, sshArgv, sshEnv, type ProcessResult } from '@occ-ssh/ssh-client';
 
 /** Where and as whom: structurally a booted test host. */
 export interface SshHost {
@@ -27,9 +27,9 @@ export interface SshCallOptions {
   extra?: readonly string[];
 }
 
-export interface SshCallResult {
+/** The collector's one result, with `code` (= exitCode) and `stderr` (= stderrHead) under the names the host tests read, and the kills. */
+export interface SshCallResult extends ProcessResult {
   code: number | null;
-  stdout: string;
   stderr: string;
   /** True when one of the kills above ended the client (not when it had already exited). */
   killed: boolean;
@@ -84,5 +84,5 @@ export async function sshCall(host: SshHost, command: string | undefined, option
   if (killTimer) clearTimeout(killTimer);
   // The kill landed only if the client died of it; one that had already exited keeps its status.
   const killed = result.aborted && result.signal === 'SIGKILL';
-  return { code: result.exitCode, stdout: result.stdout, stderr: result.stderrHead, killed, ms: Date.now() - started, ...(killed ? { killedAtMs: killedAtMs! } : {}) };
+  return { ...result, code: result.exitCode, stderr: result.stderrHead, killed, ms: Date.now() - started, ...(killed ? { killedAtMs: killedAtMs! } : {}) };
 }

@@ -1,9 +1,8 @@
 // Race-free ownership across processes: a directory appears atomically with its owner record inside.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { toolEnv } from './command.js';
+import { runSync } from './command.js';
 import { isAlive, sleep, type ProcessRef } from './process-identity.js';
 
 export interface OwnerRecord {
@@ -23,10 +22,10 @@ const REMOVAL_TIMEOUT_MS = 15 * 60_000;
  * Returns the problem, or null once `dir` is gone.
  */
 export function removeTreeSync(dir: string): string | null {
-  const r = spawnSync('rm', ['--recursive', '--force', '--one-file-system', '--', dir], { env: toolEnv(), stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: REMOVAL_TIMEOUT_MS });
-  if (r.status === 0) return null;
-  const why = r.error ? String(r.error) : (r.stderr ?? '').trim().split('\n').slice(-3).join('; ');
-  return `rm -rf ${dir} failed (${r.status === null ? `signal ${r.signal ?? '?'}` : `exit ${r.status}`})${why ? `: ${why}` : ''}`;
+  const r = runSync('rm', ['--recursive', '--force', '--one-file-system', '--', dir], REMOVAL_TIMEOUT_MS);
+  if (r.code === 0) return null;
+  const why = r.stderr.trim().split('\n').slice(-3).join('; ');
+  return `rm -rf ${dir} failed (${r.code === null ? `signal ${r.signal ?? '?'}` : `exit ${r.code}`})${why ? `: ${why}` : ''}`;
 }
 
 function tempSibling(target: string, tag: string): string {

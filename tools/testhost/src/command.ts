@@ -61,9 +61,12 @@ export async function mustRun(cmd: string, args: readonly string[], opts: Comman
   return r.stdout;
 }
 
-/** Synchronous form, for teardown from a process 'exit' handler where nothing async can run. */
-export function runSync(cmd: string, args: readonly string[]): CommandResult {
-  const r = spawnSync(cmd, args, { env: toolEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+/**
+ * Synchronous form, for teardown from a process 'exit' handler where nothing async can run (and the
+ * claim removal those handlers call): the one synchronous spawn of the tools, kept in this module.
+ */
+export function runSync(cmd: string, args: readonly string[], timeoutMs = 30_000): CommandResult {
+  const r = spawnSync(cmd, args, { env: toolEnv(), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: timeoutMs });
   return { code: r.status, signal: r.signal, stdout: r.stdout ?? '', stderr: r.stderr ?? String(r.error ?? '') };
 }
 

@@ -1,28 +1,29 @@
 // Packs a finished rootfs into a zstd tarball and unpacks it again, keeping owners, modes and xattrs.
-import { spawn } from 'node:child_process';
 import { rename, rm } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { start, succeeded, type Started } from '@occ-ssh/ssh-client';
 import { toolEnv } from './command.js';
 
 const TAR_FLAGS = ['--numeric-owner', '--xattrs', '--xattrs-include=*', '--acls'];
 
-function waitFor(child: ReturnType<typeof spawn>, what: string): Promise<void> {
-  const err: Buffer[] = [];
-  child.stderr?.on('data', (b: Buffer) => err.push(b));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (code === 0) resolve();
-      else reject(new Error(`${what} failed (${code ?? signal}): ${Buffer.concat(err).toString().trim().slice(-2000)}`));
-    });
-  });
+/** Each stage of a pipeline: rejects with its stderr tail unless it exited 0. */
+async function waitFor(stage: Started, what: string): Promise<void> {
+  const r = await stage.done;
+  if (!succeeded(r)) throw new Error(`${what} failed (${r.spawnError ?? r.exitCode ?? r.signal}): ${r.stderrHead.trim().slice(-2000)}`);
 }
+
+/** No stage of packing or unpacking a rootfs takes this long; one that does is stuck. */
+const STAGE_TIMEOUT_MS = 60 * 60_000;
+
+/** A pipeline stage: its stdout left for the next stage, or its stdin the previous stage's stdout. */
+const stage = (cmd: string, args: string[], flow: { pipeStdout: true } | { stdin: Readable }) =>
+  start(cmd, args, { env: toolEnv(), timeoutMs: STAGE_TIMEOUT_MS, killGraceMs: 0, stderrKeptBytes: 64 * 1024, ...flow });
 
 /** tar | zstd into a temporary name, renamed at the end so a half-written tarball is never used. */
 export async function packImage(root: string, tarball: string): Promise<void> {
   const partial = `${tarball}.partial-${process.pid}`;
-  const tar = spawn('tar', [...TAR_FLAGS, '-C', root, '-cf', '-', '.'], { env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const zstd = spawn('zstd', ['-q', '-T0', '-3', '-f', '-o', partial], { env: toolEnv(), stdio: ['pipe', 'ignore', 'pipe'] });
-  tar.stdout.pipe(zstd.stdin);
+  const tar = stage('tar', [...TAR_FLAGS, '-C', root, '-cf', '-', '.'], { pipeStdout: true });
+  const zstd = stage('zstd', ['-q', '-T0', '-3', '-f', '-o', partial], { stdin: tar.child.stdout! });
   try {
     await Promise.all([waitFor(tar, 'tar'), waitFor(zstd, 'zstd')]);
     await rename(partial, tarball);
@@ -32,8 +33,7 @@ export async function packImage(root: string, tarball: string): Promise<void> {
 }
 
 export async function unpackImage(tarball: string, root: string): Promise<void> {
-  const zstd = spawn('zstd', ['-q', '-d', '-c', tarball], { env: toolEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const tar = spawn('tar', [...TAR_FLAGS, '-C', root, '-xf', '-'], { env: toolEnv(), stdio: ['pipe', 'ignore', 'pipe'] });
-  zstd.stdout.pipe(tar.stdin);
+  const zstd = stage('zstd', ['-q', '-d', '-c', tarball], { pipeStdout: true });
+  const tar = stage('tar', [...TAR_FLAGS, '-C', root, '-xf', '-'], { stdin: zstd.child.stdout! });
   await Promise.all([waitFor(zstd, 'zstd'), waitFor(tar, 'tar')]);
 }

@@ -1,7 +1,7 @@
 // Starts, stops and waits for the systemd-nspawn process that runs a host.
-import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import path from 'node:path';
+import { start } from '@occ-ssh/ssh-client';
 import { toolEnv } from './command.js';
 import { hostFiles } from './host-record.js';
 import { hostObjects } from './paths.js';
@@ -36,12 +36,7 @@ export function launchNspawn(name: string, cgroupDirs: readonly string[]): Proce
   const out = openSync(f.console, 'a');
   try {
     const procsFiles = cgroupDirs.map((d) => path.join(d, 'cgroup.procs'));
-    const child = spawn('sh', ['-c', LAUNCHER, 'occ-testhost-launch', ...procsFiles, '--', 'systemd-nspawn', ...nspawnArgs(name, f.root)], {
-      detached: true,
-      env: toolEnv(),
-      stdio: ['ignore', out, out],
-    });
-    child.unref();
+    const { child } = start('sh', ['-c', LAUNCHER, 'occ-testhost-launch', ...procsFiles, '--', 'systemd-nspawn', ...nspawnArgs(name, f.root)], { detached: true, env: toolEnv(), outputFd: out });
     if (child.pid === undefined) throw new Error('could not start systemd-nspawn');
     // Return only once the launcher has exec'd, so a stop right away still finds an nspawn to signal.
     const ref = refOf(child.pid);

@@ -1,6 +1,6 @@
 // Runs commands on a test host with the strict ssh argv of @occ-ssh/ssh-client, argv quoted for the
 // remote shell by its remoteCommand, output collected by its bounded collector.
-import { collect, remoteCommand, sshArgv, sshEnv, type SshClientSettings } from '@occ-ssh/ssh-client';
+import { collect, remoteCommand, sshArgv, sshEnv, type ProcessResult, type SshClientSettings } from '@occ-ssh/ssh-client';
 
 export interface SshTarget {
   address: string;
@@ -15,9 +15,12 @@ export interface ExecOptions {
   timeoutMs?: number;
 }
 
-export interface ExecResult {
+/**
+ * The collector's one result, plus two short names the host tests read (`(await host.exec(...)).code`
+ * across apps/): `code` is `exitCode`, `stderr` the kept stderr with the collector's notes appended.
+ */
+export interface ExecResult extends ProcessResult {
   code: number | null;
-  stdout: string;
   stderr: string;
 }
 
@@ -45,7 +48,7 @@ export async function sshExec(t: SshTarget, argv: readonly string[], opts: ExecO
   if (r.spawnFailed) stderr += '\n[ssh could not be started]';
   if (r.timedOut) stderr += `\n[timed out after ${timeoutMs} ms]`;
   if (r.stdoutTruncated) stderr += `\n[stdout passed ${MAX_STDOUT_BYTES} bytes; stopped]`;
-  return { code: r.exitCode, stdout: r.stdout, stderr };
+  return { ...r, code: r.exitCode, stderr };
 }
 
 export async function sshRun(t: SshTarget, argv: readonly string[], opts: ExecOptions = {}): Promise<string> {

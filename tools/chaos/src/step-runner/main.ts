@@ -1,8 +1,8 @@
 // The campaign's step runner, run on a host as `node --input-type=commonjs -e <bundle>` (so
 // `pgrep -f '^<node> - '` never matches it, only the helpers it or anyone else starts). It reads
 // Params as JSON on stdin, runs the steps in order and prints one JSON array of their results.
-import { spawn } from 'node:child_process';
 import { helperInput, type SealedOperation } from '@occ-ssh/helper-call';
+import { collect as collectProcess } from '@occ-ssh/ssh-client';
 import type { Entry, Listing } from '../listing.js';
 import { run, type CollectOptions, type Params } from './params.js';
 import { lock, quiet } from './quiet.js';
@@ -16,7 +16,7 @@ async function collect(p: Params, o: CollectOptions): Promise<Listing> {
   walk(p.root, '', entries, 0);
   const unitTemps: string[] = [];
   temps(p.unitDir, unitTemps);
-  const unitList = units(p);
+  const unitList = await units(p);
   return {
     root: p.root,
     unitDir: p.unitDir,
@@ -24,7 +24,7 @@ async function collect(p: Params, o: CollectOptions): Promise<Listing> {
     lock: l,
     entries,
     units: unitList,
-    setupUnits: setupUnits(),
+    setupUnits: await setupUnits(),
     unitTemps,
     users: users(p),
     groups: groups(p),
@@ -34,16 +34,11 @@ async function collect(p: Params, o: CollectOptions): Promise<Listing> {
 }
 
 /** The built helper with its header argument, the sealed operation and artifact on stdin: exactly as the controller runs it. */
-function helper(p: Params, wire: SealedOperation, artifact: Buffer | null): Promise<{ code: number | null; stdout: string; ms: number }> {
-  return new Promise((resolve) => {
-    const started = Date.now();
-    const child = spawn(p.nodePath, wire.argument === '' ? ['-'] : ['-', wire.argument], { stdio: ['pipe', 'pipe', 'ignore'] });
-    const out: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stdin.on('error', () => {});
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), ms: Date.now() - started }));
-    child.stdin.end(helperInput(artifact ?? Buffer.alloc(0), wire));
-  });
+async function helper(p: Params, wire: SealedOperation, artifact: Buffer | null): Promise<{ code: number | null; stdout: string; ms: number }> {
+  const started = Date.now();
+  // The campaign's own bound on a run of steps (collector.ts) ends a helper that never does.
+  const r = await collectProcess(p.nodePath, wire.argument === '' ? ['-'] : ['-', wire.argument], { stdin: helperInput(artifact ?? Buffer.alloc(0), wire), timeoutMs: 600_000, killGraceMs: 0 });
+  return { code: r.exitCode, stdout: r.stdout, ms: Date.now() - started };
 }
 
 async function main(input: string): Promise<void> {
@@ -54,8 +49,8 @@ async function main(input: string): Promise<void> {
     if ('collect' in step) out.push({ listing: await collect(p, step.collect) });
     else if ('helper' in step) out.push(await helper(p, step.helper, artifact));
     else {
-      const r = run('sh', ['-c', step.sh]);
-      out.push({ code: r.status, stdout: r.stdout || '', stderr: (r.stderr || '').slice(0, 2000) });
+      const r = await run('sh', ['-c', step.sh]);
+      out.push({ code: r.exitCode, stdout: r.stdout, stderr: r.stderrHead.slice(0, 2000) });
     }
   }
   process.stdout.write(`${JSON.stringify(out)}\n`);

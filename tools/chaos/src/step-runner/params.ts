@@ -1,6 +1,6 @@
 // What the step runner receives on stdin, and the one way it runs a local program.
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import type { SealedOperation } from '@occ-ssh/helper-call';
+import { collect, type ProcessResult } from '@occ-ssh/ssh-client';
 
 export interface CollectOptions {
   /** Wait for helpers to end first; the wait is bounded by waitMs. */
@@ -26,5 +26,8 @@ export interface Params {
 const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const ENV = { PATH, LANG: 'C.UTF-8', SYSTEMD_PAGER: '', SYSTEMD_COLORS: '0' };
 
-export const run = (file: string, args: readonly string[]): SpawnSyncReturns<string> => spawnSync(file, args, { encoding: 'utf8', env: ENV });
+/** A step's shell or a probe (pgrep, flock, systemctl) never runs near this long; the campaign bounds the whole run too. */
+const RUN_TIMEOUT_MS = 300_000;
+
+export const run = (file: string, args: readonly string[]): Promise<ProcessResult> => collect(file, args, { env: ENV, timeoutMs: RUN_TIMEOUT_MS, maxStdoutBytes: 64 * 1024 * 1024 });
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -56,7 +56,7 @@ export async function quiet(p: Params, o: CollectOptions): Promise<{ waitedMs: n
     last = busy(p, mine);
     calm = last.helpers.length === 0 && (last.sessions === 0 || !o.waitSessions) ? calm + 1 : 0;
     // Confirmed the way an operator would: pgrep -f '^<node> - ' finds nothing (exit 1).
-    if (calm >= 2 && run('pgrep', ['-f', `^${p.nodePath} - `]).status !== 1) calm = 0;
+    if (calm >= 2 && (await run('pgrep', ['-f', `^${p.nodePath} - `])).exitCode !== 1) calm = 0;
     if (calm >= 2 || !o.wait) return { waitedMs: Date.now() - started, timedOut: false, helpers: [] };
     await sleep(100);
   }
@@ -68,7 +68,7 @@ export async function lock(p: Params): Promise<{ free: boolean; waitedMs: number
   const path = `${p.root}/.compute-lock`;
   if (!existsSync(path)) return { free: true, waitedMs: 0 };
   for (let i = 0; i < 30; i++) {
-    if (run('flock', ['--nonblock', path, 'true']).status === 0) return { free: true, waitedMs: Date.now() - started };
+    if ((await run('flock', ['--nonblock', path, 'true'])).exitCode === 0) return { free: true, waitedMs: Date.now() - started };
     await sleep(100);
   }
   return { free: false, waitedMs: Date.now() - started };

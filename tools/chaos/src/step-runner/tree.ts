@@ -75,7 +75,7 @@ export function temps(dir: string, out: string[]): void {
   }
 }
 
-export function units(p: Params): UnitInfo[] {
+export async function units(p: Params): Promise<UnitInfo[]> {
   let names: string[] = [];
   try {
     names = readdirSync(p.unitDir)
@@ -86,7 +86,7 @@ export function units(p: Params): UnitInfo[] {
   }
   const states: Record<string, Record<string, string>> = {};
   if (names.length > 0) {
-    const out = run('systemctl', ['show', '--property=Id,ActiveState,UnitFileState', ...names]).stdout || '';
+    const out = (await run('systemctl', ['show', '--property=Id,ActiveState,UnitFileState', ...names])).stdout;
     for (const block of out.split('\n\n')) {
       const f = Object.fromEntries(
         block
@@ -108,8 +108,8 @@ export function units(p: Params): UnitInfo[] {
 }
 
 /** Native setup's transient units systemd still knows (a failed one stays listed until reset). */
-export function setupUnits(): { name: string; activeState: string }[] {
-  const out = run('systemctl', ['list-units', '--all', '--plain', '--no-legend', '--type=service', 'openclaw-enterprise-setup-*']).stdout || '';
+export async function setupUnits(): Promise<{ name: string; activeState: string }[]> {
+  const out = (await run('systemctl', ['list-units', '--all', '--plain', '--no-legend', '--type=service', 'openclaw-enterprise-setup-*'])).stdout;
   return out
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
