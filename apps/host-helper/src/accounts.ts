@@ -1,5 +1,5 @@
 // The per-Agent private system user and group, bound to their owner by a root-owned marker.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { accountMarker, accountMarkerPath, accountName, type AccountMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type AgentOwner } from '@occ-ssh/protocol';
 import { removeFile } from './atomic-write.js';
@@ -22,8 +22,31 @@ interface Entry {
   primaryGid?: number;
 }
 
-/** getent's view of a user or group; null when absent. */
+/** The entry of the name `key` in the root-owned local file (where useradd writes it), or undefined when it has none. */
+function localEntry(database: 'passwd' | 'group', key: string): Entry | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/etc/${database}`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const fields = text
+    .split('\n')
+    .find((line) => line.startsWith(`${key}:`))
+    ?.split(':');
+  if (!fields) return undefined;
+  return { name: key, id: Number(fields[2]), ...(database === 'passwd' ? { primaryGid: Number(fields[3]) } : {}) };
+}
+
+/**
+ * A user or group by name as NSS resolves it; null when absent. The local file is read first, as
+ * NSS does in its usual `files`-first order, so a verification starts no process (two `getent`
+ * runs were most of verify-revision's own time); only a name the file lacks asks getent. Both
+ * files are root's: an Agent cannot plant an entry. Keys are account names, never numeric IDs.
+ */
 async function lookup(runner: HostRunner, database: 'passwd' | 'group', key: string): Promise<Entry | null> {
+  const local = localEntry(database, key);
+  if (local) return local;
   const result = await runner.run(getentArgv(database, key));
   if (result.code === 2) return null;
   if (result.code !== 0) throw new ComputeError('host-command', `getent ${database} failed with exit code ${result.code}`);
