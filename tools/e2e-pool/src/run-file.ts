@@ -32,10 +32,18 @@ function problemOf(exitCode: number | null, signal: string | null, timedOut: boo
   return undefined;
 }
 
+/** The environment, less what would make a child node:test report to a parent test runner instead of printing. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env['NODE_TEST_CONTEXT'];
+  return env;
+}
+
 export async function runFile(root: string, job: Job, logDir: string): Promise<FileOutcome> {
   const started = Date.now();
   const result = await collect(process.execPath, job.argv, {
     cwd: path.join(root, job.project),
+    env: childEnv(),
     timeoutMs: FILE_TIMEOUT_MS,
     // A file's hosts come down on SIGTERM; that takes seconds per host, not three.
     killGraceMs: 60_000,
