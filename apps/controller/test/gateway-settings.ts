@@ -1,6 +1,6 @@
-// The gateway-settings cases against the real OpenClaw gateway, shared by gateway-settings.e2e (the
-// refused values, on two hosts at once) and gateway-settings-admitted.e2e: each GatewaySettingsHost
-// boots its own host, so the slow refused cases run beside each other and beside the admitted ones.
+// The gateway-settings cases against the real OpenClaw gateway, shared by gateway-settings.e2e and
+// gateway-settings-refused.e2e (the refused values, half each) and gateway-settings-admitted.e2e:
+// each file boots its own host, so the pool runs the slow refused cases beside the admitted ones.
 import assert from 'node:assert/strict';
 import { before } from 'node:test';
 import { sha256Hex, agentLayout, revisionLayout } from '@occ-ssh/markers';
@@ -18,6 +18,12 @@ const UNIT_DIR = '/etc/systemd/system';
 const PASSWORD = { mode: 'password', password: { ...MANAGED_PASSWORD_REF } };
 /** How long a refused document is given to answer: far beyond the ~10 s the gateway needs here. */
 const REFUSED_WAIT_MS = 60_000;
+/**
+ * What an admitted gateway is given to answer: the first start of the real gateway on a fresh host
+ * passed 90 s with other real gateways starting beside it on two cores; kept below the helper's
+ * 170-second deadline.
+ */
+const READINESS_MS = 150_000;
 
 export interface Refused {
   name: string;
@@ -83,7 +89,7 @@ export class GatewaySettingsHost {
   /** Registers the suite's before and after hooks; call it inside the describe. */
   constructor(hostName: string) {
     const { logger } = memoryLogger();
-    this.gw = new RealGatewayHost(hostName, this.refusedAgent, { logger, readinessTimeoutMs: 90_000, deleteNamespaceAfter: true });
+    this.gw = new RealGatewayHost(hostName, this.refusedAgent, { logger, readinessTimeoutMs: READINESS_MS, deleteNamespaceAfter: true });
     before(() => {
       this.earlier = new OperationRunner(this.gw.configuration, createDefaultDeps(this.gw.configuration, { logger }));
       this.gw.driver.bindAgent(this.kept);

@@ -3,8 +3,9 @@
 export const UNMEASURED_SECONDS = 60;
 
 export const MEASURED_SECONDS: Record<string, number> = {
-  'apps/controller/src/admission/gateway-settings.e2e.test.ts': 250,
-  'apps/controller/src/admission/gateway-settings-admitted.e2e.test.ts': 170,
+  'apps/controller/src/admission/gateway-settings.e2e.test.ts': 230,
+  'apps/controller/src/admission/gateway-settings-refused.e2e.test.ts': 230,
+  'apps/controller/src/admission/gateway-settings-admitted.e2e.test.ts': 540,
   'apps/host-helper/src/workspace-kill.host.test.ts': 136,
   'apps/controller/src/workspace-setup.e2e.test.ts': 135,
   'apps/host-helper/src/tenant-trees.host.test.ts': 105,
