@@ -14,7 +14,7 @@ export interface Job {
   weight: number;
 }
 
-export const REAL_HOST_TEST = /\.(host|e2e)\.test\.ts$/;
+const REAL_HOST_TEST = /\.(host|e2e)\.test\.ts$/;
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -33,7 +33,7 @@ const hasE2eScript = (dir: string) => {
 };
 
 /** The argv a project's e2e script gives node for one file, with paths relative to the project. */
-export function fileArgv(root: string, project: string, file: string): string[] {
+function fileArgv(root: string, project: string, file: string): string[] {
   const netguard = path.relative(path.join(root, project), path.join(root, 'tools/netguard/src/register.ts'));
   return ['--import', 'tsx', '--import', netguard, '--test', path.relative(path.join(root, project), path.join(root, file))];
 }

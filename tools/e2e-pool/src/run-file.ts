@@ -22,7 +22,7 @@ export interface FileOutcome {
   logFile: string;
 }
 
-export const logFileOf = (logDir: string, label: string) => path.join(logDir, `${label.replaceAll('/', '__')}.log`);
+const logFileOf = (logDir: string, label: string) => path.join(logDir, `${label.replaceAll('/', '__')}.log`);
 
 function problemOf(exitCode: number | null, signal: string | null, timedOut: boolean, counts: Counts | undefined): string | undefined {
   if (timedOut) return `stopped after ${FILE_TIMEOUT_MS / 60_000} minutes`;

@@ -1,6 +1,6 @@
 // node:test's closing counts (`# tests 17`, `# pass 17`, ...) from one file's output, and their sums.
 
-export const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'] as const;
+const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'] as const;
 export type Counts = Record<(typeof COUNTS)[number], number>;
 
 export const noCounts = (): Counts => ({ tests: 0, suites: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 });
