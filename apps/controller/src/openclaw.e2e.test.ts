@@ -1,47 +1,33 @@
 // End to end with the real OpenClaw gateway from npm: cutover, state, managed password, retire, stop, redeploy, delete.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { accountName, agentLayout } from '@occ-ssh/markers';
-import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { SshComputeDriver } from './driver.js';
-import { agentBinding, configFor, memoryLogger, revisionOf } from '../test/hosts.js';
+import { agentBinding, revisionOf } from '../test/hosts.js';
+import { RealGatewayHost } from '../test/real-gateway.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 
 describe('the real OpenClaw gateway on a real host', () => {
-  let host: TestHost;
-  let driver: SshComputeDriver;
   const binding = agentBinding('oc-real', 'stable');
+  const gw = new RealGatewayHost('ocreal', binding);
   const layout = agentLayout(ROOT, '/etc/systemd/system', binding.namespace.id, binding.agent.id);
   const account = accountName('openclaw', binding.namespace.id, binding.agent.id);
   const rev1 = revisionOf(binding, 1);
   const rev2 = revisionOf(binding, 2, { logging: { consoleStyle: 'json' } });
-  const agents = async () => (await driver.inventory('stable')).namespaces.flatMap((ns) => ns.agents);
+  const agents = async () => (await gw.driver.inventory('stable')).namespaces.flatMap((ns) => ns.agents);
   const health = (port: number, password: string) =>
-    host.exec([host.nodePath, host.openclawPath, 'gateway', 'health', '--url', `ws://127.0.0.1:${port}`, '--password', password], { timeoutMs: 60_000 });
-
-  before(async () => {
-    host = await startTestHost({ name: 'ocreal' });
-    driver = new SshComputeDriver({ configuration: configFor({ stable: host }, { realOpenClaw: true }), logger: memoryLogger().logger });
-    await driver.preflight();
-    assert.equal((await driver.ensureNamespace(binding.namespace)).namespaceReady, true);
-    driver.bindAgent(binding);
-  });
-  after(async () => {
-    await driver?.close();
-    await host?.down();
-  });
+    gw.host.exec([gw.host.nodePath, gw.host.openclawPath, 'gateway', 'health', '--url', `ws://127.0.0.1:${port}`, '--password', password], { timeoutMs: 60_000 });
 
   test('revision 1 is prepared and activated; the gateway reaches /readyz', async () => {
-    assert.equal((await driver.prepareRevision(rev1)).ready, true);
-    await driver.activateRevision(rev1);
+    assert.equal((await gw.driver.prepareRevision(rev1)).ready, true);
+    await gw.driver.activateRevision(rev1);
     const [agent] = await agents();
     assert.equal(agent?.servedRevisionId, rev1.id);
     assert.equal(agent?.ready, true);
   });
 
   test('the managed password really guards the gateway', async () => {
-    const password = (await host.run(['cat', layout.passwordFile])).trim().replace(/^OPENCLAW_GATEWAY_PASSWORD=/, '');
+    const password = (await gw.host.run(['cat', layout.passwordFile])).trim().replace(/^OPENCLAW_GATEWAY_PASSWORD=/, '');
     const good = await health(18800, password);
     assert.equal(good.code, 0, `health with the managed password: ${good.stderr.slice(-300)}`);
     const bad = await health(18800, 'not-the-password');
@@ -50,26 +36,26 @@ describe('the real OpenClaw gateway on a real host', () => {
   });
 
   test('cutover to revision 2 keeps state/ and the password', async () => {
-    await host.run(['runuser', '-u', account, '--', 'touch', `${layout.state}/persist-check`]);
-    const before = await host.run(['sha256sum', layout.passwordFile]);
-    assert.equal((await driver.prepareRevision(rev2)).ready, true);
-    await driver.activateRevision(rev2);
+    await gw.host.run(['runuser', '-u', account, '--', 'touch', `${layout.state}/persist-check`]);
+    const before = await gw.host.run(['sha256sum', layout.passwordFile]);
+    assert.equal((await gw.driver.prepareRevision(rev2)).ready, true);
+    await gw.driver.activateRevision(rev2);
     const [agent] = await agents();
     assert.equal(agent?.servedRevisionId, rev2.id);
     assert.equal(agent?.ready, true);
-    assert.equal((await host.exec(['test', '-e', `${layout.state}/persist-check`])).code, 0);
-    assert.equal(await host.run(['sha256sum', layout.passwordFile]), before);
+    assert.equal((await gw.host.exec(['test', '-e', `${layout.state}/persist-check`])).code, 0);
+    assert.equal(await gw.host.run(['sha256sum', layout.passwordFile]), before);
   });
 
   test('retiring revision 1, stopping, and redeploying revision 2', async () => {
-    await driver.retireRevision(rev1);
+    await gw.driver.retireRevision(rev1);
     assert.deepEqual(
       (await agents())[0]?.revisions.map((r) => r.number),
       [2],
     );
-    await driver.stopRevision(rev2);
+    await gw.driver.stopRevision(rev2);
     assert.equal((await agents())[0]?.unitState, 'inactive');
-    await driver.activateRevision(rev2);
+    await gw.driver.activateRevision(rev2);
     const [agent] = await agents();
     assert.equal(agent?.ready, true);
     assert.equal(agent?.servedRevisionId, rev2.id);
@@ -78,29 +64,29 @@ describe('the real OpenClaw gateway on a real host', () => {
   test('an explicit trusted-proxy configuration renders without the managed password and starts', async () => {
     const own = agentBinding('oc-proxy', 'stable');
     const proxied = { namespace: binding.namespace, agent: { ...own.agent, namespaceId: binding.namespace.id } };
-    driver.bindAgent(proxied);
+    gw.driver.bindAgent(proxied);
     const revision = revisionOf(proxied, 1, {
       gateway: { mode: 'local', bind: 'loopback', trustedProxies: ['127.0.0.1'], auth: { mode: 'trusted-proxy', trustedProxy: { userHeader: 'x-forwarded-user', allowLoopback: true } } },
     });
-    assert.equal((await driver.prepareRevision(revision)).ready, true);
-    await driver.activateRevision(revision);
+    assert.equal((await gw.driver.prepareRevision(revision)).ready, true);
+    await gw.driver.activateRevision(revision);
     const proxiedLayout = agentLayout(ROOT, '/etc/systemd/system', binding.namespace.id, proxied.agent.id);
-    const unit = await host.run(['cat', proxiedLayout.unitFile]);
+    const unit = await gw.host.run(['cat', proxiedLayout.unitFile]);
     assert.doesNotMatch(unit, /gateway-password\.env/);
-    assert.equal((await host.exec(['test', '-e', proxiedLayout.passwordFile])).code, 1);
+    assert.equal((await gw.host.exec(['test', '-e', proxiedLayout.passwordFile])).code, 1);
     const agent = (await agents()).find((a) => a.agentId === proxied.agent.id);
     assert.equal(agent?.ready, true);
     assert.equal(agent?.port, 18801);
   });
 
   test('deleting the Namespace leaves no unit, account, marker or directory', async () => {
-    const result = await driver.deleteNamespace(binding.namespace);
+    const result = await gw.driver.deleteNamespace(binding.namespace);
     assert.equal(result.namespaceDeleted, true);
-    assert.equal((await host.run(['sh', '-c', 'ls /etc/systemd/system | grep -c openclaw-enterprise-gateway || true'])).trim(), '0');
-    assert.equal((await host.run(['sh', '-c', 'getent passwd | grep -c "^openclaw-" || true'])).trim(), '0');
-    assert.equal((await host.run(['sh', '-c', 'getent group | grep -c "^openclaw-" || true'])).trim(), '0');
-    assert.equal((await host.run(['ls', '-A', `${ROOT}/accounts`])).trim(), '');
-    assert.equal((await host.run(['ls', '-A', `${ROOT}/namespaces`])).trim(), '');
-    assert.equal((await host.run(['sh', '-c', 'ps -eo user:32,comm | grep -c "^openclaw-" || true'])).trim(), '0');
+    assert.equal((await gw.host.run(['sh', '-c', 'ls /etc/systemd/system | grep -c openclaw-enterprise-gateway || true'])).trim(), '0');
+    assert.equal((await gw.host.run(['sh', '-c', 'getent passwd | grep -c "^openclaw-" || true'])).trim(), '0');
+    assert.equal((await gw.host.run(['sh', '-c', 'getent group | grep -c "^openclaw-" || true'])).trim(), '0');
+    assert.equal((await gw.host.run(['ls', '-A', `${ROOT}/accounts`])).trim(), '');
+    assert.equal((await gw.host.run(['ls', '-A', `${ROOT}/namespaces`])).trim(), '');
+    assert.equal((await gw.host.run(['sh', '-c', 'ps -eo user:32,comm | grep -c "^openclaw-" || true'])).trim(), '0');
   });
 });

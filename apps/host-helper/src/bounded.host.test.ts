@@ -55,7 +55,8 @@ describe('bounded failure on a real host', () => {
       const gone = Date.now() - closedAt;
       assert.equal(await helperRunning(), false);
       process.stderr.write(`# queued helper gone ${gone} ms after its session closed\n`);
-      assert.ok(gone < 5000, `the helper lingered ${gone} ms after its session closed (the lock wait is 30 s)`);
+      // The helper stops within a heartbeat or two; half the 30-second lock wait leaves a loaded machine its margin.
+      assert.ok(gone < 15_000, `the helper lingered ${gone} ms after its session closed (the lock wait is 30 s)`);
       assert.equal(await lockWaiters(), '', 'no flock left queued for the lock');
       await host.exec(['kill', '--', `-${holder}`]);
       await sleep(1500);

@@ -66,21 +66,12 @@ describe('hostile host state on a real host', () => {
   test('a foreign account marker (another Agent) is refused', async () => {
     const who = owner('foreign');
     await ok(host, 'ensure-namespace', { namespace: who.namespace });
-    const name = accountName('openclaw', who.namespace.id, who.agent.id);
-    const marker = {
-      kind: 'account',
-      version: 1,
-      driver: 'compute-ssh',
-      namespaceId: who.namespace.id,
-      agentId: 'agent-other',
-      servicePrincipalId: who.servicePrincipal.id,
-      account: name,
-      state: 'active',
-      uid: 4242,
-      gid: 4242,
-    };
-    await host.run(['install', '-m', '600', '/dev/stdin', `${ROOT}/accounts/${name}.json`], { input: JSON.stringify(marker) });
-    const error = await fails(host, 'prepare-revision', prepareArgs(who, 1));
+    await ok(host, 'prepare-revision', prepareArgs(who, 1));
+    // The account's own marker, rewritten as if another Agent of the Namespace owned the account.
+    const path = `${ROOT}/accounts/${accountName('openclaw', who.namespace.id, who.agent.id)}.json`;
+    const marker = { ...(JSON.parse(await host.run(['cat', path])) as Record<string, unknown>), agentId: 'agent-other' };
+    await host.run(['install', '-m', '600', '/dev/stdin', path], { input: JSON.stringify(marker) });
+    const error = await fails(host, 'prepare-revision', prepareArgs(who, 2));
     assert.equal(error.code, 'ownership');
     assert.match(error.message, /different agent/);
   });

@@ -25,12 +25,16 @@ describe('the helper session on a real host', () => {
     const rev = prepareArgs(h, 1, { fixtureGateway: { readyAfterMs: 5000 } });
     await ensure(h);
     await ok(host, 'prepare-revision', rev);
-    const pending = call(host, 'activate-revision', activateArgs(rev));
     // Polled on the host: activation holds the lock only for its changes, not for the readiness wait.
-    const look = `for p in $(pgrep -f '^flock --exclusive'); do pp=$(ps -o ppid= -p $p | tr -d ' '); i=$(readlink /proc/$p/fd/0); echo "$(tr '\\0' ' ' < /proc/$pp/cmdline)| $i"; done`;
-    const holder = (await host.exec(['sh', '-c', `for n in $(seq 400); do h=$(${look}); [ -n "$h" ] && { echo "$h"; exit; }; sleep 0.01; done`])).stdout.trim();
+    // A sighting counts only if the flock process was still there after its parent and stdin were read.
+    const look = `for p in $(pgrep -f '^flock --exclusive'); do pp=$(ps -o ppid= -p $p | tr -d ' ') && [ -n "$pp" ] && i=$(readlink /proc/$p/fd/0) && c=$(tr '\\0' ' ' < /proc/$pp/cmdline) && [ -d /proc/$p ] && echo "$c| $i"; done`;
+    const started = `/tmp/session-poll-${rev.revision.id}`;
+    const polling = host.exec(['sh', '-c', `touch ${started}; for n in $(seq 3000); do h=$(${look}); [ -n "$h" ] && { echo "$h"; exit; }; sleep 0.01; done`]);
+    // The helper starts only once the poll runs, so however slow the machine, the poll sees the whole lock hold.
+    for (let i = 0; i < 600 && !(await exists(host, started)); i += 1) await sleep(100);
+    const outcome = await call(host, 'activate-revision', activateArgs(rev));
+    const holder = (await polling).stdout.trim();
     assert.match(holder, new RegExp(`^${host.nodePath} - [A-Za-z0-9+/=]+ \\| (pipe|socket):\\[\\d+\\]$`), "the flock holder is the helper's child, reading from it");
-    const outcome = await pending;
     assert.ok(outcome.line?.ok);
     const beats = outcome.stdout
       .split('\n')
@@ -51,7 +55,8 @@ describe('the helper session on a real host', () => {
     assert.ok(changes > 0, `the audit line counts the activation's changes (${changes})`);
     const seconds = outcome.line.timings.totalMs / 1000;
     // Besides those: the few checks that begin no change (dispatch's two, one before each phase).
-    const timer = { min: Math.floor(seconds) - 1, max: Math.ceil(seconds) + 1 };
+    // The timer beats once a second; on a loaded machine each beat may come up to half a second late.
+    const timer = { min: Math.floor(seconds / 1.5) - 1, max: Math.ceil(seconds) + 1 };
     assert.ok(beats.length >= 4 && beats.length >= timer.min + changes && beats.length <= timer.max + changes + 10, `${beats.length} heartbeats in ${seconds} s with ${changes} changes`);
   });
 

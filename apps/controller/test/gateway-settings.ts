@@ -1,0 +1,170 @@
+// The gateway-settings cases against the real OpenClaw gateway, shared by gateway-settings.e2e and
+// gateway-settings-refused.e2e (the refused values, half each) and gateway-settings-admitted.e2e:
+// each file boots its own host, so the pool runs the slow refused cases beside the admitted ones.
+import assert from 'node:assert/strict';
+import { before } from 'node:test';
+import { sha256Hex, agentLayout, revisionLayout } from '@occ-ssh/markers';
+import { ComputeError } from '@occ-ssh/protocol';
+import type { TestHost } from '@occ-ssh/testhost';
+import { MANAGED_PASSWORD_REF } from '../src/admission/document.js';
+import { createDefaultDeps } from '../src/deps.js';
+import type { SshComputeDriver } from '../src/driver.js';
+import { OperationRunner } from '../src/runner.js';
+import { agentBinding, memoryLogger, revisionOf } from './hosts.js';
+import { RealGatewayHost } from './real-gateway.js';
+
+const ROOT = '/var/lib/openclaw-enterprise';
+const UNIT_DIR = '/etc/systemd/system';
+const PASSWORD = { mode: 'password', password: { ...MANAGED_PASSWORD_REF } };
+/** How long a refused document is given to answer: far beyond the ~10 s the gateway needs here. */
+const REFUSED_WAIT_MS = 60_000;
+/**
+ * What an admitted gateway is given to answer: the first start of the real gateway on a fresh host
+ * passed 90 s with other real gateways starting beside it on two cores; kept below the helper's
+ * 170-second deadline.
+ */
+const READINESS_MS = 150_000;
+
+export interface Refused {
+  name: string;
+  gateway: Record<string, unknown>;
+  /** The key admission names. */
+  key: string;
+  /** What OpenClaw logs to the journal, showing why it never answers. */
+  journal: RegExp;
+}
+
+export const REFUSED: Refused[] = [
+  { name: 'an unknown key under gateway', gateway: { listen: '0.0.0.0' }, key: 'gateway.listen', journal: /Unrecognized key: "listen"/ },
+  { name: 'a bind that is no mode', gateway: { bind: 'bogus' }, key: 'gateway.bind', journal: /Invalid --bind/ },
+  { name: 'the legacy bind alias 0.0.0.0', gateway: { bind: '0.0.0.0' }, key: 'gateway.bind', journal: /requires state migration/ },
+  { name: 'the retired tailscale.resetOnExit', gateway: { tailscale: { resetOnExit: true } }, key: 'gateway.tailscale.resetOnExit', journal: /requires state migration/ },
+  { name: 'bind custom without customBindHost', gateway: { bind: 'custom' }, key: 'gateway.customBindHost', journal: /bind=custom requires gateway\.customBindHost/ },
+  { name: 'bind custom with a host name', gateway: { bind: 'custom', customBindHost: 'localhost' }, key: 'gateway.customBindHost', journal: /requires a valid IPv4 customBindHost/ },
+  { name: 'tailscale serve', gateway: { tailscale: { mode: 'serve' } }, key: 'gateway.tailscale.mode', journal: /Gateway failed to start: .*tailscale/ },
+  { name: 'tailscale funnel', gateway: { tailscale: { mode: 'funnel' } }, key: 'gateway.tailscale.mode', journal: /Gateway failed to start: .*tailscale/ },
+  {
+    name: 'trusted-proxy without trustedProxies',
+    gateway: { auth: { mode: 'trusted-proxy', trustedProxy: { userHeader: 'x-forwarded-user' } } },
+    key: 'gateway.trustedProxies',
+    journal: /requires gateway\.trustedProxies/,
+  },
+  { name: 'native TLS', gateway: { tls: { enabled: true } }, key: 'gateway.tls.enabled', journal: /gateway tls: generated self-signed cert/ },
+];
+
+/** Stands for the test host's own address, known once it boots. */
+const HOST_ADDRESS = '<test host address>';
+/** Values next to the refused ones, each of which starts and answers loopback /readyz in the unit. */
+export const ADMITTED: [string, Record<string, unknown>][] = [
+  ['bind lan (OpenClaw seeds the Control UI origins itself)', { bind: 'lan' }],
+  ['bind custom on the host address (OpenClaw adds 127.0.0.1 on the port)', { bind: 'custom', customBindHost: HOST_ADDRESS }],
+  ['bind auto', { bind: 'auto' }],
+  ['bind tailnet on a host without a tailnet address', { bind: 'tailnet' }],
+  ['a Control UI base path of /readyz and a missing UI root', { controlUi: { basePath: '/readyz', root: '/nonexistent/ui' } }],
+  [
+    'publicOrigin, portal ingress, disabled HTTP endpoints, reload off and Tailscale off',
+    {
+      publicOrigin: 'https://gateway.example.com',
+      portals: { ingress: { domain: 'portals.example.com', port: 18950 } },
+      http: { endpoints: { chatCompletions: { enabled: false }, responses: { enabled: false } } },
+      reload: { mode: 'off' },
+      tailscale: { mode: 'off', preserveFunnel: true },
+    },
+  ],
+];
+
+/** One host, one driver and one Namespace with two Agents: one for refused documents, one kept serving. */
+export class GatewaySettingsHost {
+  /** The wire a driver released before these refusals would have used: no document admission. */
+  private earlier!: OperationRunner;
+  private readonly refusedAgent = agentBinding('gs-refused', 'stable');
+  private readonly keptAgent = agentBinding('gs-kept', 'stable');
+  private readonly layout = agentLayout(ROOT, UNIT_DIR, this.refusedAgent.namespace.id, this.refusedAgent.agent.id);
+  private readonly owner = { namespace: { ...this.refusedAgent.namespace }, agent: { id: this.refusedAgent.agent.id }, servicePrincipal: { id: this.refusedAgent.agent.servicePrincipalId } };
+  private readonly kept = { namespace: this.refusedAgent.namespace, agent: { ...this.keptAgent.agent, namespaceId: this.refusedAgent.namespace.id } };
+  private readonly gw: RealGatewayHost;
+  private number = 0;
+  private keptNumber = 0;
+
+  /** Registers the suite's before and after hooks; call it inside the describe. */
+  constructor(hostName: string) {
+    const { logger } = memoryLogger();
+    this.gw = new RealGatewayHost(hostName, this.refusedAgent, { logger, readinessTimeoutMs: READINESS_MS, deleteNamespaceAfter: true });
+    before(() => {
+      this.earlier = new OperationRunner(this.gw.configuration, createDefaultDeps(this.gw.configuration, { logger }));
+      this.gw.driver.bindAgent(this.kept);
+    });
+  }
+
+  private get host(): TestHost {
+    return this.gw.host;
+  }
+  private get driver(): SshComputeDriver {
+    return this.gw.driver;
+  }
+
+  /** Refused by admission; staged as a driver before the refusal would have, it never answers /readyz; stop and retire still work. */
+  async refused({ gateway, key, journal }: Refused): Promise<void> {
+    const { driver, host, layout, owner } = this;
+    const configuration = { gateway: { mode: 'local', auth: PASSWORD, ...gateway } };
+    assert.throws(
+      () => driver.validateGatewaySettings(configuration),
+      (error: unknown) => error instanceof ComputeError && error.code === 'admission' && error.permanent && error.details.key === `configuration.${key}`,
+    );
+    const revision = revisionOf(this.refusedAgent, ++this.number, configuration);
+    const document = `${JSON.stringify(configuration, null, 2)}\n`;
+    const hash = sha256Hex(document);
+    const auth = (configuration.gateway.auth as { mode: string }).mode === 'trusted-proxy' ? 'trusted-proxy' : 'password';
+    const identity = { id: revision.id, number: revision.revision };
+    await this.earlier.run('stable', 'prepare-revision', { owner, revision: identity, harness: 'openclaw/embedded', configuration: { document, hash, auth } }, undefined, {});
+    const since = (await host.run(['date', '+%s'])).trim();
+    const activation = this.earlier.run(
+      'stable',
+      'activate-revision',
+      { owner, revision: identity, configurationHash: hash, launchEnvironment: {}, readinessTimeoutMs: REFUSED_WAIT_MS },
+      undefined,
+      {},
+    );
+    await assert.rejects(activation, (error: unknown) => error instanceof ComputeError && error.code === 'not-ready');
+    const log = await host.run(['journalctl', '-u', layout.unitName, '--since', `@${since}`, '-o', 'cat', '--no-pager']);
+    assert.match(log, journal, log.slice(-2000));
+
+    await driver.stopRevision(revision);
+    assert.notEqual((await host.exec(['systemctl', 'is-active', '--quiet', layout.unitName])).code, 0);
+    assert.equal((await host.exec(['test', '-e', layout.current])).code, 1);
+    await driver.retireRevision(revision);
+    assert.equal((await host.exec(['test', '-e', revisionLayout(layout.dir, revision.id).dir])).code, 1);
+  }
+
+  /** Admitted, and the real gateway starts and answers /readyz. */
+  async admitted(gateway: Record<string, unknown>): Promise<void> {
+    const { driver, kept } = this;
+    const settings = gateway['customBindHost'] === HOST_ADDRESS ? { ...gateway, customBindHost: this.host.address } : gateway;
+    const revision = revisionOf(kept, ++this.keptNumber, { gateway: { mode: 'local', ...settings } });
+    assert.doesNotThrow(() => driver.validateGatewaySettings(revision.configuration));
+    assert.equal((await driver.prepareRevision(revision)).ready, true);
+    await driver.activateRevision(revision);
+    const agent = (await driver.inventory('stable')).namespaces.flatMap((ns) => ns.agents).find((a) => a.agentId === kept.agent.id);
+    assert.equal(agent?.servedRevisionId, revision.id);
+    assert.equal(agent?.ready, true);
+  }
+
+  /** With no bind, on a host OpenClaw takes for a container, the real gateway still listens on loopback only. */
+  async omittedBindOnContainerHost(): Promise<void> {
+    const { driver, host } = this;
+    // OpenClaw's container check reads /.dockerenv; without a bind it would then listen on 0.0.0.0.
+    await host.run(['touch', '/.dockerenv']);
+    try {
+      const revision = revisionOf(this.kept, ++this.keptNumber, { gateway: { mode: 'local' } });
+      assert.equal((await driver.prepareRevision(revision)).ready, true);
+      await driver.activateRevision(revision);
+      const { port } = await driver.gatewayAddress(revision);
+      const listeners = (await host.run(['ss', '-Hltn', `sport = :${port}`])).split('\n').filter(Boolean);
+      const local = listeners.map((line) => line.trim().split(/\s+/)[3]);
+      assert.ok(local.length > 0, 'the gateway listens');
+      for (const address of local) assert.match(address!, /^(127\.0\.0\.1|\[::1\]):\d+$/, listeners.join('\n'));
+    } finally {
+      await host.run(['rm', '-f', '/.dockerenv']);
+    }
+  }
+}

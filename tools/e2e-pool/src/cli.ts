@@ -1,0 +1,85 @@
+// `npm run e2e -- [--concurrency N] [--list] [path filter ...]`: every project's real-host test files
+// in one pool, longest first, N at a time (each file boots its own hosts). Each file's node:test
+// report is printed whole when it ends and kept in dist/e2e-pool/logs; the closing table names the
+// failing files, and the exit status is nonzero if any failed.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { discoverJobs, longestFirst, selectJobs } from './jobs.js';
+import { samplePeaks } from './machine.js';
+import { runPool } from './pool.js';
+import { runFile, type FileOutcome } from './run-file.js';
+import { addCounts, formatCounts, noCounts, type Counts } from './summary.js';
+
+/** Measured on the 2-core, 24 GiB CI machine: see the pool's note in the README. */
+const DEFAULT_CONCURRENCY = 3;
+const USAGE = 'usage: npm run e2e -- [--concurrency N] [--list] [path filter ...]';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const LOG_DIR = path.join(ROOT, 'dist/e2e-pool/logs');
+
+interface Options {
+  concurrency: number;
+  list: boolean;
+  filters: string[];
+}
+
+export function parseArgs(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Options {
+  const options: Options = { concurrency: Number(env['E2E_POOL_CONCURRENCY'] || DEFAULT_CONCURRENCY), list: false, filters: [] };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--list') options.list = true;
+    else if (arg === '--concurrency') options.concurrency = Number(args[++i]);
+    else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}\n${USAGE}`);
+    else options.filters.push(arg);
+  }
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) throw new Error(`--concurrency (or E2E_POOL_CONCURRENCY) must be a whole number of at least 1\n${USAGE}`);
+  return options;
+}
+
+const seconds = (s: number) => `${s.toFixed(1).padStart(7)} s`;
+
+function report(outcomes: readonly FileOutcome[], wallSeconds: number, concurrency: number, peaks: ReturnType<ReturnType<typeof samplePeaks>>): string[] {
+  const byProject = new Map<string, Counts>();
+  for (const o of outcomes) byProject.set(o.job.project, addCounts(byProject.get(o.job.project) ?? noCounts(), o.counts ?? noCounts()));
+  const failed = outcomes.filter((o) => !o.ok);
+  return [
+    '',
+    `[e2e-pool] ${outcomes.length} files, ${concurrency} at a time, in ${seconds(wallSeconds).trim()} (sum of file times ${seconds(outcomes.reduce((s, o) => s + o.seconds, 0)).trim()})`,
+    `[e2e-pool] peak 1-minute load ${peaks.load1.toFixed(1)}, peak memory in use ${peaks.usedMemGiB.toFixed(1)} of ${peaks.totalMemGiB.toFixed(1)} GiB`,
+    ...[...outcomes].sort((a, b) => b.seconds - a.seconds).map((o) => `[e2e-pool] ${o.ok ? 'ok  ' : 'FAIL'} ${seconds(o.seconds)}  ${o.job.label}${o.problem ? `  (${o.problem})` : ''}`),
+    ...[...byProject].map(([project, counts]) => `[e2e-pool] ${project}: ${formatCounts(counts)}`),
+    ...(failed.length ? ['[e2e-pool] failing files:', ...failed.map((o) => `[e2e-pool]   ${o.job.label}: ${o.problem} (log ${path.relative(ROOT, o.logFile)})`)] : ['[e2e-pool] no file failed']),
+  ];
+}
+
+async function main(): Promise<number> {
+  const options = parseArgs(process.argv.slice(2));
+  const jobs = longestFirst(selectJobs(discoverJobs(ROOT), options.filters));
+  if (jobs.length === 0) throw new Error(`no real-host test file matches ${options.filters.join(' ')}`);
+  if (options.list) {
+    for (const job of jobs) process.stdout.write(`${seconds(job.weight)}  ${job.label}\n`);
+    return 0;
+  }
+  const stopSampling = samplePeaks();
+  const started = Date.now();
+  const outcomes = await runPool(jobs, options.concurrency, async (job) => {
+    process.stdout.write(`[e2e-pool] start ${job.label}\n`);
+    const outcome = await runFile(ROOT, job, LOG_DIR);
+    process.stdout.write(
+      `\n===== ${job.label} =====\n${outcome.output.trimEnd()}\n===== ${outcome.ok ? 'ok' : 'FAIL'} in ${seconds(outcome.seconds).trim()}: ${job.label}${outcome.problem ? ` (${outcome.problem})` : ''} =====\n`,
+    );
+    return outcome;
+  });
+  process.stdout.write(`${report(outcomes, (Date.now() - started) / 1000, options.concurrency, stopSampling()).join('\n')}\n`);
+  return outcomes.every((o) => o.ok) ? 0 : 1;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().then(
+    (code) => process.exit(code),
+    (error: Error) => {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    },
+  );
+}

@@ -1,0 +1,64 @@
+// What the pool runs: every real-host test file of every project with an `e2e` script, each run
+// the way that script runs it (node:test with tsx and the netguard, from the project's directory).
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { MEASURED_SECONDS, UNMEASURED_SECONDS } from './durations.js';
+
+export interface Job {
+  /** Workspace-relative path of the test file: the job's name in logs and in the summary. */
+  label: string;
+  /** The project directory (workspace-relative) the file runs in. */
+  project: string;
+  argv: string[];
+  /** Expected seconds, for longest-first ordering. */
+  weight: number;
+}
+
+const REAL_HOST_TEST = /\.(host|e2e)\.test\.ts$/;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesUnder(full);
+    return entry.isFile() && REAL_HOST_TEST.test(entry.name) ? [full] : [];
+  });
+}
+
+const hasE2eScript = (dir: string) => {
+  try {
+    return typeof (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts?: Record<string, unknown> }).scripts?.['e2e'] === 'string';
+  } catch {
+    return false;
+  }
+};
+
+/** The argv a project's e2e script gives node for one file, with paths relative to the project. */
+function fileArgv(root: string, project: string, file: string): string[] {
+  const netguard = path.relative(path.join(root, project), path.join(root, 'tools/netguard/src/register.ts'));
+  return ['--import', 'tsx', '--import', netguard, '--test', path.relative(path.join(root, project), path.join(root, file))];
+}
+
+/** Every `*.host.test.ts` and `*.e2e.test.ts` under `src/` of apps/* and tools/* projects that have an e2e script. */
+export function discoverJobs(root: string): Job[] {
+  const projects = ['apps', 'tools'].flatMap((group) =>
+    readdirSync(path.join(root, group), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && hasE2eScript(path.join(root, group, entry.name)))
+      .map((entry) => `${group}/${entry.name}`),
+  );
+  return projects.flatMap((project) =>
+    filesUnder(path.join(root, project, 'src'))
+      .map((full) => path.relative(root, full))
+      .sort()
+      .map((label) => ({ label, project, argv: fileArgv(root, project, label), weight: MEASURED_SECONDS[label] ?? UNMEASURED_SECONDS })),
+  );
+}
+
+/** Longest first, so the last files to start are short ones and the pool ends close together; ties by name. */
+export function longestFirst(jobs: readonly Job[]): Job[] {
+  return [...jobs].sort((a, b) => b.weight - a.weight || a.label.localeCompare(b.label));
+}
+
+/** Jobs whose label contains any of the filters (all jobs without filters). */
+export function selectJobs(jobs: readonly Job[], filters: readonly string[]): Job[] {
+  return filters.length === 0 ? [...jobs] : jobs.filter((job) => filters.some((filter) => job.label.includes(filter)));
+}

@@ -1,0 +1,101 @@
+// The pool's order, width and verdicts, with real node:test child processes for the verdicts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { parseArgs } from './cli.js';
+import { discoverJobs, longestFirst, selectJobs, type Job } from './jobs.js';
+import { runPool } from './pool.js';
+import { runFile } from './run-file.js';
+import { parseCounts } from './summary.js';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const job = (label: string, weight: number): Job => ({ label, project: '.', argv: [], weight });
+
+describe('the e2e pool', () => {
+  const scratch = mkdtempSync(path.join(tmpdir(), 'e2e-pool-'));
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  it('finds every real-host file of the projects with an e2e script, run from its project with the netguard, and no unit test', () => {
+    const jobs = discoverJobs(ROOT);
+    const labels = jobs.map((j) => j.label);
+    assert.ok(labels.includes('apps/controller/src/admission/gateway-settings.e2e.test.ts'));
+    assert.ok(labels.includes('apps/host-helper/src/session.host.test.ts'));
+    assert.ok(labels.includes('tools/testhost/src/teardown.host.test.ts'));
+    assert.ok(labels.every((label) => /\.(host|e2e)\.test\.ts$/.test(label)));
+    const session = jobs.find((j) => j.label === 'apps/host-helper/src/session.host.test.ts');
+    assert.deepEqual(session && { project: session.project, argv: session.argv }, {
+      project: 'apps/host-helper',
+      argv: ['--import', 'tsx', '--import', '../../tools/netguard/src/register.ts', '--test', 'src/session.host.test.ts'],
+    });
+  });
+
+  it('orders longest first, ties by name, and selects by path filter', () => {
+    const jobs = [job('b', 10), job('a', 10), job('c', 99), job('d', 1)];
+    assert.deepEqual(
+      longestFirst(jobs).map((j) => j.label),
+      ['c', 'a', 'b', 'd'],
+    );
+    assert.deepEqual(
+      selectJobs(jobs, ['a', 'd']).map((j) => j.label),
+      ['a', 'd'],
+    );
+    assert.equal(selectJobs(jobs, []).length, 4);
+  });
+
+  it('never runs more than its width at once, and returns every outcome in order', async () => {
+    let running = 0;
+    let widest = 0;
+    const results = await runPool([5, 1, 4, 2, 3, 0], 3, async (n) => {
+      running += 1;
+      widest = Math.max(widest, running);
+      await new Promise((resolve) => setTimeout(resolve, n * 5));
+      running -= 1;
+      return n * 10;
+    });
+    assert.deepEqual(results, [50, 10, 40, 20, 30, 0]);
+    assert.equal(widest, 3);
+    await assert.rejects(
+      runPool([1], 0, async () => 1),
+      /at least 1/,
+    );
+  });
+
+  it('reads the closing counts node:test prints, the last ones winning', () => {
+    assert.deepEqual(parseCounts('# tests 1\n# pass 1\nok 1\n# tests 3\n# suites 1\n# pass 2\n# fail 1\n# cancelled 0\n# skipped 0\n# todo 0\n'), {
+      tests: 3,
+      suites: 1,
+      pass: 2,
+      fail: 1,
+      cancelled: 0,
+      skipped: 0,
+      todo: 0,
+    });
+    assert.equal(parseCounts('Error: cannot find module\n'), undefined);
+  });
+
+  it('passes a file whose tests pass, and fails one with a failing test or that never reports, keeping each output', async () => {
+    const write = (name: string, source: string) => {
+      writeFileSync(path.join(scratch, name), source);
+      return { label: name, project: '.', argv: ['--test', name], weight: 1 };
+    };
+    const good = write('good.test.mjs', "import { test } from 'node:test'; test('fine', () => {});");
+    const bad = write('bad.test.mjs', "import { test } from 'node:test'; test('broken', () => { throw new Error('boom'); });");
+    const dead = { label: 'dead', project: '.', argv: ['-e', 'process.exit(3)'], weight: 1 };
+    const [ok, failed, died] = await runPool([good, bad, dead], 3, (j) => runFile(scratch, j, path.join(scratch, 'logs')));
+    assert.deepEqual([ok?.ok, ok?.counts?.pass, ok?.problem], [true, 1, undefined]);
+    assert.deepEqual([failed?.ok, failed?.problem], [false, '1 failed, 0 cancelled']);
+    assert.match(readFileSync(failed?.logFile ?? '', 'utf8'), /boom/);
+    assert.deepEqual([died?.ok, died?.problem], [false, 'exit 3']);
+  });
+
+  it('takes its width from --concurrency or E2E_POOL_CONCURRENCY, and refuses anything but a whole number', () => {
+    assert.equal(parseArgs([], {}).concurrency, 3);
+    assert.equal(parseArgs([], { E2E_POOL_CONCURRENCY: '2' }).concurrency, 2);
+    assert.deepEqual(parseArgs(['--concurrency', '4', '--list', 'apps/'], {}), { concurrency: 4, list: true, filters: ['apps/'] });
+    assert.throws(() => parseArgs(['--concurrency', '0'], {}), /whole number/);
+    assert.throws(() => parseArgs(['--fast'], {}), /unknown option --fast/);
+  });
+});
