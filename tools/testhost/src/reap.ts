@@ -60,30 +60,49 @@ function protectedNames(): Set<string> {
   return new Set([...here, ...elsewhere]);
 }
 
-/** Kernel objects named like ours whose host no longer exists (e.g. the record was deleted by hand). */
-function reapOrphans(removed: string[]): void {
-  const live = protectedNames();
+/** A kernel object named like ours: the host name it belongs to, and how to remove it. */
+interface KernelObject {
+  name: string;
+  what: string;
+  remove: () => boolean;
+}
+
+function kernelObjects(): KernelObject[] {
+  const found: KernelObject[] = [];
   for (const m of currentMounts()) {
     const rel = path.relative(layout.hosts(), m.mountPoint).split(path.sep);
-    if (m.fsType === 'overlay' && rel.length === 2 && rel[1] === 'root' && rel[0] && !live.has(rel[0])) {
-      if (runSync('umount', [m.mountPoint]).code === 0) removed.push(`mount ${m.mountPoint}`);
+    if (m.fsType === 'overlay' && rel.length === 2 && rel[1] === 'root' && rel[0]) {
+      found.push({ name: rel[0], what: `mount ${m.mountPoint}`, remove: () => runSync('umount', [m.mountPoint]).code === 0 });
     }
   }
   for (const ns of list('/run/netns')) {
     const name = /^occth-(.+)$/.exec(ns)?.[1];
-    if (name && !live.has(name) && deleteNetworkSync(name).length === 0) removed.push(`netns ${ns}`);
+    if (name) found.push({ name, what: `netns ${ns}`, remove: () => deleteNetworkSync(name).length === 0 });
   }
   // A veth outlives its netns only while something still holds that netns; ours carry a 10.213.x.1 address.
   for (const link of list('/sys/class/net')) {
     const name = /^ve-(.+)$/.exec(link)?.[1];
-    if (!name || live.has(name) || !/ inet 10\.213\.\d+\.1\//.test(runSync('ip', ['-o', '-4', 'addr', 'show', 'dev', link]).stdout)) continue;
-    if (runSync('ip', ['link', 'del', link]).code === 0) removed.push(`veth ${link}`);
+    if (!name || !/ inet 10\.213\.\d+\.1\//.test(runSync('ip', ['-o', '-4', 'addr', 'show', 'dev', link]).stdout)) continue;
+    found.push({ name, what: `veth ${link}`, remove: () => runSync('ip', ['link', 'del', link]).code === 0 });
   }
   for (const root of cgroupParents()) {
     for (const name of list(root)) {
-      if (HOST_NAME_PATTERN.test(name) && !live.has(name) && removeHostCgroups(name).length === 0) removed.push(`cgroup ${path.join(root, name)}`);
+      if (HOST_NAME_PATTERN.test(name)) found.push({ name, what: `cgroup ${path.join(root, name)}`, remove: () => removeHostCgroups(name).length === 0 });
     }
   }
+  return found;
+}
+
+/**
+ * Kernel objects named like ours whose host no longer exists (e.g. the record was deleted by hand).
+ * Listed first and judged after: a booting host claims its name before it makes any of them, so an
+ * object seen here whose name is still unclaimed afterwards has no host. Judged the other way round,
+ * a host that claimed and made an object in between would lose it while it boots.
+ */
+function reapOrphans(removed: string[]): void {
+  const found = kernelObjects();
+  const live = protectedNames();
+  for (const object of found) if (!live.has(object.name) && object.remove()) removed.push(object.what);
 }
 
 /** Claim and tombstone directories are named .<tag>-<pid>-<random>; those of dead pids are debris. */
