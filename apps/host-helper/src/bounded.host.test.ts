@@ -45,9 +45,13 @@ describe('bounded failure on a real host', () => {
     const holder = (await shell(host, `setsid flock ${ROOT}/.compute-lock sleep 60 </dev/null >/dev/null 2>&1 & echo $!`)).trim();
     try {
       const tree = await shell(host, TREE);
-      const pending = call(host, 'ensure-namespace', { namespace: who.namespace }, { killAfterMs: 2500 });
-      for (let i = 0; i < 40 && !(await lockWaiters()); i += 1) await sleep(50);
+      // The client is killed once the helper is seen queued, not after a time an idle host needs to get there.
+      let client: number | undefined;
+      const pending = call(host, 'ensure-namespace', { namespace: who.namespace }, { onSpawn: (pid) => (client = pid) });
+      for (let i = 0; i < 300 && !(await lockWaiters()); i += 1) await sleep(100);
       assert.ok(await lockWaiters(), 'the helper queued for the held lock');
+      assert.ok(client !== undefined, 'the ssh client runs');
+      process.kill(client, 'SIGKILL');
       const outcome = await pending;
       assert.equal(outcome.line, undefined, 'the caller went away before any result');
       const closedAt = Date.now();
