@@ -15,13 +15,15 @@ export interface Inspection {
 }
 
 export type AccountRequest =
-  { op: 'inspect'; dir: string; names: readonly string[] } | { op: 'write'; dir: string; files: readonly { name: string; content: string }[]; mkdir?: boolean } | { op: 'remove'; dir: string };
+  | { op: 'inspect'; dir: string; names: readonly string[] }
+  | { op: 'write'; dir: string; files: readonly { name: string; content: string }[]; mkdir?: boolean; sweep?: readonly string[] }
+  | { op: 'remove'; dir: string };
 
 /**
  * The child's whole program, fixed text: the request (documents included) comes on its stdin, never
  * on argv; it answers with one JSON line of kinds and digests, never contents.
  */
-const ACCOUNT_PROGRAM = String.raw`'use strict';
+export const ACCOUNT_PROGRAM = String.raw`'use strict';
 const fs = require('fs'), crypto = require('crypto');
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX = 1048576;
@@ -43,6 +45,12 @@ function inspect(r) {
 function write(r) {
   if (r.mkdir) { try { fs.mkdirSync(r.dir, { mode: 0o700 }); } catch (e) { if (e.code !== 'EEXIST') throw e; } }
   if (kindOf(r.dir) !== 'dir') throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+  // A temp of ours that a killed write left (its name is ours and the document's): unlink never follows a link.
+  const swept = new Set(r.sweep || []);
+  for (const n of fs.readdirSync(r.dir)) {
+    const m = /^\.(.+)\.occ-[0-9a-f]{12}$/.exec(n);
+    if (m && swept.has(m[1])) { try { fs.unlinkSync(r.dir + '/' + n); } catch (e) { if (e.code !== 'ENOENT' && e.code !== 'EISDIR') throw e; } }
+  }
   for (const f of r.files) {
     const temp = r.dir + '/.' + f.name + '.occ-' + crypto.randomBytes(6).toString('hex');
     const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);

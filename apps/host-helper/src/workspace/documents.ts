@@ -55,7 +55,9 @@ export async function writeDocuments(runner: HostRunner, target: WorkspaceTarget
     const entry = inspection.files[document.name];
     return !(entry?.kind === 'file' && entry.sha256 === sha256Hex(document.content));
   });
-  if (pending.length > 0) await asAccount(runner, target.nodePath, target.account, { op: 'write', dir: target.dir, files: pending }, signal);
+  // Always sent: the write also clears temps an earlier, killed write left, even when every document is already in place.
+  const sweep = documents.map((document) => document.name);
+  await asAccount(runner, target.nodePath, target.account, { op: 'write', dir: target.dir, files: pending, sweep }, signal);
 }
 
 /** After the second native setup: every document holds exactly the submitted text. */

@@ -1,0 +1,33 @@
+// The account program's write, run directly (as this user, not through setpriv): it clears the temps a
+// killed write of the same documents left, and nothing else in the workspace.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ACCOUNT_PROGRAM } from './as-account.js';
+
+describe('the account program', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'occ-as-account-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('write clears the temps a killed write of its documents left, follows no link, and keeps everything else', () => {
+    const outside = join(dir, '..', `${dir.split('/').pop()}-outside`);
+    writeFileSync(outside, 'kept');
+    try {
+      writeFileSync(join(dir, '.SOUL.md.occ-0123456789ab'), 'half');
+      symlinkSync(outside, join(dir, '.AGENTS.md.occ-abcdef012345'));
+      writeFileSync(join(dir, '.USER.md.occ-0123456789ab'), 'not this setup');
+      writeFileSync(join(dir, '.SOUL.md.occ-short'), 'not our name');
+      writeFileSync(join(dir, 'notes.txt'), 'the Agent');
+      const request = { op: 'write', dir, files: [{ name: 'IDENTITY.md', content: '# IDENTITY.md\n' }], sweep: ['SOUL.md', 'AGENTS.md', 'IDENTITY.md'] };
+      const out = execFileSync(process.execPath, ['-e', ACCOUNT_PROGRAM], { input: JSON.stringify(request), encoding: 'utf8' });
+      assert.deepEqual(JSON.parse(out), {});
+      assert.deepEqual(readdirSync(dir).sort(), ['.SOUL.md.occ-short', '.USER.md.occ-0123456789ab', 'IDENTITY.md', 'notes.txt']);
+      assert.deepEqual(readdirSync(join(dir, '..')).includes(outside.split('/').pop()!), true, 'the link target is untouched');
+    } finally {
+      rmSync(outside, { force: true });
+    }
+  });
+});
