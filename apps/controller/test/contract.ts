@@ -7,8 +7,9 @@ import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { MARKER_VERSION } from '@occ-ssh/markers';
-import { ERROR_CODES, FAILURE_OF, OPERATIONS, PROTOCOL_VERSION, type OperationName } from '@occ-ssh/protocol';
+import { toJSONSchema } from 'zod';
+import { MARKER_VERSION, agentMarker, namespaceMarker, revisionMarker, servedMarker, workspaceSetupMarker } from '@occ-ssh/markers';
+import { ERROR_CODES, FAILURE_OF, OPERATIONS, PROTOCOL_VERSION, envelope, heartbeatLine, resultLine, type OperationName } from '@occ-ssh/protocol';
 import { configurationSchema } from '../src/package-entry.js';
 import { SshComputeDriver, TRACED_METHODS } from '../src/driver.js';
 import { SECONDS_BUCKETS } from '../src/telemetry.js';
@@ -77,13 +78,28 @@ async function emitted() {
   };
 }
 
+/**
+ * The JSON Schema of each shape, digested: the wire's (every envelope, result and line) and the
+ * markers'. A shape that changes while its version stays fails the contract test, since an older
+ * helper or controller reads these with strict schemas (docs/versioning.md).
+ */
+const shapeDigest = (schemas: readonly unknown[]) =>
+  createHash('sha256')
+    .update(JSON.stringify(schemas.map((schema) => toJSONSchema(schema as Parameters<typeof toJSONSchema>[0], { unrepresentable: 'any', io: 'input' }))))
+    .digest('hex')
+    .slice(0, 12);
+const WIRE_SHAPES = [envelope, heartbeatLine, resultLine, ...Object.values(OPERATIONS).map((operation) => operation.result)];
+const MARKER_SHAPES = [namespaceMarker, agentMarker, revisionMarker, servedMarker, workspaceSetupMarker];
+
 /** The contract snapshot, as pretty JSON with a final newline. */
 export async function releaseContract(): Promise<string> {
   const engines = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { engines: unknown }).engines;
   const contract = {
     engines,
     protocolVersion: PROTOCOL_VERSION,
+    wireShapes: shapeDigest(WIRE_SHAPES),
     markerVersion: MARKER_VERSION,
+    markerShapes: shapeDigest(MARKER_SHAPES),
     errorCodes: Object.fromEntries(ERROR_CODES.map((code) => [code, FAILURE_OF[code]])),
     transportCauses: TRANSPORT_CAUSES,
     spans: [...TRACED_METHODS.map((method) => `occ_ssh ${method}`), ...Object.keys(OPERATIONS).map((operation) => `occ_ssh.helper ${operation}`)],
