@@ -7,9 +7,7 @@ import {
   toComputeError,
   type OperationArgs,
   type OperationName,
-  type OperationResult,
   type PlannedOperation,
-  type PlanResult,
   type ResourceIds,
 } from '@occ-ssh/protocol';
 import { admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth } from './admission/harness.js';
@@ -18,13 +16,14 @@ import { admitWorkspaceSetup } from './admission/workspace-setup.js';
 import { Bindings, ownerOf, refuseExistingNamespace } from './bindings.js';
 import { hostFor } from './config/hosts.js';
 import type { SshComputeConfiguration } from './config/schema.js';
-import { createDefaultDeps, type HelperArtifact, type HelperProgress } from './deps.js';
+import { createDefaultDeps, type HelperArtifact } from './deps.js';
 import { describePrepareRevisionFailure, type PrepareFailureDiagnostic } from './diagnostics.js';
 import { HookRegistry } from './hooks/registry.js';
 import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './hooks/run.js';
 import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
 import { namespaceFailureReason } from './namespace-reason.js';
+import type { AgentDeletionReport, HelperProgress, HostInventory, LogPage, LogQuery, OperationPlan, StopReport } from './public-types.js';
 import { OperationRunner } from './runner.js';
 import { traceMethods, type TracedMethods } from './telemetry.js';
 import { capacityWarnings, checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
@@ -214,7 +213,7 @@ export class SshComputeDriver {
   }
 
   /** stopRevision, telling what the host found: `currentRemoved` is false when this revision was not running. */
-  async stopRevisionReport(revision: AgentRevision): Promise<OperationResult<'stop-revision'>> {
+  async stopRevisionReport(revision: AgentRevision): Promise<StopReport> {
     const owners = this.hooks.ownersForOperation();
     const bound = this.target(revision);
     const signal = this.operationSignal();
@@ -244,7 +243,7 @@ export class SshComputeDriver {
   }
 
   /** deleteAgentRuntimeCredentials for operator tools: what the host removed. */
-  async deleteAgent(binding: ComputeAgentBinding): Promise<OperationResult<'delete-agent'>> {
+  async deleteAgent(binding: ComputeAgentBinding): Promise<AgentDeletionReport> {
     this.hooks.ownersForOperation();
     this.bindings.bind(binding);
     const owner = ownerOf(binding);
@@ -338,7 +337,7 @@ export class SshComputeDriver {
    * real call sends after the same admission, so a refusal is the real one. No hook runs: a plan has
    * no launch environment to make, and activation is planned with none (the CLI registers no hooks).
    */
-  async planOperation(intent: PlanIntent): Promise<PlanResult> {
+  async planOperation(intent: PlanIntent): Promise<OperationPlan> {
     this.hooks.ownersForOperation();
     const signal = this.operationSignal();
     const ask = async <O extends PlannedOperation>(namespaceName: string, operation: O, args: OperationArgs<O>, fields: Record<string, string>) => {
@@ -389,13 +388,13 @@ export class SshComputeDriver {
   }
 
   /** For the operator CLI: one page of the Agent's gateway journal (read-only; the host derives unit and UID). */
-  async readLogs(binding: ComputeAgentBinding, query: Omit<OperationArgs<'read-logs'>, 'owner'>): Promise<OperationResult<'read-logs'>> {
+  async readLogs(binding: ComputeAgentBinding, query: LogQuery): Promise<LogPage> {
     const owner = ownerOf(binding);
     return (await this.send(owner.namespace.name, 'read-logs', { owner, ...query }, this.operationSignal(), { namespace: owner.namespace.id, agent: owner.agent.id })).result;
   }
 
   /** Read-only view of every Namespace and Agent on the host that serves `namespaceName` (operator status). */
-  async inventory(namespaceName: string): Promise<OperationResult<'inventory'>> {
+  async inventory(namespaceName: string): Promise<HostInventory> {
     return (await this.send(namespaceName, 'inventory', {}, this.operationSignal(), {})).result;
   }
 
@@ -403,8 +402,6 @@ export class SshComputeDriver {
     return this.runner.run(namespaceName, operation, args, signal, fields);
   }
 }
-
-export type { OperationResult };
 
 type BoundAgent = ReturnType<Bindings['require']>;
 
