@@ -3,11 +3,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readArtifact, type HelperArtifact } from '@occ-ssh/helper-call';
-import { assertNever, ComputeError, type OperationName } from '@occ-ssh/protocol';
+import { assertNever, ComputeError } from '@occ-ssh/protocol';
 import type { SshClientSettings } from '@occ-ssh/ssh-client';
 import type { SshComputeConfiguration } from './config/schema.js';
 import { HostLimiter } from './limiter.js';
 import { createLogger, type Logger } from './logging.js';
+import type { HelperProgress } from './public-types.js';
 import type { HelperTracer } from './telemetry.js';
 import type { CommandExecutor } from './transport/executor.js';
 import { OpenSshMuxExecutor } from './transport/openssh-mux.js';
@@ -15,14 +16,6 @@ import { Ssh2PoolExecutor } from './transport/ssh2-pool.js';
 import { SystemSshCommandExecutor } from './transport/system-ssh.js';
 
 export type { HelperArtifact };
-
-export interface HelperProgress {
-  host: string;
-  operation: OperationName;
-  /** Heartbeats seen so far in this invocation. */
-  heartbeats: number;
-  elapsedMs: number;
-}
 
 /** What the world learns of each helper call besides the log line. */
 interface OperationObserver {

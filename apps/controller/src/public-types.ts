@@ -2,7 +2,6 @@
 // for integrators instead of inferred from the wire schemas, whose zod values are no part of the API.
 // The checks at the end fail typecheck when a type here and its wire type differ in any way.
 import type { OperationArgs, OperationName, OperationResult, PlanResult } from '@occ-ssh/protocol';
-import type { HelperProgress as DepsHelperProgress } from './deps.js';
 
 /** A host helper operation, as the driver names it in logs, spans and progress. */
 export type HelperOperation =
@@ -196,7 +195,6 @@ type Holds<T extends true> = T;
 /** Each written-out type is its wire type; a field added, dropped or changed on either side fails typecheck here. */
 type _WireChecks = [
   Holds<Same<HelperOperation, OperationName>>,
-  Holds<Same<HelperProgress, DepsHelperProgress>>,
   Holds<Same<StopReport, OperationResult<'stop-revision'>>>,
   Holds<Same<AgentDeletionReport, OperationResult<'delete-agent'>>>,
   Holds<Same<HostInventory, OperationResult<'inventory'>>>,
