@@ -41,6 +41,17 @@ function burst() {
 burst();
 `;
 
+/** As native `setup` (its own transient unit): a line through each socket and stdout, then success. */
+const SETUP_LOGGER = `
+if (process.argv[2] === 'setup') {
+  const { execFileSync } = require('node:child_process');
+  execFileSync('/usr/bin/logger', ['-t', 'setup-logger', '--', 'setup line via dev-log']);
+  execFileSync('/usr/bin/logger', ['--journald'], { input: 'MESSAGE=setup line via native\\n' });
+  console.log('setup line via stdout');
+  process.exit(0);
+}
+`;
+
 const ATTACK = `
 const { existsSync, writeFileSync } = require('node:fs');
 const started = process.env.OPENCLAW_STATE_DIR + '/flood.started';
@@ -165,6 +176,22 @@ describe('a compromised gateway cannot flood the host journal', () => {
     assert.equal(again.unitChanged, true);
     assert.ok((await host.run(['cat', layout.unitFile])).split('\n').includes(`LogNamespace=${GATEWAY_LOG_NAMESPACE}`));
     await waitFor(async () => (await journal([`--namespace=${GATEWAY_LOG_NAMESPACE}`, ...selection])).filter((line) => listening.test(line)).length === 2, 60, 'no new line in the namespace');
+  });
+
+  test('native setup, in its transient unit, logs into the namespace too and never into the system journal', async () => {
+    const setupLogger = owner('setup-logger');
+    const openclawPath = await installTenantGateway(host, 'setup-logger', SETUP_LOGGER);
+    await ok(host, 'ensure-namespace', { namespace: setupLogger.namespace });
+    const prepared = prepareArgs(setupLogger, 1);
+    await ok(host, 'prepare-revision', prepared, { runtime: { openclawPath } });
+    const setup = { id: 'setup-logs', completed: false, documents: [] };
+    assert.equal((await ok(host, 'setup-workspace', { owner: setupLogger, revision: prepared.revision, setup }, { runtime: { openclawPath } })).workspace, 'applied');
+    await host.run(['journalctl', '--sync']);
+    const uid = await uidOf(setupLogger);
+    assert.deepEqual(await journal([`_UID=${uid}`]), [], 'nothing of the setup account in the system journal');
+    await host.run(['journalctl', `--namespace=${GATEWAY_LOG_NAMESPACE}`, '--sync']);
+    const logged = await journal([`--namespace=${GATEWAY_LOG_NAMESPACE}`, `_UID=${uid}`]);
+    assert.deepEqual(logged.filter((line) => line.startsWith('setup line')).sort(), ['setup line via dev-log', 'setup line via native'], 'its stdout goes nowhere (StandardOutput=null)');
   });
 
   async function waitForFile(path: string, seconds: number): Promise<string> {
