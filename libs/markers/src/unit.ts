@@ -83,7 +83,8 @@ export const GATEWAY_LOG_NAMESPACE = 'openclaw-enterprise';
  * files (sized by /etc/systemd/journald@openclaw-enterprise.conf), never the helper's audit lines or
  * another service's logs. journald (not systemd) keeps the counts, per unit and for each of its five
  * priority groups, scaling the burst by free journal space (x1 to x6): 1,000 per 30 s is a tenth of
- * journald's default, over 30 lines a second per group, far more than a gateway logs while it works.
+ * journald's default and still over 30 lines a second in each group, so a working gateway's bursts
+ * (start-up, errors) stay whole while a flood is cut to a tenth of what journald alone would keep.
  */
 function journalLines(): string[] {
   return [`LogNamespace=${GATEWAY_LOG_NAMESPACE}`, 'LogRateLimitIntervalSec=30s', 'LogRateLimitBurst=1000'];
