@@ -3,7 +3,7 @@
 // each file boots its own host, so the pool runs the slow refused cases beside the admitted ones.
 import assert from 'node:assert/strict';
 import { before } from 'node:test';
-import { sha256Hex, agentLayout, revisionLayout } from '@occ-ssh/markers';
+import { sha256Hex, agentLayout, revisionLayout, GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
 import type { TestHost } from '@occ-ssh/testhost';
 import { MANAGED_PASSWORD_REF } from '../src/admission/document.js';
@@ -126,7 +126,7 @@ export class GatewaySettingsHost {
       {},
     );
     await assert.rejects(activation, (error: unknown) => error instanceof ComputeError && error.code === 'not-ready');
-    const log = await host.run(['journalctl', '-u', layout.unitName, '--since', `@${since}`, '-o', 'cat', '--no-pager']);
+    const log = await host.run(['journalctl', `--namespace=+${GATEWAY_LOG_NAMESPACE}`, '-u', layout.unitName, '--since', `@${since}`, '-o', 'cat', '--no-pager']);
     assert.match(log, journal, log.slice(-2000));
 
     await driver.stopRevision(revision);

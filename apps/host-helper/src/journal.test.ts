@@ -42,6 +42,7 @@ describe('journal pages', () => {
     const args = journalArgs('openclaw-enterprise-gateway-0123456789ab.service', 990, 50, 1767225600, CURSOR(7));
     assert.ok(args.includes('_SYSTEMD_UNIT=openclaw-enterprise-gateway-0123456789ab.service'));
     assert.ok(args.includes('_UID=990'));
+    assert.ok(args.includes('--namespace=+openclaw-enterprise'), 'the gateways’ namespace, and the system journal an earlier unit logged into');
     assert.ok(args.includes('--lines=50') && args.includes('--since=@1767225600') && args.includes(`--after-cursor=${CURSOR(7)}`));
     assert.equal(
       args.some((a) => /SYSLOG_IDENTIFIER|^-t$|--identifier/.test(a)),

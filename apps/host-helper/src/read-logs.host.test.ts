@@ -3,6 +3,7 @@
 // attributed to its unit and UID, never a sibling's, and bounded by `lines`.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { AUDIT_IDENTIFIER } from './audit.js';
 import { accountOf, activateArgs, fails, installTenantGateway, layoutOf, ok, owner, prepareArgs, type CallOptions } from '@occ-ssh/test-support';
@@ -35,6 +36,7 @@ describe('read-logs on a real host', () => {
     await ok(host, 'activate-revision', activateArgs(quiet));
     assert.equal((await host.run(['cat', `${layoutOf(hostile).state}/logged.done`])).trim(), 'ok');
     await host.run(['journalctl', '--flush']);
+    await host.run(['journalctl', `--namespace=${GATEWAY_LOG_NAMESPACE}`, '--sync']);
   });
   after(() => host?.down());
 
@@ -46,12 +48,21 @@ describe('read-logs on a real host', () => {
     const messages = page.entries.map((e) => e.message ?? '');
     assert.ok(messages.includes('hostile \x1b[2J\x1b]0;owned\x07\u009b31m end'), messages.join('\n'));
     assert.ok(page.cursor);
-    // The lines the gateway sent through the syslog socket under the helper's tag and another one:
-    // journald stamps the sender's UID from the socket's credentials, so none of them is root's.
+    // The lines the gateway sent through the syslog socket under the helper's tag and another one, which
+    // its unit's /dev/log leads into the gateways' journal namespace: journald stamps the sender's UID from the socket's credentials, so none of them is root's.
     // (Whether they also carry the unit depends on journald still finding the short-lived logger in
     // /proc, so read-logs may or may not return them; when it does, they are in this Agent's page.)
     const forged = (
-      await host.run(['journalctl', '--no-pager', '-o', 'json', '--output-fields=MESSAGE,_UID', `SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}`, 'SYSLOG_IDENTIFIER=openclaw-enterprise-gateway'])
+      await host.run([
+        'journalctl',
+        `--namespace=${GATEWAY_LOG_NAMESPACE}`,
+        '--no-pager',
+        '-o',
+        'json',
+        '--output-fields=MESSAGE,_UID',
+        `SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}`,
+        'SYSLOG_IDENTIFIER=openclaw-enterprise-gateway',
+      ])
     )
       .trim()
       .split('\n')

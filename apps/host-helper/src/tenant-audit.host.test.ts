@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { AUDIT_IDENTIFIER, AUDIT_JOURNAL_MATCHES } from './audit.js';
 import { accountOf, activateArgs, call, installTenantGateway, layoutOf, ok, owner, prepareArgs, type CallOptions } from '@occ-ssh/test-support';
@@ -54,10 +55,12 @@ describe('a compromised gateway cannot forge the audit trail', () => {
     assert.equal((await host.run(['cat', `${layoutOf(forger).state}/forged.done`])).trim(), String(FORGED + 1));
     await step('stop-revision', { owner: forger, revision: prepared.revision });
     await host.run(['journalctl', '--flush']);
+    await host.run(['journalctl', `--namespace=${GATEWAY_LOG_NAMESPACE}`, '--sync']);
 
-    // The forged lines are in the journal under the helper's tag, each stamped with the Agent's real UID.
+    // The forged lines are in the gateways' journal namespace (the only journal the unit reaches) under
+    // the helper's tag, each stamped with the Agent's real UID.
     const uid = (await host.run(['id', '-u', accountOf(forger)])).trim();
-    const tagged = (await host.run(['journalctl', '--no-pager', '-o', 'json', '-t', AUDIT_IDENTIFIER]))
+    const tagged = (await host.run(['journalctl', `--namespace=+${GATEWAY_LOG_NAMESPACE}`, '--no-pager', '-o', 'json', '-t', AUDIT_IDENTIFIER]))
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, string>);

@@ -53,6 +53,9 @@ SystemCallArchitectures=native
 SystemCallFilter=@system-service
 SystemCallFilter=~@privileged @resources
 SystemCallErrorNumber=EPERM
+LogNamespace=openclaw-enterprise
+LogRateLimitIntervalSec=30s
+LogRateLimitBurst=1000
 `;
 
 /** The golden unit, spelled out once: the two modes differ only in the port and the managed password's EnvironmentFile line. */

@@ -70,7 +70,24 @@ export function renderSandbox(input: SandboxInput): string[] {
   if (!Number.isInteger(input.port) || input.port < 1024 || input.port > 65535) {
     throw new UnitRenderError('port cannot be rendered into a unit');
   }
-  return ['NoNewPrivileges=true', 'PrivateTmp=true', ...sandboxLines(layout, root, hidden, input.current), ...socketBindLines(input.port), ...limitLines(input.limits ?? {})];
+  return ['NoNewPrivileges=true', 'PrivateTmp=true', ...sandboxLines(layout, root, hidden, input.current), ...journalLines(), ...socketBindLines(input.port), ...limitLines(input.limits ?? {})];
+}
+
+/** The journal namespace every gateway and native setup of the host logs into, apart from the system journal. */
+export const GATEWAY_LOG_NAMESPACE = 'openclaw-enterprise';
+
+/**
+ * Security: what an Agent's processes can write to the journal. With LogNamespace= systemd mounts the
+ * namespace's sockets over /run/systemd/journal/ and /dev/log inside the unit and connects its output
+ * to them, so the unit has no path to the system journal: a flood rotates only the namespace's own
+ * files (sized by /etc/systemd/journald@openclaw-enterprise.conf), never the helper's audit lines or
+ * another service's logs. journald (not systemd) keeps the counts, per unit and for each of its five
+ * priority groups, scaling the burst by free journal space (x1 to x6): 1,000 per 30 s is a tenth of
+ * journald's default and still over 30 lines a second in each group, so a working gateway's bursts
+ * (start-up, errors) stay whole while a flood is cut to a tenth of what journald alone would keep.
+ */
+function journalLines(): string[] {
+  return [`LogNamespace=${GATEWAY_LOG_NAMESPACE}`, 'LogRateLimitIntervalSec=30s', 'LogRateLimitBurst=1000'];
 }
 
 export function renderUnit(input: UnitInput): string {

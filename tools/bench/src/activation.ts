@@ -5,7 +5,7 @@
 // answer 200). Host and controller share one kernel clock, so the timestamps line up.
 import { join } from 'node:path';
 import { SystemSshCommandExecutor } from '@occ-ssh/controller/internal';
-import { agentLayout } from '@occ-ssh/markers';
+import { agentLayout, GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { progress, type BenchContext } from './context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, RUNTIME_ROOT, TRANSPORTS, UNIT_DIRECTORY, type BenchHost, type Transport } from './installation.js';
 import { RecordingExecutor } from './recording.js';
@@ -97,7 +97,7 @@ export async function measureActivation(ctx: BenchContext, host: BenchHost): Pro
   const layout = agentLayout(RUNTIME_ROOT, UNIT_DIRECTORY, binding.namespace.id, binding.agent.id);
   const readCommand = (sinceSeconds: number) =>
     [
-      `journalctl -u ${layout.unitName} -o json --no-pager --since @${sinceSeconds}`,
+      `journalctl --namespace=+${GATEWAY_LOG_NAMESPACE} -u ${layout.unitName} -o json --no-pager --since @${sinceSeconds}`,
       `echo ${SEPARATOR}`,
       `tail -n 1 ${layout.state}/fixture-starts.jsonl`,
       `echo ${SEPARATOR}`,

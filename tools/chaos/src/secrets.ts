@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { agentLayout } from '@occ-ssh/markers';
+import { agentLayout, GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { ComputeError, type AgentRevision, type LifecycleDriver } from '@occ-ssh/controller';
 import { collect } from '@occ-ssh/ssh-client';
 import { controller, installationYaml, memoryLogger } from './controllers.js';
@@ -47,7 +47,8 @@ export function laneSightings(corpora: readonly Corpus[]): Sighting[] {
 /** What a lane's host kept once the lane is done: every helper audit line, and the whole journal (gateway and native-setup units, systemd). */
 export async function laneJournals(link: HostLink, lane: string): Promise<Corpus[]> {
   const audit = await link.run(['journalctl', '--no-pager', '-o', 'cat', '_UID=0', '_TRANSPORT=syslog', 'SYSLOG_IDENTIFIER=occ-ssh-helper']);
-  const journal = await link.run(['journalctl', '--no-pager', '-o', 'short-iso']);
+  // Every journal namespace: the gateways and native setup log into their own (libs/markers unit.ts).
+  const journal = await link.run(['journalctl', '--namespace=*', '--no-pager', '-o', 'short-iso']);
   return [
     { name: `${lane}: helper audit lines`, text: audit },
     { name: `${lane}: host journal`, text: journal },
@@ -291,7 +292,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     rmSync(work, { recursive: true, force: true });
   }
 
-  const journal = (await link.exec(['journalctl', '--no-pager', '-o', 'cat', '-u', layout.unitName, '-u', wsLayout.unitName])).stdout;
+  const journal = (await link.exec(['journalctl', `--namespace=+${GATEWAY_LOG_NAMESPACE}`, '--no-pager', '-o', 'cat', '-u', layout.unitName, '-u', wsLayout.unitName])).stdout;
   const secrets: Secret[] = [
     { name: 'document sentinel', value: docSentinel },
     { name: 'launch placeholder', value: placeholder },

@@ -5,6 +5,7 @@
 // read. Attacks: a gateway holding the host's serialization lock, a gateway trickling /readyz,
 // forged audit lines, huge trees in home/ and state/, and siblings reading launch placeholders.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import type { InventoryResult } from '@occ-ssh/protocol';
 import { installTenantGateway, ROOT } from '@occ-ssh/test-support';
 import { auditForger, lockHolder, TRICKLER } from './tenant-attacks.js';
@@ -133,7 +134,7 @@ async function forgedAudit(link: HostLink, forger: Tenant, bounds: TenantBounds)
     ];
     result.realRequests = real.map((call) => call.requestId!);
     result.forgedWritten = (JSON.parse((await readAsRoot(link, `${forger.layout.state}/forged.json`)) ?? '{"written":0}') as { written: number }).written;
-    const journal = await link.exec(['journalctl', '--no-pager', '-o', 'cat', '-t', 'occ-ssh-helper']);
+    const journal = await link.exec(['journalctl', `--namespace=+${GATEWAY_LOG_NAMESPACE}`, '--no-pager', '-o', 'cat', '-t', 'occ-ssh-helper']);
     result.forgedInJournal = journal.stdout.split('\n').filter((line) => / request=forged-\d+ /.test(line)).length;
     const inventory = await timed(link, 'host', 'inventory', {}, capOf(bounds.inventoryMs));
     result.inventory = plain(inventory);

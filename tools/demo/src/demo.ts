@@ -65,7 +65,7 @@ async function main(): Promise<void> {
   if (keep) {
     console.log(`\nThe host stays up. Reach it with:
   ssh -i ${host.identityFile} -o UserKnownHostsFile=${host.knownHostsFile} -o StrictHostKeyChecking=yes root@${host.address}
-  then: curl -s http://127.0.0.1:18800/readyz ; journalctl -u 'openclaw-enterprise-gateway-*'
+  then: curl -s http://127.0.0.1:18800/readyz ; journalctl --namespace=+openclaw-enterprise -u 'openclaw-enterprise-gateway-*'
 Tear it down with: npm run occ-ssh -- delete-namespace --config ${dir}/installation.yaml --ledger ${dir}/ledger.json --revision ${rev2} --yes && npm run testhost -- down ${HOST}`);
   } else {
     await step('occ-ssh delete-namespace', () => occ('delete-namespace', '--revision', rev2, '--yes'));

@@ -26,7 +26,7 @@ export interface TestHost extends AsyncDisposable {
   exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
   /** Same, but throws (with stderr in the message) on a nonzero exit. */
   run(argv: readonly string[], opts?: ExecOptions): Promise<string>;
-  /** journalctl -u <unit> --no-pager -o cat */
+  /** journalctl -u <unit> --no-pager -o cat, over the system journal and the gateways' journal namespace. */
   journal(unit: string): Promise<string>;
   down(): Promise<void>;
   /** Reboots the host in place (same overlay, address, key) and waits for sshd. */
@@ -77,8 +77,9 @@ class BootedHost implements TestHost {
     return sshRun(this.target, argv, opts);
   }
 
+  /** The gateway units log into the `openclaw-enterprise` namespace (libs/markers unit.ts), systemd's lines about them stay in the system journal. */
   journal(unit: string): Promise<string> {
-    return this.run(['journalctl', '-u', unit, '--no-pager', '-o', 'cat']);
+    return this.run(['journalctl', '--namespace=+openclaw-enterprise', '-u', unit, '--no-pager', '-o', 'cat']);
   }
 
   async enableResourceControls(): Promise<void> {

@@ -58,7 +58,7 @@ describe('occ-ssh logs of a compromised gateway, on a real host', () => {
     assert.match(result.out, /^\S+Z agent-logs\[\d+\]: operation=delete-namespace outcome=ok request=forged namespace=ns-victim$/m);
     // Every printed line is either the header or attributed to the Agent: the newline inside an entry starts nothing.
     for (const line of result.out.trimEnd().split('\n').slice(1)) assert.match(line, /^\S+Z agent-logs\[\d+\]: /);
-    assert.match(result.out, /^gateway journal of Agent agent-logs \(journalctl _SYSTEMD_UNIT=openclaw-enterprise-gateway-[0-9a-f]{12}\.service _UID=\d+\):$/m);
+    assert.match(result.out, /^gateway journal of Agent agent-logs \(journalctl --namespace=\+openclaw-enterprise _SYSTEMD_UNIT=openclaw-enterprise-gateway-[0-9a-f]{12}\.service _UID=\d+\):$/m);
   });
 
   test('--json carries the gateway’s text as data, control characters included', async () => {

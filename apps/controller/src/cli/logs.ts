@@ -1,5 +1,6 @@
 // occ-ssh logs: one Agent's gateway journal, read by the host helper, printed as the gateway's own
 // words: every line is attributed to the Agent and its control characters are shown, not obeyed.
+import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { MAX_LOG_LINES, type LogEntry } from '@occ-ssh/protocol';
 import type { CommandContext } from './commands.js';
 import { neutralise } from './journal-text.js';
@@ -25,7 +26,9 @@ export async function logs({ options, driver, report, print, signal }: CommandCo
     ...(revision ? { revision } : {}),
     ...(options.since === undefined ? {} : { sinceEpochSeconds: options.since }),
   });
-  report.line(`gateway journal of Agent ${binding.agent.id} (journalctl _SYSTEMD_UNIT=${first.unit} _UID=${first.uid})${first.truncated ? `; older entries left out to stay within 256 KiB` : ''}:`);
+  report.line(
+    `gateway journal of Agent ${binding.agent.id} (journalctl --namespace=+${GATEWAY_LOG_NAMESPACE} _SYSTEMD_UNIT=${first.unit} _UID=${first.uid})${first.truncated ? `; older entries left out to stay within 256 KiB` : ''}:`,
+  );
   if (!options.follow) {
     if (!options.json) show(first.entries);
     return { unit: first.unit, uid: first.uid, entries: first.entries, truncated: first.truncated };

@@ -1,5 +1,6 @@
 // read-logs: one Agent's gateway journal. The unit and UID come from the Agent's verified markers and
 // live account, never from the request; every other value is a number or a checked cursor.
+import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context.js';
@@ -36,7 +37,10 @@ export async function readLogs(ctx: OpContext, args: Args): Promise<OperationRes
 /**
  * Security: selected by the fields journald stamps itself, the unit from the writer's cgroup and the UID
  * from its socket credentials, so a gateway cannot log into another Agent's view. SYSLOG_IDENTIFIER,
- * which the gateway chooses, is never matched.
+ * which the gateway chooses, is never matched. The gateways' journal namespace and the system journal
+ * are read together: a gateway whose unit an earlier release wrote (without LogNamespace=) keeps
+ * logging into the system journal until its next activation rewrites the unit, and its older lines
+ * stay there; the same matches select its lines in both.
  */
 export function journalArgs(unit: string, uid: number, lines: number, since: number | undefined, afterCursor: string | undefined): string[] {
   return [
@@ -44,6 +48,7 @@ export function journalArgs(unit: string, uid: number, lines: number, since: num
     '--quiet',
     '--output=json',
     '--output-fields=MESSAGE,_PID',
+    `--namespace=+${GATEWAY_LOG_NAMESPACE}`,
     `--lines=${lines}`,
     ...(since === undefined ? [] : [`--since=@${since}`]),
     ...(afterCursor === undefined ? [] : [`--after-cursor=${afterCursor}`]),

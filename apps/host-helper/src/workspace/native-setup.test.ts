@@ -47,6 +47,8 @@ describe('nativeSetupArgv', () => {
     const start = unit.indexOf('NoNewPrivileges=true');
     const gateway = unit.slice(start, unit.indexOf('\n\n', start)).split('\n');
     assert.ok(gateway.includes('MemoryMax=512M') && gateway.includes('SocketBindDeny=any') && gateway.includes(`TemporaryFileSystem=${ROOT}:ro`));
+    // What setup itself writes to /dev/log or the journal's socket goes to the gateways' namespace too.
+    assert.ok(gateway.includes('LogNamespace=openclaw-enterprise') && gateway.includes('LogRateLimitBurst=1000'));
     assert.deepEqual(
       properties(nativeSetupArgv(run, 120_000)).filter((line) => gateway.includes(line)),
       gateway.filter((line) => line !== `BindReadOnlyPaths=${layout.current}`),

@@ -69,7 +69,8 @@ const UNIT_GRACE_SECONDS = 5;
  * Agent-writable state/ and home/, so native setup runs Agent code: it gets the gateway unit's sandbox
  * and limits, the account's uid and gid, and a cgroup systemd kills whole (every process it forked
  * included) when setup exits, is stopped, or outlives RuntimeMaxSec=. Its output goes nowhere, not even
- * the journal, since it could echo document text.
+ * the journal, since it could echo document text; what it sends to the journal's sockets itself lands in
+ * the gateways' journal namespace under the same rate limit (the sandbox's LogNamespace= lines).
  */
 export function nativeSetupArgv(run: NativeSetupRun, timeoutMs: number): string[] {
   const { layout } = run;
