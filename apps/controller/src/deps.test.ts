@@ -64,10 +64,10 @@ describe('SshComputeDriver over its dependencies', () => {
       [bytes],
     );
     assert.deepEqual(
-      progress.map((p) => [p.host, p.operation, p.heartbeats]),
+      progress.map((p) => [p.host, p.namespaceName, p.operation, p.heartbeats]),
       [
-        ['stable', 'ensure-namespace', 1],
-        ['stable', 'ensure-namespace', 2],
+        ['203.0.113.10:22', 'stable', 'ensure-namespace', 1],
+        ['203.0.113.10:22', 'stable', 'ensure-namespace', 2],
       ],
     );
     await driver.close();

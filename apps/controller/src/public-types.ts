@@ -21,8 +21,10 @@ export type HelperOperation =
 
 /** One helper heartbeat, told to `onHelperProgress`: the helper is alive and working on `operation`. */
 export interface HelperProgress {
-  /** The `hosts` key (Namespace name) whose host runs the operation. */
+  /** The machine that runs the operation, `address:port` (as `occ_ssh.host` on spans and metrics). */
   host: string;
+  /** The Namespace name: the `hosts` key that selected the machine. */
+  namespaceName: string;
   /** The helper operation in progress. */
   operation: HelperOperation;
   /** Heartbeats seen so far in this invocation. */

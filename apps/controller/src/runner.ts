@@ -28,7 +28,7 @@ export class OperationRunner {
     const started = Date.now();
     try {
       const progress = observer.progress;
-      const onHeartbeat = progress && ((seq: number) => progress({ host: host.name, operation, heartbeats: seq + 1, elapsedMs: Date.now() - started }));
+      const onHeartbeat = progress && ((seq: number) => progress({ host: machineOf(host), namespaceName: host.name, operation, heartbeats: seq + 1, elapsedMs: Date.now() - started }));
       const request = { operation, args, host, requestId, runtime: runtimeSettingsFor(this.config, namespaceName), ...(signal ? { signal } : {}), ...(onHeartbeat ? { onHeartbeat } : {}) };
       // Keyed by the connection, not the Namespace: several Namespaces may share one host.
       const outcome = await limiter.run(`${host.user}@${host.address}:${host.port}`, () => runOperation(executor, helper, DRIVER_VERSION, request, this.operationTimeoutMs, observer.trace));
