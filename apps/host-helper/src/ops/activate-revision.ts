@@ -47,7 +47,9 @@ export interface ActivateState {
 }
 
 export async function activateRevision(ctx: OpContext, args: Args): Promise<Result> {
-  let state = await readActivateRevision(ctx, args);
+  // The first read only decides whether anything needs doing: what systemd says of the unit is asked
+  // once, in the read after the trim, which is the one the switch is planned from.
+  let state = await readActivateRevision(ctx, args, false);
   if (!state.alreadyServing) {
     // Security: the trim runs as the Agent over a tree it controls, so never under the host lock,
     // and only once the request is verified; whatever was read may be stale after it.
@@ -86,7 +88,8 @@ export async function activateRevisionPlan(ctx: OpContext, args: Args): Promise<
   return { steps: planActivateRevision(state), after: `then wait up to ${args.readinessTimeoutMs} ms for /readyz on 127.0.0.1:${state.agent.port}, and record served.json (planned after the wait)` };
 }
 
-async function readActivateRevision(ctx: OpContext, args: Args): Promise<ActivateState> {
+/** With `unitState` false systemd is not asked: `enabled`, `needsReload` and `failed` then read false, and no switch may be planned from them. */
+async function readActivateRevision(ctx: OpContext, args: Args, unitState = true): Promise<ActivateState> {
   const { owner, revision } = args;
   const { layout, paths, agent, account, marker } = await verifyTarget(ctx, args, args.configurationHash);
   const managedPassword = marker.auth !== 'trusted-proxy';
@@ -106,8 +109,9 @@ async function readActivateRevision(ctx: OpContext, args: Args): Promise<Activat
   const launchChanged = launchFileText(layout.launchEnvFile) !== launchText;
   const alreadyServing = !unitChanged && !launchChanged && current === paths.currentTarget && (await isServing(ctx.runner, layout, served, marker, agent.port, account.uid));
   // Whether it is enabled is read from the disk (`is-enabled`); systemd's cached view would miss a link removed by hand.
-  const enabled = !alreadyServing && (await isEnabled(ctx.runner, layout.unitName));
-  const facts = alreadyServing ? { needsReload: false, failed: false } : await unitFacts(ctx.runner, layout.unitName);
+  const ask = unitState && !alreadyServing;
+  const enabled = ask && (await isEnabled(ctx.runner, layout.unitName));
+  const facts = ask ? await unitFacts(ctx.runner, layout.unitName) : { needsReload: false, failed: false };
   return { layout, paths, agent, account, marker, unitText, unitChanged, launchText, launchChanged, current, alreadyServing, enabled, ...facts };
 }
 
