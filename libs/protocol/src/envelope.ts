@@ -24,11 +24,33 @@ function variant<O extends OperationName>(operation: O): Variant<O> {
   return z.strictObject({ ...envelopeBase, operation: z.literal(operation), args: OPERATIONS[operation].args }) as Variant<O>;
 }
 
-const [first, ...rest] = OPERATION_NAMES.map((name) => variant(name));
+export type Envelope = z.infer<Variant>;
 
-export const envelope = z.discriminatedUnion('operation', [first!, ...rest]);
+function allOperations() {
+  const [first, ...rest] = OPERATION_NAMES.map((name) => variant(name));
+  return z.discriminatedUnion('operation', [first!, ...rest]);
+}
 
-export type Envelope = z.infer<typeof envelope>;
+const variants = new Map<OperationName, Variant>();
+let union: z.ZodMiniType<Envelope> | undefined;
+
+/**
+ * The envelope of every operation, by `operation`. An envelope naming an operation is parsed by that
+ * operation's schema alone (what the discriminated union would hand it to), built on first use; any
+ * other value by the whole union, so its errors read as before.
+ */
+export const envelope = {
+  safeParse(value: unknown): z.core.util.SafeParseResult<Envelope> {
+    const operation = (value as { operation?: unknown } | null)?.operation;
+    if (typeof operation === 'string' && Object.hasOwn(OPERATIONS, operation)) {
+      const name = operation as OperationName;
+      const schema = variants.get(name) ?? variants.set(name, variant(name)).get(name)!;
+      return schema.safeParse(value) as z.core.util.SafeParseResult<Envelope>;
+    }
+    union ??= allOperations();
+    return union.safeParse(value);
+  },
+};
 type EnvelopeOf<O extends OperationName> = Extract<Envelope, { operation: O }>;
 
 interface EnvelopeInput<O extends OperationName> {

@@ -7,6 +7,8 @@ import { PLANNED_OPERATIONS, MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS, MUTAT
 import type { RuntimeSettings } from './runtime.js';
 import { PROTOCOL_VERSION } from './version.js';
 import { EXAMPLE_RUNTIME } from './operations/examples.js';
+import { lazyOperation } from './operations/define.js';
+import * as z from 'zod/mini';
 
 const owner = exampleArgs('verify-revision').owner;
 const revision = exampleArgs('verify-revision').revision;
@@ -61,6 +63,41 @@ describe('operation table', () => {
     for (const name of OPERATION_NAMES) {
       assert.equal(OPERATIONS[name].result.safeParse({ ...exampleResult(name), extra: 1 }).success, false, name);
     }
+  });
+});
+
+describe('schemas built on first use', () => {
+  it('an operation defined lazily builds its schemas once, at the first read of either', () => {
+    let builds = 0;
+    const definition = lazyOperation(
+      false,
+      () => {
+        builds += 1;
+        return { args: z.strictObject({ n: z.int() }), result: z.boolean() };
+      },
+      { args: { n: 1 }, result: true },
+    );
+    assert.equal(builds, 0);
+    assert.equal(definition.result.safeParse(true).success, true);
+    assert.equal(definition.args.safeParse({ n: 1.5 }).success, false);
+    assert.equal(builds, 1);
+  });
+
+  it('every operation of the table but read-logs builds its schemas on first use, so a helper call builds only its own', () => {
+    const lazy = OPERATION_NAMES.filter((name) => typeof Object.getOwnPropertyDescriptor(OPERATIONS[name], 'args')?.get === 'function');
+    assert.deepEqual(
+      lazy,
+      OPERATION_NAMES.filter((name) => name !== 'read-logs'),
+    );
+  });
+
+  it('an envelope of an unknown operation is refused as the whole union refuses it', () => {
+    const parsed = envelope.safeParse({ ...makeEnvelope({ operation: 'probe', args: {}, runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'r-1' }), operation: 'constructor' });
+    assert.equal(parsed.success, false);
+    assert.deepEqual(
+      parsed.error?.issues.map((issue) => [issue.code, issue.path]),
+      [['invalid_union', ['operation']]],
+    );
   });
 });
 
