@@ -31,26 +31,23 @@ function allOperations() {
   return z.discriminatedUnion('operation', [first!, ...rest]);
 }
 
+/** Every operation's envelope, as one discriminated union; built on first use, since the helper never needs it whole. */
+export const envelope = z.lazy(allOperations);
+
 const variants = new Map<OperationName, Variant>();
-let union: z.ZodMiniType<Envelope> | undefined;
 
 /**
- * The envelope of every operation, by `operation`. An envelope naming an operation is parsed by that
- * operation's schema alone (what the discriminated union would hand it to), built on first use; any
- * other value by the whole union, so its errors read as before.
+ * Parses as `envelope` does. An envelope naming an operation is parsed by that operation's schema
+ * alone (what the union would hand it to), built on first use, so a helper call builds only its own;
+ * any other value by the whole union, so its errors read the same.
  */
-export const envelope = {
-  safeParse(value: unknown): z.core.util.SafeParseResult<Envelope> {
-    const operation = (value as { operation?: unknown } | null)?.operation;
-    if (typeof operation === 'string' && Object.hasOwn(OPERATIONS, operation)) {
-      const name = operation as OperationName;
-      const schema = variants.get(name) ?? variants.set(name, variant(name)).get(name)!;
-      return schema.safeParse(value) as z.core.util.SafeParseResult<Envelope>;
-    }
-    union ??= allOperations();
-    return union.safeParse(value);
-  },
-};
+export function parseEnvelope(value: unknown): z.core.util.SafeParseResult<Envelope> {
+  const operation = (value as { operation?: unknown } | null)?.operation;
+  if (typeof operation !== 'string' || !Object.hasOwn(OPERATIONS, operation)) return envelope.safeParse(value);
+  const name = operation as OperationName;
+  const schema = variants.get(name) ?? variants.set(name, variant(name)).get(name)!;
+  return schema.safeParse(value) as z.core.util.SafeParseResult<Envelope>;
+}
 type EnvelopeOf<O extends OperationName> = Extract<Envelope, { operation: O }>;
 
 interface EnvelopeInput<O extends OperationName> {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { envelope, makeEnvelope } from './envelope.js';
+import { envelope, makeEnvelope, parseEnvelope } from './envelope.js';
 import { PLANNED_OPERATIONS, MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS, MUTATING_OPERATIONS, OPERATION_NAMES, OPERATIONS, exampleArgs, exampleResult } from './operations/index.js';
 import type { RuntimeSettings } from './runtime.js';
 import { PROTOCOL_VERSION } from './version.js';
@@ -91,11 +91,21 @@ describe('schemas built on first use', () => {
     );
   });
 
-  it('an envelope of an unknown operation is refused as the whole union refuses it', () => {
-    const parsed = envelope.safeParse({ ...makeEnvelope({ operation: 'probe', args: {}, runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'r-1' }), operation: 'constructor' });
-    assert.equal(parsed.success, false);
+  it('parseEnvelope answers as the whole union: for a valid envelope, bad arguments, and an unknown operation', () => {
+    const probe = makeEnvelope({ operation: 'probe', args: {}, runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'r-1' });
+    const badPrepare = {
+      ...makeEnvelope({ operation: 'prepare-revision', args: exampleArgs('prepare-revision'), runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'r-2' }),
+      args: { harness: 'other' },
+    };
+    for (const value of [probe, badPrepare, { ...probe, operation: 'constructor' }, null, 'probe']) {
+      const own = parseEnvelope(value);
+      const whole = envelope.safeParse(value);
+      assert.equal(own.success, whole.success);
+      assert.deepEqual(own.error?.issues, whole.error?.issues);
+    }
+    assert.equal(parseEnvelope(probe).success, true);
     assert.deepEqual(
-      parsed.error?.issues.map((issue) => [issue.code, issue.path]),
+      parseEnvelope({ ...probe, operation: 'constructor' }).error?.issues.map((issue) => [issue.code, issue.path]),
       [['invalid_union', ['operation']]],
     );
   });
