@@ -130,6 +130,29 @@ describe('activation lifecycle on a real host', () => {
     assert.equal((JSON.parse(await host.run(['cat', layout.served])) as { revisionId: string }).revisionId, rev2.revision.id);
   });
 
+  test('an activation asks systemd about the unit once before its restart (whether it is enabled is read from its links), and a new launch.env needs no reload', async () => {
+    // A pass-through systemctl first on the helper's PATH records every call the helper makes.
+    const log = '/run/occ-systemctl-calls';
+    const wrapper = `#!/bin/sh\nprintf '%s\\n' "$*" >> ${log}\nexec /usr/bin/systemctl "$@"\n`;
+    await host.run(['sh', '-c', `rm -f ${log} && cat > /usr/local/sbin/systemctl && chmod 0755 /usr/local/sbin/systemctl`], { input: wrapper });
+    try {
+      await ok(host, 'activate-revision', activateArgs(rev2, { OCC_ROUND: 'opaque-count' }));
+    } finally {
+      await host.run(['rm', '-f', '/usr/local/sbin/systemctl']);
+    }
+    const calls = (await host.run(['cat', log])).trim().split('\n');
+    assert.deepEqual(calls.slice(0, calls.indexOf(`restart ${layout.unitName}`) + 1), [`show --property=NeedDaemonReload,ActiveState,Result ${layout.unitName}`, `restart ${layout.unitName}`]);
+  });
+
+  test('a wants link removed by hand is made again by the next activation', async () => {
+    const wants = `${UNIT_DIR}/multi-user.target.wants/${layout.unitName}`;
+    await host.run(['rm', wants]);
+    assert.equal(await unitEnabled(), 'disabled');
+    await ok(host, 'activate-revision', activateArgs(rev2, { OCC_ROUND: 'opaque-relinked' }));
+    assert.equal(await unitEnabled(), 'enabled');
+    assert.equal((await host.run(['readlink', wants])).trim(), layout.unitFile);
+  });
+
   test('retiring a non-current revision removes only its snapshot', async () => {
     const result = await ok(host, 'retire-revision', { owner: who, revision: rev1.revision });
     assert.deepEqual(result, { removed: true, wasCurrent: false });

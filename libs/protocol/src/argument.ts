@@ -1,6 +1,6 @@
 // Encoding of the one base64 JSON argument, bounded well below Linux's 128 KiB argument limit.
 import { ComputeError, formatIssues } from './errors.js';
-import { envelope, type Envelope } from './envelope.js';
+import { parseEnvelope, type Envelope } from './envelope.js';
 
 /**
  * sshd runs the remote command as one `sh -c` argument, which Linux caps at 128 KiB
@@ -12,7 +12,7 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 
 /** Encodes a validated envelope; a too-large one is a permanent configuration error, raised before any host is contacted. */
 export function encodeArgument(value: Envelope): string {
-  const checked = envelope.safeParse(value);
+  const checked = parseEnvelope(value);
   if (!checked.success) {
     throw new ComputeError('configuration', `invalid ${value.operation ?? 'unknown'} operation: ${formatIssues(checked.error)}`, {
       operation: value.operation,
@@ -33,7 +33,7 @@ export function decodeArgument(encoded: unknown): Envelope {
   if (encoded.length > MAX_ARGUMENT_BYTES) {
     throw new ComputeError('configuration', `operation argument exceeds ${MAX_ARGUMENT_BYTES} bytes`);
   }
-  const checked = envelope.safeParse(parseBase64Json(encoded));
+  const checked = parseEnvelope(parseBase64Json(encoded));
   if (!checked.success) {
     throw new ComputeError('configuration', `invalid operation: ${formatIssues(checked.error)}`);
   }

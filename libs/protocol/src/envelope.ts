@@ -24,11 +24,30 @@ function variant<O extends OperationName>(operation: O): Variant<O> {
   return z.strictObject({ ...envelopeBase, operation: z.literal(operation), args: OPERATIONS[operation].args }) as Variant<O>;
 }
 
-const [first, ...rest] = OPERATION_NAMES.map((name) => variant(name));
+export type Envelope = z.infer<Variant>;
 
-export const envelope = z.discriminatedUnion('operation', [first!, ...rest]);
+function allOperations() {
+  const [first, ...rest] = OPERATION_NAMES.map((name) => variant(name));
+  return z.discriminatedUnion('operation', [first!, ...rest]);
+}
 
-export type Envelope = z.infer<typeof envelope>;
+/** Every operation's envelope, as one discriminated union; built on first use, since the helper never needs it whole. */
+export const envelope = z.lazy(allOperations);
+
+const variants = new Map<OperationName, Variant>();
+
+/**
+ * Parses as `envelope` does. An envelope naming an operation is parsed by that operation's schema
+ * alone (what the union would hand it to), built on first use, so a helper call builds only its own;
+ * any other value by the whole union, so its errors read the same.
+ */
+export function parseEnvelope(value: unknown): z.core.util.SafeParseResult<Envelope> {
+  const operation = (value as { operation?: unknown } | null)?.operation;
+  if (typeof operation !== 'string' || !Object.hasOwn(OPERATIONS, operation)) return envelope.safeParse(value);
+  const name = operation as OperationName;
+  const schema = variants.get(name) ?? variants.set(name, variant(name)).get(name)!;
+  return schema.safeParse(value) as z.core.util.SafeParseResult<Envelope>;
+}
 type EnvelopeOf<O extends OperationName> = Extract<Envelope, { operation: O }>;
 
 interface EnvelopeInput<O extends OperationName> {

@@ -2,11 +2,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { envelope, makeEnvelope } from './envelope.js';
+import { envelope, makeEnvelope, parseEnvelope } from './envelope.js';
 import { PLANNED_OPERATIONS, MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS, MUTATING_OPERATIONS, OPERATION_NAMES, OPERATIONS, exampleArgs, exampleResult } from './operations/index.js';
 import type { RuntimeSettings } from './runtime.js';
 import { PROTOCOL_VERSION } from './version.js';
 import { EXAMPLE_RUNTIME } from './operations/examples.js';
+import { lazyOperation } from './operations/define.js';
+import * as z from 'zod/mini';
 
 const owner = exampleArgs('verify-revision').owner;
 const revision = exampleArgs('verify-revision').revision;
@@ -61,6 +63,51 @@ describe('operation table', () => {
     for (const name of OPERATION_NAMES) {
       assert.equal(OPERATIONS[name].result.safeParse({ ...exampleResult(name), extra: 1 }).success, false, name);
     }
+  });
+});
+
+describe('schemas built on first use', () => {
+  it('an operation defined lazily builds its schemas once, at the first read of either', () => {
+    let builds = 0;
+    const definition = lazyOperation(
+      false,
+      () => {
+        builds += 1;
+        return { args: z.strictObject({ n: z.int() }), result: z.boolean() };
+      },
+      { args: { n: 1 }, result: true },
+    );
+    assert.equal(builds, 0);
+    assert.equal(definition.result.safeParse(true).success, true);
+    assert.equal(definition.args.safeParse({ n: 1.5 }).success, false);
+    assert.equal(builds, 1);
+  });
+
+  it('every operation of the table but read-logs builds its schemas on first use, so a helper call builds only its own', () => {
+    const lazy = OPERATION_NAMES.filter((name) => typeof Object.getOwnPropertyDescriptor(OPERATIONS[name], 'args')?.get === 'function');
+    assert.deepEqual(
+      lazy,
+      OPERATION_NAMES.filter((name) => name !== 'read-logs'),
+    );
+  });
+
+  it('parseEnvelope answers as the whole union: for a valid envelope, bad arguments, and an unknown operation', () => {
+    const probe = makeEnvelope({ operation: 'probe', args: {}, runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'r-1' });
+    const badPrepare = {
+      ...makeEnvelope({ operation: 'prepare-revision', args: exampleArgs('prepare-revision'), runtime: RUNTIME, configurationHash: 'a'.repeat(64), requestId: 'r-2' }),
+      args: { harness: 'other' },
+    };
+    for (const value of [probe, badPrepare, { ...probe, operation: 'constructor' }, null, 'probe']) {
+      const own = parseEnvelope(value);
+      const whole = envelope.safeParse(value);
+      assert.equal(own.success, whole.success);
+      assert.deepEqual(own.error?.issues, whole.error?.issues);
+    }
+    assert.equal(parseEnvelope(probe).success, true);
+    assert.deepEqual(
+      parseEnvelope({ ...probe, operation: 'constructor' }).error?.issues.map((issue) => [issue.code, issue.path]),
+      [['invalid_union', ['operation']]],
+    );
   });
 });
 

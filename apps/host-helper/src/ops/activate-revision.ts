@@ -4,7 +4,19 @@
 // Two plans around the wait: the switch, then the record. The record depends on what the wait found
 // and on the claim re-read under the lock once it is taken again, facts that do not exist when the
 // switch is planned; a single plan would need a step that decides what the next ones are.
-import { renderLaunchEnvironment, renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionLayout, type RevisionMarker, type ServedMarker } from '@occ-ssh/markers';
+import { readlinkSync } from 'node:fs';
+import {
+  renderLaunchEnvironment,
+  renderUnit,
+  UnitRenderError,
+  unitLinkPath,
+  unitWantsLinkPath,
+  type AgentLayout,
+  type AgentMarker,
+  type RevisionLayout,
+  type RevisionMarker,
+  type ServedMarker,
+} from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import type { Account } from '../accounts.js';
 import { verifyClaim } from '../activation-claim.js';
@@ -18,7 +30,7 @@ import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownedListener, probeReady, waitReady, type Readiness } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
 import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
-import { ownershipError, readOwnedFile, ROOT_FILE } from '../safe-read.js';
+import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../safe-read.js';
 import type { HostRunner } from '../system.js';
 import { isActive, isEnabled, unitFacts } from '../systemd.js';
 
@@ -47,7 +59,9 @@ export interface ActivateState {
 }
 
 export async function activateRevision(ctx: OpContext, args: Args): Promise<Result> {
-  let state = await readActivateRevision(ctx, args);
+  // The first read only decides whether anything needs doing: what systemd says of the unit is asked
+  // once, in the read after the trim, which is the one the switch is planned from.
+  let state = await readActivateRevision(ctx, args, false);
   if (!state.alreadyServing) {
     // Security: the trim runs as the Agent over a tree it controls, so never under the host lock,
     // and only once the request is verified; whatever was read may be stale after it.
@@ -86,7 +100,8 @@ export async function activateRevisionPlan(ctx: OpContext, args: Args): Promise<
   return { steps: planActivateRevision(state), after: `then wait up to ${args.readinessTimeoutMs} ms for /readyz on 127.0.0.1:${state.agent.port}, and record served.json (planned after the wait)` };
 }
 
-async function readActivateRevision(ctx: OpContext, args: Args): Promise<ActivateState> {
+/** With `unitState` false systemd is not asked: `enabled`, `needsReload` and `failed` then read false, and no switch may be planned from them. */
+async function readActivateRevision(ctx: OpContext, args: Args, unitState = true): Promise<ActivateState> {
   const { owner, revision } = args;
   const { layout, paths, agent, account, marker } = await verifyTarget(ctx, args, args.configurationHash);
   const managedPassword = marker.auth !== 'trusted-proxy';
@@ -105,10 +120,26 @@ async function readActivateRevision(ctx: OpContext, args: Args): Promise<Activat
   const launchText = render(() => renderLaunchEnvironment(args.launchEnvironment));
   const launchChanged = launchFileText(layout.launchEnvFile) !== launchText;
   const alreadyServing = !unitChanged && !launchChanged && current === paths.currentTarget && (await isServing(ctx.runner, layout, served, marker, agent.port, account.uid));
-  // Whether it is enabled is read from the disk (`is-enabled`); systemd's cached view would miss a link removed by hand.
-  const enabled = !alreadyServing && (await isEnabled(ctx.runner, layout.unitName));
-  const facts = alreadyServing ? { needsReload: false, failed: false } : await unitFacts(ctx.runner, layout.unitName);
+  const ask = unitState && !alreadyServing;
+  const enabled = ask && enabledOnDisk(layout, ctx.runtime.systemdUnitDirectory);
+  const facts = ask ? await unitFacts(ctx.runner, layout.unitName) : { needsReload: false, failed: false };
   return { layout, paths, agent, account, marker, unitText, unitChanged, launchText, launchChanged, current, alreadyServing, enabled, ...facts };
+}
+
+/**
+ * Whether the unit is enabled, read from the disk as `is-enabled` reads it (systemd's cached
+ * UnitFileState would miss a link removed by hand), without starting it: the wants link `enable`
+ * makes and, for a unit outside the load path, its load-path link, each pointing exactly at the unit
+ * file. Anything else reads as not enabled, and the switch enables the unit again.
+ */
+function enabledOnDisk(layout: AgentLayout, unitDirectory: string): boolean {
+  const link = unitLinkPath(unitDirectory, layout.unitName);
+  return linksTo(unitWantsLinkPath(layout.unitName), layout.unitFile) && (link === null || linksTo(link, layout.unitFile));
+}
+
+/** True only for a symbolic link whose target is exactly `target`; it is never followed. */
+function linksTo(path: string, target: string): boolean {
+  return lstatOrNull(path)?.isSymbolicLink() === true && readlinkSync(path) === target;
 }
 
 /** The switch: served.json goes before anything else changes, the claim is staked before the unit is written. */

@@ -3,30 +3,32 @@ import * as z from 'zod/mini';
 import { resourceId, sha256Hex } from '../fields.js';
 import { agentOwner, revisionIdentity } from '../identity.js';
 import { launchEnvironment } from '../launch.js';
-import { defineOperation } from './define.js';
+import { lazyOperation } from './define.js';
 import { EXAMPLE_CONFIGURATION, EXAMPLE_OWNER, EXAMPLE_PORT, EXAMPLE_REVISION } from './examples.js';
 
 export const MAX_READINESS_TIMEOUT_MS = 120_000;
 
-export const activateRevisionOperation = defineOperation({
-  args: z.strictObject({
-    owner: agentOwner,
-    revision: revisionIdentity,
-    configurationHash: sha256Hex,
-    launchEnvironment,
-    readinessTimeoutMs: z.int().check(z.minimum(1000), z.maximum(MAX_READINESS_TIMEOUT_MS)),
-    /** OCC's WorkspaceSetup id: the gateway starts only once the workspace marker records exactly this setup. */
-    workspaceSetupId: z.optional(resourceId),
+export const activateRevisionOperation = lazyOperation(
+  true,
+  () => ({
+    args: z.strictObject({
+      owner: agentOwner,
+      revision: revisionIdentity,
+      configurationHash: sha256Hex,
+      launchEnvironment,
+      readinessTimeoutMs: z.int().check(z.minimum(1000), z.maximum(MAX_READINESS_TIMEOUT_MS)),
+      /** OCC's WorkspaceSetup id: the gateway starts only once the workspace marker records exactly this setup. */
+      workspaceSetupId: z.optional(resourceId),
+    }),
+    result: z.strictObject({
+      port: z.int(),
+      unit: z.string(),
+      unitChanged: z.boolean(),
+      /** From the restart being issued to the first 200 on /readyz. */
+      readyMs: z.int().check(z.minimum(0)),
+    }),
   }),
-  result: z.strictObject({
-    port: z.int(),
-    unit: z.string(),
-    unitChanged: z.boolean(),
-    /** From the restart being issued to the first 200 on /readyz. */
-    readyMs: z.int().check(z.minimum(0)),
-  }),
-  mutates: true,
-  example: {
+  {
     args: {
       owner: EXAMPLE_OWNER,
       revision: EXAMPLE_REVISION,
@@ -36,4 +38,4 @@ export const activateRevisionOperation = defineOperation({
     },
     result: { port: EXAMPLE_PORT, unit: 'openclaw-enterprise-gateway-0123456789ab.service', unitChanged: true, readyMs: 1200 },
   },
-});
+);

@@ -16,3 +16,26 @@ export interface OperationDefinition<A extends z.ZodMiniType = z.ZodMiniType, R 
 export function defineOperation<A extends z.ZodMiniType, R extends z.ZodMiniType, const M extends boolean>(definition: OperationDefinition<A, R, M>): OperationDefinition<A, R, M> {
   return definition;
 }
+
+/**
+ * The same, with the schemas built on first use. Every helper call loads every operation, and
+ * building all of their schemas was much of its start-up; a call now builds only its own.
+ */
+export function lazyOperation<A extends z.ZodMiniType, R extends z.ZodMiniType, const M extends boolean>(
+  mutates: M,
+  schemas: () => { args: A; result: R },
+  example: { args: z.output<A>; result: z.output<R> },
+): OperationDefinition<A, R, M> {
+  let built: { args: A; result: R } | undefined;
+  const schema = () => (built ??= schemas());
+  return {
+    mutates,
+    example,
+    get args() {
+      return schema().args;
+    },
+    get result() {
+      return schema().result;
+    },
+  };
+}

@@ -4,7 +4,7 @@
 import * as z from 'zod/mini';
 import { sha256Hex } from '../fields.js';
 import { activateRevisionOperation } from './activate-revision.js';
-import { defineOperation } from './define.js';
+import { lazyOperation } from './define.js';
 import { deleteAgentOperation } from './delete-agent.js';
 import { deleteNamespaceOperation } from './delete-namespace.js';
 import { ensureNamespaceOperation } from './ensure-namespace.js';
@@ -29,28 +29,35 @@ const PLANNED = {
 export type PlannedOperation = keyof typeof PLANNED;
 export const PLANNED_OPERATIONS = Object.keys(PLANNED) as PlannedOperation[];
 
-const [first, ...rest] = PLANNED_OPERATIONS.map((name) => z.strictObject({ operation: z.literal(name), args: PLANNED[name].args }));
+function plannedStep() {
+  return z.strictObject({
+    /** The step's kind, as the helper's plan names it (create-account, write-file, enable-unit, restart-unit, …). */
+    op: z.string(),
+    /** What it acts on: a path, a unit or an account. */
+    target: z.string(),
+    /** Owner, mode, digest, link target and the like; never a file's contents. */
+    details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  });
+}
 
-const plannedStep = z.strictObject({
-  /** The step's kind, as the helper's plan names it (create-account, write-file, enable-unit, restart-unit, …). */
-  op: z.string(),
-  /** What it acts on: a path, a unit or an account. */
-  target: z.string(),
-  /** Owner, mode, digest, link target and the like; never a file's contents. */
-  details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
-});
+function planArgs() {
+  const [first, ...rest] = PLANNED_OPERATIONS.map((name) => z.strictObject({ operation: z.literal(name), args: PLANNED[name].args }));
+  return z.discriminatedUnion('operation', [first!, ...rest]);
+}
 
-export const planOperationOperation = defineOperation({
-  args: z.discriminatedUnion('operation', [first!, ...rest]),
-  result: z.strictObject({
-    steps: z.array(plannedStep),
-    /** SHA-256 of the steps as listed: the audit line of the real operation carries the same as `plan=`. */
-    digest: sha256Hex,
-    /** What the operation does after these steps that cannot be planned before they run (activation's readiness wait and record). */
-    after: z.nullable(z.string()),
+export const planOperationOperation = lazyOperation(
+  false,
+  () => ({
+    args: planArgs(),
+    result: z.strictObject({
+      steps: z.array(plannedStep()),
+      /** SHA-256 of the steps as listed: the audit line of the real operation carries the same as `plan=`. */
+      digest: sha256Hex,
+      /** What the operation does after these steps that cannot be planned before they run (activation's readiness wait and record). */
+      after: z.nullable(z.string()),
+    }),
   }),
-  mutates: false,
-  example: {
+  {
     args: { operation: 'stop-revision', args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION } },
     result: {
       steps: [{ op: 'stop-and-disable', target: 'openclaw-enterprise-gateway-0123456789ab.service', details: {} }],
@@ -58,7 +65,7 @@ export const planOperationOperation = defineOperation({
       after: null,
     },
   },
-});
+);
 
-export type PlannedStep = z.infer<typeof plannedStep>;
+export type PlannedStep = z.infer<ReturnType<typeof plannedStep>>;
 export type PlanResult = z.infer<typeof planOperationOperation.result>;

@@ -1,50 +1,45 @@
 // probe: read-only check that a host has what the driver needs. Takes no lock.
 import * as z from 'zod/mini';
-import { defineOperation } from './define.js';
-
-const probeCheck = z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.optional(z.string()) });
-
-const count = z.nullable(z.int().check(z.minimum(0)));
+import { lazyOperation } from './define.js';
 
 /**
  * What the host has left for gateways; null where it could not be read (no /proc/meminfo, a tree
  * the port scan refuses). The disk figures are of the file system holding the root, or its nearest
  * existing parent before the first Namespace.
  */
-const capacity = z.strictObject({
-  memoryTotalBytes: count,
-  memoryAvailableBytes: count,
-  rootFreeBytes: count,
-  rootFreeInodes: count,
-  agents: count,
-  freePorts: count,
-});
+function capacity() {
+  const count = z.nullable(z.int().check(z.minimum(0)));
+  return z.strictObject({
+    memoryTotalBytes: count,
+    memoryAvailableBytes: count,
+    rootFreeBytes: count,
+    rootFreeInodes: count,
+    agents: count,
+    freePorts: count,
+  });
+}
 
-export type HostCapacity = z.infer<typeof capacity>;
-
-const probeResult = z.strictObject({
-  checks: z.array(probeCheck),
-  nodeVersion: z.string(),
-  hostname: z.string(),
-  /**
-   * What keeps systemd on this host from enforcing the gateway units' SocketBindAllow=/SocketBindDeny=
-   * (no BPF framework, no unified cgroup v2 hierarchy, no kernel cgroup BPF); empty when it can.
-   * Not a failure: preflight turns it into a warning.
-   */
-  socketBindMissing: z.array(z.string()),
-  capacity,
-});
-
-export type ProbeResult = z.infer<typeof probeResult>;
+function probeResult() {
+  return z.strictObject({
+    checks: z.array(z.strictObject({ name: z.string(), ok: z.boolean(), detail: z.optional(z.string()) })),
+    nodeVersion: z.string(),
+    hostname: z.string(),
+    /**
+     * What keeps systemd on this host from enforcing the gateway units' SocketBindAllow=/SocketBindDeny=
+     * (no BPF framework, no unified cgroup v2 hierarchy, no kernel cgroup BPF); empty when it can.
+     * Not a failure: preflight turns it into a warning.
+     */
+    socketBindMissing: z.array(z.string()),
+    capacity: capacity(),
+  });
+}
 
 const EXAMPLE_CAPACITY = { memoryTotalBytes: 8_589_934_592, memoryAvailableBytes: 6_442_450_944, rootFreeBytes: 42_949_672_960, rootFreeInodes: 2_500_000, agents: 3, freePorts: 97 };
 
-export const probeOperation = defineOperation({
-  args: z.strictObject({}),
-  result: probeResult,
-  mutates: false,
-  example: {
-    args: {},
-    result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host', socketBindMissing: [], capacity: EXAMPLE_CAPACITY },
-  },
+export const probeOperation = lazyOperation(false, () => ({ args: z.strictObject({}), result: probeResult() }), {
+  args: {},
+  result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host', socketBindMissing: [], capacity: EXAMPLE_CAPACITY },
 });
+
+export type ProbeResult = z.infer<(typeof probeOperation)['result']>;
+export type HostCapacity = ProbeResult['capacity'];

@@ -1,15 +1,17 @@
 // stop-revision: stop and disable the gateway running a revision; snapshots, home and state stay.
 import * as z from 'zod/mini';
 import { revisionTarget } from '../identity.js';
-import { defineOperation } from './define.js';
+import { lazyOperation } from './define.js';
 import { EXAMPLE_OWNER, EXAMPLE_REVISION } from './examples.js';
 
-export const stopRevisionOperation = defineOperation({
-  args: revisionTarget,
-  result: z.strictObject({ unitFound: z.boolean(), currentRemoved: z.boolean() }),
-  mutates: true,
-  example: {
+export const stopRevisionOperation = lazyOperation(
+  true,
+  () => ({
+    args: revisionTarget,
+    result: z.strictObject({ unitFound: z.boolean(), currentRemoved: z.boolean() }),
+  }),
+  {
     args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION },
     result: { unitFound: true, currentRemoved: true },
   },
-});
+);
