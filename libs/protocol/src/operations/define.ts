@@ -12,14 +12,10 @@ export interface OperationDefinition<A extends z.ZodMiniType = z.ZodMiniType, R 
   example: { args: z.output<A>; result: z.output<R> };
 }
 
-/** Keeps the exact schema types and the literal `mutates` of a definition, and checks its example against them. */
-export function defineOperation<A extends z.ZodMiniType, R extends z.ZodMiniType, const M extends boolean>(definition: OperationDefinition<A, R, M>): OperationDefinition<A, R, M> {
-  return definition;
-}
-
 /**
- * The same, with the schemas built on first use. Every helper call loads every operation, and
- * building all of their schemas was much of its start-up; a call now builds only its own.
+ * One operation, keeping its exact schema types and literal `mutates`, with the schemas built on
+ * first use. Every helper call loads every operation, and building all of their schemas was much
+ * of its start-up; a call now builds only its own.
  */
 export function lazyOperation<A extends z.ZodMiniType, R extends z.ZodMiniType, const M extends boolean>(
   mutates: M,

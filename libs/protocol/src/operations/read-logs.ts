@@ -1,7 +1,7 @@
 // read-logs: one Agent's gateway journal, selected by journald's trusted fields; reads only.
 import * as z from 'zod/mini';
 import { agentOwner, revisionIdentity } from '../identity.js';
-import { defineOperation } from './define.js';
+import { lazyOperation } from './define.js';
 import { EXAMPLE_ACCOUNT, EXAMPLE_OWNER } from './examples.js';
 
 /** The most entries one call returns, and the most message bytes (the rest is cut and `truncated` set). */
@@ -9,39 +9,42 @@ export const MAX_LOG_LINES = 1000;
 export const MAX_LOG_BYTES = 256 * 1024;
 
 /** journald's cursor, as journalctl prints it: only these hex fields, so it can be passed back as one argument. */
-const journalCursor = z.string().check(z.regex(/^s=[0-9a-f]{32};i=[0-9a-f]{1,16};b=[0-9a-f]{32};m=[0-9a-f]{1,16};t=[0-9a-f]{1,16};x=[0-9a-f]{1,16}$/, 'expected a journald cursor'));
+const journalCursor = () => z.string().check(z.regex(/^s=[0-9a-f]{32};i=[0-9a-f]{1,16};b=[0-9a-f]{32};m=[0-9a-f]{1,16};t=[0-9a-f]{1,16};x=[0-9a-f]{1,16}$/, 'expected a journald cursor'));
 
-const logEntry = z.strictObject({
-  /** journald's receive time, ISO 8601 UTC with microseconds. */
-  time: z.string(),
-  /** _PID, stamped by journald from the writer's credentials. */
-  pid: z.nullable(z.int()),
-  /** The gateway's own text, unfiltered: whoever shows it must treat it as hostile. Null when journald held more than it shows (over 4096 bytes). */
-  message: z.nullable(z.string()),
-});
+const logEntry = () =>
+  z.strictObject({
+    /** journald's receive time, ISO 8601 UTC with microseconds. */
+    time: z.string(),
+    /** _PID, stamped by journald from the writer's credentials. */
+    pid: z.nullable(z.int()),
+    /** The gateway's own text, unfiltered: whoever shows it must treat it as hostile. Null when journald held more than it shows (over 4096 bytes). */
+    message: z.nullable(z.string()),
+  });
 
-export const readLogsOperation = defineOperation({
-  args: z.strictObject({
-    owner: agentOwner,
-    /** Only entries since this revision was served; refused unless it is the served one. */
-    revision: z.optional(revisionIdentity),
-    /** Seconds since the epoch (UTC); never a string journalctl would parse. */
-    sinceEpochSeconds: z.optional(z.int().check(z.minimum(0), z.maximum(2 ** 40))),
-    lines: z.int().check(z.minimum(1), z.maximum(MAX_LOG_LINES)),
-    /** Entries after this one only: how `logs --follow` asks for what is new. */
-    afterCursor: z.optional(journalCursor),
+export const readLogsOperation = lazyOperation(
+  false,
+  () => ({
+    args: z.strictObject({
+      owner: agentOwner,
+      /** Only entries since this revision was served; refused unless it is the served one. */
+      revision: z.optional(revisionIdentity),
+      /** Seconds since the epoch (UTC); never a string journalctl would parse. */
+      sinceEpochSeconds: z.optional(z.int().check(z.minimum(0), z.maximum(2 ** 40))),
+      lines: z.int().check(z.minimum(1), z.maximum(MAX_LOG_LINES)),
+      /** Entries after this one only: how `logs --follow` asks for what is new. */
+      afterCursor: z.optional(journalCursor()),
+    }),
+    result: z.strictObject({
+      unit: z.string(),
+      uid: z.int(),
+      entries: z.array(logEntry()),
+      /** The last entry's cursor, or the one given when nothing is new. */
+      cursor: z.nullable(journalCursor()),
+      /** Entries were left out to keep the answer within MAX_LOG_BYTES. */
+      truncated: z.boolean(),
+    }),
   }),
-  result: z.strictObject({
-    unit: z.string(),
-    uid: z.int(),
-    entries: z.array(logEntry),
-    /** The last entry's cursor, or the one given when nothing is new. */
-    cursor: z.nullable(journalCursor),
-    /** Entries were left out to keep the answer within MAX_LOG_BYTES. */
-    truncated: z.boolean(),
-  }),
-  mutates: false,
-  example: {
+  {
     args: { owner: EXAMPLE_OWNER, lines: 100 },
     result: {
       unit: 'openclaw-enterprise-gateway-0123456789ab.service',
@@ -51,6 +54,6 @@ export const readLogsOperation = defineOperation({
       truncated: false,
     },
   },
-});
+);
 
-export type LogEntry = z.infer<typeof logEntry>;
+export type LogEntry = z.infer<ReturnType<typeof logEntry>>;
