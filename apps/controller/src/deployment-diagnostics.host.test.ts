@@ -2,6 +2,8 @@
 // snapshot, an edited unit, a squatter on the port, the operator env file, an unreachable host. Every
 // answer is typed as OCC's contract and checked by OCC's rules for it.
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { agentLayout, revisionLayout } from '@occ-ssh/markers';
@@ -10,7 +12,9 @@ import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import type { AgentDeploymentDiagnostics, ComputeAgentRevisionBinding, ComputeDriver } from '../consumer/occ-contract.js';
 import { rejection } from '../test/fakes.js';
 import { DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
-import { configFor, hostInfo, memoryLogger } from '../test/hosts.js';
+import { cliRunner } from '../test/cli-runner.js';
+import { configFor, hostInfo, installationYaml, memoryLogger } from '../test/hosts.js';
+import { EXIT } from './cli/main.js';
 import { SshComputeDriver } from './driver.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
@@ -145,6 +149,21 @@ describe('diagnoseAgentDeployment on a real host', () => {
     assert.equal(diagnosis.checks.length, 19);
     const text = JSON.stringify(diagnosis);
     for (const leak of [ROOT, layout.unitName, layout.dir, binding.namespace.name]) assert.ok(!text.includes(leak), `the answer holds no ${leak}`);
+  });
+
+  test('occ-ssh diagnose prints the same checks, one line each, and --json the answer OCC receives', async () => {
+    const dir = mkdtempSync(`${tmpdir()}/occ-cli-diagnose-`);
+    writeFileSync(`${dir}/installation.yaml`, installationYaml({ stable: hostInfo(host) }));
+    const cli = cliRunner(`${dir}/installation.yaml`, `${dir}/ledger.json`);
+    const ids = ['--namespace', 'stable', '--namespace-id', binding.namespace.id, '--service-principal-id', binding.agent.servicePrincipalId, '--revision-id', rev1.id, '--revision-number', '1'];
+    const text = await cli('diagnose', binding.agent.id, ...ids);
+    assert.equal(text.code, EXIT.ok, text.err);
+    assert.match(text.out, /^ {2}succeeded +unit active$/m);
+    assert.match(text.out, /^ {2}succeeded +env-file mode +ENV_FILE_ABSENT$/m);
+    const json = await cli('diagnose', binding.agent.id, ...ids, '--json');
+    const answer = (JSON.parse(json.out) as { result: AgentDeploymentDiagnostics }).result;
+    assertOccShape(answer, rev1.id);
+    assert.deepEqual(states(answer), ALL_SUCCEEDED);
   });
 
   test('the operator env file: root:root 0600 passes; another mode or owner fails with its own code', async () => {
