@@ -1,7 +1,7 @@
 // Type-checked in the consumer project: the installed package against OCC's contract.
 import * as driverPackage from '@occ-ssh/compute-driver';
 import { createDriver, type SshComputeDriver } from '@occ-ssh/compute-driver';
-import type { AgentRevision, ComputeDriver, ComputeReadiness, DriverPackageModule, Namespace } from './occ-contract.js';
+import type { AgentDeploymentDiagnostics, AgentRevision, ComputeAgentRevisionBinding, ComputeDriver, ComputeReadiness, DriverPackageModule, Namespace } from './occ-contract.js';
 
 export const loaded: DriverPackageModule = driverPackage;
 
@@ -19,3 +19,10 @@ export async function pass(namespace: Namespace, revision: AgentRevision): Promi
 
 // The package's own types stay usable by a consumer that wants the richer class.
 export const own: SshComputeDriver = createDriver({ id: 'x', implementation: 'y', configuration: {} });
+
+// OCC's optional runtime diagnostics: the driver has the member, in OCC's exact type.
+export const diagnosing: Required<Pick<ComputeDriver, 'diagnoseAgentDeployment'>> = own;
+
+export function diagnose(binding: ComputeAgentRevisionBinding): Promise<AgentDeploymentDiagnostics> {
+  return own.diagnoseAgentDeployment(binding);
+}

@@ -118,7 +118,14 @@ try {
     );
   const prepared = await driver.prepareRevision(revision, context);
   await driver.activateRevision(revision, context);
-  await checkpoint('activated', { ensured, refused, prepared, hookCalls: hookCalls.splice(0) });
+  // OCC's API process calls the diagnostics with the binding alone; OCC checks the shape it gets back.
+  const diagnosis = await driver.diagnoseAgentDeployment({ namespace, agent, revision });
+  const diagnosed = {
+    revisionId: diagnosis.revisionId,
+    checks: diagnosis.checks.length,
+    notSucceeded: diagnosis.checks.filter((check) => check.state !== 'succeeded').map((check) => `${check.component} ${check.check}`),
+  };
+  await checkpoint('activated', { ensured, refused, prepared, hookCalls: hookCalls.splice(0), diagnosed });
   await driver.stopRevision(revision);
   await checkpoint('stopped', { hookCalls: hookCalls.splice(0) });
   await driver.retireRevision(revision);

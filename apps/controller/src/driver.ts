@@ -18,18 +18,30 @@ import { hostFor } from './config/hosts.js';
 import type { SshComputeConfiguration } from './config/schema.js';
 import { createDefaultDeps, type HelperArtifact } from './deps.js';
 import { describePrepareRevisionFailure, type PrepareFailureDiagnostic } from './diagnostics.js';
+import { diagnoseDeployment } from './deployment-diagnostics.js';
 import { HookRegistry } from './hooks/registry.js';
 import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './hooks/run.js';
 import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
 import { namespaceFailureReason } from './namespace-reason.js';
-import type { AgentDeletionReport, HelperProgress, HostInventory, LogPage, LogQuery, OperationPlan, StopReport } from './public-types.js';
+import type { AgentDeletionReport, AgentDeploymentDiagnostics, HelperProgress, HostInventory, LogPage, LogQuery, OperationPlan, StopReport } from './public-types.js';
 import { OperationRunner } from './runner.js';
 import { traceMethods, type TracedMethods } from './telemetry.js';
 import { capacityWarnings, checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
 import type { OperationOutcome } from './transport/run-operation.js';
-import type { AgentRevision, ComputeAgentBinding, ComputeReadiness, ComputeRevisionContext, Driver, GatewayAddress, Namespace, NamespaceDeleteResult, NamespaceEnsureResult } from './types.js';
+import type {
+  AgentRevision,
+  ComputeAgentBinding,
+  ComputeAgentRevisionBinding,
+  ComputeReadiness,
+  ComputeRevisionContext,
+  Driver,
+  GatewayAddress,
+  Namespace,
+  NamespaceDeleteResult,
+  NamespaceEnsureResult,
+} from './types.js';
 import type { ComputePreflightResult } from './types.js';
 import { DRIVER_VERSION } from './version.js';
 
@@ -286,6 +298,22 @@ export class SshComputeDriver {
     return { host: host.address, port: result.port, url: `http://127.0.0.1:${result.port}` };
   }
 
+  /**
+   * OCC's runtime diagnostics of one revision: up to 32 generic checks read on its host without the
+   * host lock, changing nothing, in a few seconds whatever the gateway does (deployment-diagnostics.ts;
+   * the checks are listed in docs/integration.md). The binding is verified as teardown verifies it.
+   */
+  async diagnoseAgentDeployment(binding: ComputeAgentRevisionBinding): Promise<AgentDeploymentDiagnostics> {
+    const { revision } = binding;
+    this.bindings.bind(binding);
+    if (revision?.agentId !== binding.agent.id || revision.namespaceId !== binding.namespace.id) {
+      throw new ComputeError('unbound', `revision ${String(revision?.id)} is not a revision of Agent ${binding.agent.id} in Namespace ${binding.namespace.id}`);
+    }
+    const bound = this.target(revision);
+    const args = { owner: bound.owner, revision: this.identity(revision) };
+    return diagnoseDeployment(revision.id, () => this.send(bound.namespace.name, 'diagnose-deployment', args, this.operationSignal(), this.fields(revision)));
+  }
+
   /** Releases transport resources (pooled connections). */
   async close(): Promise<void> {
     await this.runner.close();
@@ -433,6 +461,7 @@ const TRACED: TracedMethods<SshComputeDriver> = {
   stopRevision: ofRevision,
   retireRevision: ofRevision,
   deleteAgentRuntimeCredentials: (binding) => ({ namespaceId: binding.namespace.id, agentId: binding.agent.id }),
+  diagnoseAgentDeployment: (binding) => ofRevision(binding.revision),
 };
 
 /** The names of the traced methods: method names of the driver, by type. */

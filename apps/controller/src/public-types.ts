@@ -1,7 +1,7 @@
 // What the driver's operator methods (status, logs, plan, stop, delete) take and return, written out
 // for integrators instead of inferred from the wire schemas, whose zod values are no part of the API.
 // The checks at the end fail typecheck when a type here and its wire type differ in any way.
-import type { OperationArgs, OperationName, OperationResult, PlanResult } from '@occ-ssh/protocol';
+import type { HostDeploymentCheck, OperationArgs, OperationName, OperationResult, PlanResult } from '@occ-ssh/protocol';
 
 /** A host helper operation, as the driver names it in logs, spans and progress. */
 export type HelperOperation =
@@ -17,6 +17,7 @@ export type HelperOperation =
   | 'delete-namespace'
   | 'inventory'
   | 'read-logs'
+  | 'diagnose-deployment'
   | 'plan-operation';
 
 /** One helper heartbeat, told to `onHelperProgress`: the helper is alive and working on `operation`. */
@@ -190,6 +191,28 @@ export interface OperationPlan {
   after: string | null;
 }
 
+/** One check of `diagnoseAgentDeployment`, in OCC's shape; docs/integration.md lists every name and code. */
+export interface DeploymentCheck {
+  /** What was checked, e.g. `unit`, `listener`, `env-file`: lower-case words joined by `-`. */
+  readonly component: string;
+  /** Which check of it, e.g. `active`, `owner`. */
+  readonly check: string;
+  readonly state: 'succeeded' | 'failed' | 'unknown';
+  /** When it was made (ISO 8601 UTC with milliseconds, on the controller's clock); null when it was not made. */
+  readonly checkedAt: string | null;
+  /** Why it failed, or a distinct finding (`ENV_FILE_ABSENT`); `^[A-Z][A-Z0-9_]{0,63}$`. */
+  readonly code?: string;
+}
+
+/** What `diagnoseAgentDeployment` returns: OCC's AgentDeploymentDiagnostics, at most 32 checks. */
+export interface AgentDeploymentDiagnostics {
+  /** The bound revision's ID, always. */
+  readonly revisionId: string;
+  /** When the controller received the host's answer (or gave up reaching it). */
+  readonly observedAt: string;
+  readonly checks: readonly DeploymentCheck[];
+}
+
 /** True only when A and B are the same type: optionality, readonly and every field's type included. */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type Holds<T extends true> = T;
@@ -203,4 +226,5 @@ type _WireChecks = [
   Holds<Same<LogQuery, Omit<OperationArgs<'read-logs'>, 'owner'>>>,
   Holds<Same<LogPage, OperationResult<'read-logs'>>>,
   Holds<Same<OperationPlan, PlanResult>>,
+  Holds<Same<DeploymentCheck['state'], HostDeploymentCheck['state']>>,
 ];

@@ -219,6 +219,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
             assert.equal(report.refused, 'ComputeError:admission:permanent', "a Secret binding in OCC's record shape is refused");
             assert.deepEqual(report.prepared, { namespaceId: namespace.id, agentId: agent.id, revisionId: `rev-${agent.id}-1`, ready: true });
             assert.deepEqual(report.hookCalls, ['start:1']);
+            assert.deepEqual(report.diagnosed, { revisionId: `rev-${agent.id}-1`, checks: 19, notSucceeded: [] }, "OCC's loader sees diagnoseAgentDeployment, and a served gateway passes every check");
             assert.equal(await unitState(), 'active', (await host.exec(['systemctl', 'status', '--no-pager', layout.unitName])).stdout);
             assert.match(await host.run(['cat', layout.served]), new RegExp(`rev-${agent.id}-1`));
             // The hook's placeholder reaches the gateway from the root 0600 launch.env, never the unit's properties.

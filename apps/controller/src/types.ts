@@ -130,6 +130,11 @@ export interface ComputeAgentBinding {
   readonly agent: Agent;
 }
 
+/** `diagnoseAgentDeployment` input: the authoritative Namespace and Agent, and one revision of that Agent. */
+export interface ComputeAgentRevisionBinding extends ComputeAgentBinding {
+  readonly revision: Readonly<AgentRevision>;
+}
+
 export type NamespaceLifecycleFailure = 'retryable' | 'permanent';
 
 export interface NamespaceEnsureResult {

@@ -44,7 +44,7 @@ function localEntry(database: 'passwd' | 'group', key: string): Entry | undefine
  * runs were most of verify-revision's own time); only a name the file lacks asks getent. Both
  * files are root's: an Agent cannot plant an entry. Keys are account names, never numeric IDs.
  */
-async function lookup(runner: HostRunner, database: 'passwd' | 'group', key: string): Promise<Entry | null> {
+export async function lookup(runner: HostRunner, database: 'passwd' | 'group', key: string): Promise<Entry | null> {
   const local = localEntry(database, key);
   if (local) return local;
   const result = await runner.run(getentArgv(database, key));

@@ -9,8 +9,8 @@ import { usedPorts } from './ports.js';
  * What a new Agent needs free under the root before prepare creates it: its snapshot, a compile
  * cache (about 40 MB measured for the real gateway) and room for its state to start.
  */
-const NEW_AGENT_MIN_FREE_BYTES = 256 * 1024 * 1024;
-const NEW_AGENT_MIN_FREE_INODES = 1000;
+export const NEW_AGENT_MIN_FREE_BYTES = 256 * 1024 * 1024;
+export const NEW_AGENT_MIN_FREE_INODES = 1000;
 
 /** MemTotal and MemAvailable from /proc/meminfo, in bytes; null when the file or a field is missing. */
 function memory(): { total: number | null; available: number | null } {
@@ -28,7 +28,7 @@ function memory(): { total: number | null; available: number | null } {
 }
 
 /** Free bytes (for unprivileged writers, as the gateways are) and inodes of the root's file system. */
-function rootFree(root: string): { bytes: number | null; inodes: number | null } {
+export function rootFree(root: string): { bytes: number | null; inodes: number | null } {
   for (let path = root; ; path = dirname(path)) {
     try {
       const fs = statfsSync(path);

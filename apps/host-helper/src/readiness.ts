@@ -6,26 +6,34 @@ import { abortableSleep, type Session } from './session.js';
 import type { HostRunner } from './system.js';
 import { unitProcesses, unitRun, type UnitRun } from './systemd.js';
 
+/** What one GET /readyz found: 200, another status, no answer within the bound, or no connection. */
+export type ReadyzAnswer = 'ready' | 'not-ready' | 'no-answer' | 'refused';
+
+/** One GET /readyz: true when the answer's head says 200. */
+export async function probeReady(port: number, timeoutMs = 1000): Promise<boolean> {
+  return (await readyzAnswer(port, timeoutMs)) === 'ready';
+}
+
 /**
- * One GET /readyz: true when the answer's head says 200. Security: the timer is a total deadline, not
- * an idle timeout that each byte resets (a gateway trickling its head one byte at a time would hold
- * the probe forever), and the body is never read: the response is destroyed once its head is in.
+ * One GET /readyz, told apart by how it ended. Security: the timer is a total deadline, not an idle
+ * timeout that each byte resets (a gateway trickling its head one byte at a time would hold the probe
+ * forever), and the body is never read: the response is destroyed once its head is in.
  */
-export function probeReady(port: number, timeoutMs = 1000): Promise<boolean> {
+export function readyzAnswer(port: number, timeoutMs = 1000): Promise<ReadyzAnswer> {
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/readyz', method: 'GET', agent: false, headers: { connection: 'close' } }, (res) => {
       clearTimeout(timer);
-      resolve(res.statusCode === 200);
+      resolve(res.statusCode === 200 ? 'ready' : 'not-ready');
       res.destroy();
       req.destroy();
     });
     const timer = setTimeout(() => {
-      resolve(false);
+      resolve('no-answer');
       req.destroy();
     }, timeoutMs);
     req.on('error', () => {
       clearTimeout(timer);
-      resolve(false);
+      resolve('refused');
     });
     req.end();
   });

@@ -26,6 +26,7 @@ function expected(operation: OperationName): ResourceIds {
     case 'verify-revision':
     case 'stop-revision':
     case 'retire-revision':
+    case 'diagnose-deployment':
     case 'plan-operation':
       return revisionIds;
     default:

@@ -18,6 +18,7 @@ export const MEASURED_SECONDS: Record<string, number> = {
   'apps/host-helper/src/hardening.host.test.ts': 73,
   'apps/host-helper/src/gateway-unit.host.test.ts': 72,
   'apps/controller/src/admission/gateway-auth.e2e.test.ts': 64,
+  'apps/controller/src/deployment-diagnostics.host.test.ts': 62,
   'apps/controller/src/release.e2e.test.ts': 59,
   'apps/host-helper/src/fail-closed.host.test.ts': 59,
   'apps/host-helper/src/unlocked-wait.host.test.ts': 59,

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { MAX_LOG_LINES } from '@occ-ssh/protocol';
 
-export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status', 'logs', 'plan'] as const;
+export const COMMANDS = ['preflight', 'deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace', 'status', 'logs', 'plan', 'diagnose'] as const;
 /** The commands `plan` can show before they run: the ones that change a host. */
 const PLANNABLE_COMMANDS = ['deploy', 'stop', 'retire', 'delete-agent', 'delete-namespace'] as const;
 export type PlannableCommand = (typeof PLANNABLE_COMMANDS)[number];
@@ -49,6 +49,7 @@ commands:
   delete-namespace   remove a Namespace's gateways, tree and accounts from its host
   status             show Namespaces, Agents, ports, current and served revisions, unit state, readiness
   logs               print an Agent's gateway journal (read-only), or follow it
+  diagnose           check one revision's deployment as OCC's diagnoseAgentDeployment does (read-only)
   plan <command>     show the steps deploy, stop, retire, delete-agent or delete-namespace would take, changing nothing
 
 ${OPTIONS}
@@ -135,6 +136,16 @@ characters (escape sequences, newlines) shown as \\xNN; --json prints them as JS
 examples:
   occ-ssh logs agent-7 --config installation.yaml --revision rev-7.json --since 15m
   occ-ssh logs --config installation.yaml --revision rev-7.json --follow`,
+  diagnose: `usage: occ-ssh diagnose --config <installation.yaml> [<agent-id>] (--revision <revision.json> | --namespace <name> --namespace-id <id> --agent-id <id> --service-principal-id <id> --revision-id <id> --revision-number <n>) [--json]
+
+Read-only: the checks OCC's diagnoseAgentDeployment returns for one revision (markers, account,
+snapshot hash, unit file, unit state, current, served, the Agent's listener, /readyz, the operator env
+file, disk headroom), one line each: state, component and check, and the code of a failure. No lock is
+taken and nothing is written; it answers within a few seconds whatever the gateway does. It exits 0
+whenever the host answered, whatever the checks found; --json prints the answer as OCC receives it.
+
+example:
+  occ-ssh diagnose agent-7 --config installation.yaml --revision rev-7.json`,
   plan: `usage: occ-ssh plan --config <installation.yaml> <deploy|stop|retire|delete-agent|delete-namespace> [that command's options] [--json]
 
 Read-only: asks each host operation of the command what it would change, and prints its steps
@@ -221,8 +232,8 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   if (!(COMMANDS as readonly string[]).includes(command)) throw new UsageError(`unknown command "${command}"`);
   const planned = command === 'plan' ? rest.shift() : undefined;
   if (command === 'plan' && !(PLANNABLE_COMMANDS as readonly string[]).includes(planned ?? '')) throw new UsageError(`plan needs one of ${PLANNABLE_COMMANDS.join(', ')}`);
-  // logs takes the Agent ID as its one positional argument, the same as --agent-id.
-  const positionalAgent = command === 'logs' && rest.length === 1 ? rest.shift() : undefined;
+  // logs and diagnose take the Agent ID as their one positional argument, the same as --agent-id.
+  const positionalAgent = (command === 'logs' || command === 'diagnose') && rest.length === 1 ? rest.shift() : undefined;
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (positionalAgent !== undefined && values['agent-id'] !== undefined && values['agent-id'] !== positionalAgent) throw new UsageError('the Agent ID is given twice, differently');
   if ((values.since !== undefined || values.lines !== undefined || values.follow) && command !== 'logs') throw new UsageError('--since, --lines and --follow are logs options');

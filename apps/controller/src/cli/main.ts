@@ -9,6 +9,7 @@ import { DRIVER_VERSION } from '../version.js';
 import { COMMAND_HELP, USAGE, UsageError, parseCli, type CliOptions } from './args.js';
 import { HostsFailed, deleteAgent, deleteNamespace, deploy, preflight, retire, status, stop, type CommandContext } from './commands.js';
 import { confirmed, type Input } from './confirm.js';
+import { diagnose } from './diagnose.js';
 import { logDestination } from './log-lines.js';
 import { logs } from './logs.js';
 import { plan } from './plan.js';
@@ -19,7 +20,7 @@ import { Reporter, seconds } from './report.js';
 /** 5: the command found nothing to do (stop of a revision that was not running); nothing changed. 6: a destructive command was not confirmed. */
 export const EXIT = { ok: 0, usage: 2, permanent: 3, failed: 4, nothingToDo: 5, notConfirmed: 6, unreachable: 75, interrupted: 130 } as const;
 
-const RUN = { preflight, deploy, stop, retire, 'delete-agent': deleteAgent, 'delete-namespace': deleteNamespace, status, logs, plan } as const;
+const RUN = { preflight, deploy, stop, retire, 'delete-agent': deleteAgent, 'delete-namespace': deleteNamespace, status, logs, plan, diagnose } as const;
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean };
 
