@@ -50,6 +50,7 @@ describe('a compromised gateway cannot make a core dump of itself or its childre
 
   test('the core limit is 0 0 inside the unit, cannot be raised, and crashes leave no core file and no journal entry with the environment', async () => {
     const openclawPath = await installTenantGateway(host, 'crasher', ATTACK);
+    await host.run(['touch', '/run/occ-before-crashes']);
     await ok(host, 'ensure-namespace', { namespace: crasher.namespace });
     const prepared = prepareArgs(crasher, 1);
     await ok(host, 'prepare-revision', prepared, { runtime: { openclawPath } });
@@ -68,8 +69,17 @@ describe('a compromised gateway cannot make a core dump of itself or its childre
     const pid = (await host.run(['systemctl', 'show', '-p', 'MainPID', '--value', layout.unitName])).trim();
     const limits = (await host.run(['cat', `/proc/${pid}/limits`])).split('\n').find((line) => line.startsWith('Max core file size')) ?? '';
     const pattern = (await host.run(['cat', '/proc/sys/kernel/core_pattern'])).trim();
+    const exposure = (await host.run(['sh', '-c', 'systemd-analyze security --no-pager "$1" | tail -n 1', 'sh', layout.unitName])).trim();
+    process.stderr.write(`# systemd-analyze security: ${exposure}\n`);
     process.stderr.write(`# core_pattern ${JSON.stringify(pattern)}; gateway pid ${pid}: ${limits}; inside: ${JSON.stringify(attack)}\n`);
 
+    // The children did crash, in the writable home/, and left nothing.
+    assert.equal(attack.segv.signal, 'SIGSEGV', JSON.stringify(attack.segv));
+    assert.equal(attack.abrt.signal, 'SIGABRT', JSON.stringify(attack.abrt));
+    const cores = await host.run(['find', '/', '-xdev', '(', '-name', 'core', '-o', '-name', 'core.[0-9]*', ')', '-type', 'f', '-newer', '/run/occ-before-crashes', '-print']);
+    assert.equal(cores.trim(), '', `core files: ${cores}`);
+    const owned = await host.run(['find', layout.dir, '(', '-name', 'core', '-o', '-name', 'core.[0-9]*', ')', '-print']);
+    assert.equal(owned.trim(), '', `core files in the Agent's tree: ${owned}`);
     // Soft and hard 0, read by root from /proc and by the gateway itself.
     for (const line of [limits, attack.gateway]) assert.match(line, /^Max core file size\s+0\s+0\s+bytes\s*$/, line);
     // No process of the unit can raise it: the shell's ulimit and prlimit(1) both fail, and the limit reads 0 0 after trying.
@@ -77,13 +87,6 @@ describe('a compromised gateway cannot make a core dump of itself or its childre
     assert.notEqual(attack.raiseSoft.status, 0, JSON.stringify(attack.raiseSoft));
     assert.notEqual(attack.prlimit.status, 0, JSON.stringify(attack.prlimit));
     assert.match(attack.afterRaising.output, /^Max core file size\s+0\s+0\s+bytes\s*$/, attack.afterRaising.output);
-    // The children did crash, in the writable home/, and left nothing.
-    assert.equal(attack.segv.signal, 'SIGSEGV', JSON.stringify(attack.segv));
-    assert.equal(attack.abrt.signal, 'SIGABRT', JSON.stringify(attack.abrt));
-    const cores = await host.run(['find', '/', '-xdev', '(', '-name', 'core', '-o', '-name', 'core.[0-9]*', ')', '-newer', `${layout.state}/limits-attack.json`, '-print']);
-    assert.equal(cores.trim(), '', `core files: ${cores}`);
-    const owned = await host.run(['find', layout.dir, '(', '-name', 'core', '-o', '-name', 'core.[0-9]*', ')', '-print']);
-    assert.equal(owned.trim(), '', `core files in the Agent's tree: ${owned}`);
     // Neither the system journal nor the gateways' namespace holds a crash record or the environment.
     for (const journal of [[], [`--namespace=${GATEWAY_LOG_NAMESPACE}`]]) {
       await host.run(['journalctl', ...journal, '--sync']);
