@@ -27,7 +27,7 @@ import { namespaceFailureReason } from './namespace-reason.js';
 import type { AgentDeletionReport, AgentDeploymentDiagnostics, HelperProgress, HostInventory, LogPage, LogQuery, OperationPlan, StopReport } from './public-types.js';
 import { OperationRunner } from './runner.js';
 import { traceMethods, type TracedMethods } from './telemetry.js';
-import { capacityWarnings, checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
+import { capacityWarnings, checkLocalSshFiles, linkLocalWarning, missingOnHost, socketBindWarning } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
 import type { OperationOutcome } from './transport/run-operation.js';
 import type {
@@ -125,7 +125,8 @@ export class SshComputeDriver {
         if (missing) throw missing;
         const address = this.config.hosts[name]!.address;
         const socketBind = socketBindWarning(name, address, result);
-        return [...(socketBind ? [socketBind] : []), ...capacityWarnings(name, address, result)];
+        const linkLocal = linkLocalWarning(name, address, result, this.config.network.allowLinkLocal === true);
+        return [...(socketBind ? [socketBind] : []), ...(linkLocal ? [linkLocal] : []), ...capacityWarnings(name, address, result)];
       }),
     );
     // Every host is probed, and every failing host is named with its cause.

@@ -11,6 +11,7 @@ const probe = (capacity: Partial<HostCapacity>): ProbeResult => ({
   nodeVersion: 'v24.1.0',
   hostname: 'h',
   socketBindMissing: [],
+  ipAddressDenyMissing: [],
   capacity: { ...ROOMY, ...capacity },
 });
 const codes = (capacity: Partial<HostCapacity>) => capacityWarnings('stable', '203.0.113.10', probe(capacity)).map((warning) => warning.code);

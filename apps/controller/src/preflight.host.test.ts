@@ -1,7 +1,7 @@
 // Preflight on a real host: a missing OpenClaw, Node or known_hosts file, paths that only reach a
 // sandbox-hidden directory through links, and SSH files mounted the way Kubernetes mounts a Secret
-// (links into `..data`), over every transport; and a host that cannot enforce SocketBind* passes
-// with a warning, as does a host with little disk under the root.
+// (links into `..data`), over every transport; and a host that cannot enforce SocketBind* or the
+// link-local IPAddressDeny= passes with a warning, as does a host with little disk under the root.
 import assert from 'node:assert/strict';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,8 +69,8 @@ describe('preflight on a real host', () => {
     assert.match(await host.run(['systemctl', '--version']), /(?:^|\s)-BPF_FRAMEWORK(?:\s|$)/m);
     assert.equal((await host.run(['stat', '-f', '-c', '%T', '/sys/fs/cgroup'])).trim(), 'tmpfs');
     const { warnings } = await preflight(installationYaml({ stable: hostInfo(host) }));
-    // Capacity warnings follow the machine's load; this test is about the one SocketBind warning.
-    const socketBind = warnings.filter((warning) => !warning.code.startsWith('HOST_') && warning.code !== 'GATEWAY_PORTS_EXHAUSTED');
+    // Capacity warnings follow the machine's load, and the link-local one has its own test; this test is about the one SocketBind warning.
+    const socketBind = warnings.filter((warning) => !warning.code.startsWith('HOST_') && !['GATEWAY_PORTS_EXHAUSTED', 'LINK_LOCAL_NOT_DENIED'].includes(warning.code));
     assert.equal(socketBind.length, 1, JSON.stringify(warnings));
     const [warning] = socketBind;
     assert.equal(warning!.code, 'SOCKET_BIND_NOT_ENFORCED');
@@ -78,6 +78,25 @@ describe('preflight on a real host', () => {
     assert.match(warning!.message, /systemd 252 is built without its BPF framework \(-BPF_FRAMEWORK in systemctl --version\)/);
     assert.match(warning!.message, /\/sys\/fs\/cgroup is not the unified cgroup v2 hierarchy \(a tmpfs of cgroup v1 hierarchies: hybrid or legacy layout\)/);
     assert.match(warning!.message, /the readiness check's listener-ownership test .* then stands alone/);
+  });
+
+  test('a host that cannot enforce IPAddressDeny= passes preflight with one warning naming the metadata service, and none where the Installation allows link-local', async () => {
+    // nspawn runs the host on hybrid cgroups, where systemd builds no cgroup firewall.
+    assert.equal((await host.run(['stat', '-f', '-c', '%T', '/sys/fs/cgroup'])).trim(), 'tmpfs');
+    const text = installationYaml({ stable: hostInfo(host) });
+    const linkLocal = (await preflight(text)).warnings.filter((warning) => warning.code === 'LINK_LOCAL_NOT_DENIED');
+    assert.equal(linkLocal.length, 1, JSON.stringify(linkLocal));
+    assert.equal(
+      linkLocal[0]!.message,
+      `host "stable" (${host.address}) cannot enforce the gateway units' IPAddressDeny=169.254.0.0/16 fe80::/10: /sys/fs/cgroup is not the unified cgroup v2 hierarchy (a tmpfs of cgroup v1 hierarchies: hybrid or legacy layout). ` +
+        'A gateway there can reach link-local addresses, the cloud metadata service (169.254.169.254) among them; block it on the host or in the cloud (docs/hardening.md).',
+    );
+    const allowed = text.replace('      network:\n', '      network:\n        allowLinkLocal: true\n');
+    assert.notEqual(allowed, text);
+    assert.deepEqual(
+      (await preflight(allowed)).warnings.filter((warning) => warning.code === 'LINK_LOCAL_NOT_DENIED'),
+      [],
+    );
   });
 
   test('a host with little disk under the root passes preflight with a HOST_DISK_LOW warning naming it and the free space', async () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
 import type { SshComputeConfiguration } from './config/index.js';
-import { SOCKET_BIND_NOT_ENFORCED, checkLocalSshFiles, missingOnHost, socketBindWarning } from './preflight.js';
+import { LINK_LOCAL_NOT_DENIED, SOCKET_BIND_NOT_ENFORCED, checkLocalSshFiles, linkLocalWarning, missingOnHost, socketBindWarning } from './preflight.js';
 
 const base = mkdtempSync(join(tmpdir(), 'occ-preflight-'));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -94,7 +94,7 @@ describe('checkLocalSshFiles', () => {
 
 describe('socketBindWarning', () => {
   const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null };
-  const probe = (socketBindMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing, capacity });
+  const probe = (socketBindMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing, ipAddressDenyMissing: [], capacity });
 
   it('warns with a stable code, naming the configured host, its address, each missing piece and what then stands alone', () => {
     const warning = socketBindWarning('stable', '203.0.113.10', probe(['systemd 252 is built without its BPF framework', '/sys/fs/cgroup is not the unified cgroup v2 hierarchy']));
@@ -111,5 +111,26 @@ describe('socketBindWarning', () => {
   it('says nothing for a host that can enforce them, and never turns a warning into a failure', () => {
     assert.equal(socketBindWarning('stable', '203.0.113.10', probe([])), undefined);
     assert.equal(missingOnHost('stable', '203.0.113.10', probe(['systemd 252 is built without its BPF framework'])), undefined);
+  });
+});
+
+describe('linkLocalWarning', () => {
+  const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null };
+  const probe = (ipAddressDenyMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing: [], ipAddressDenyMissing, capacity });
+  const missing = ['/sys/fs/cgroup is not the unified cgroup v2 hierarchy (a tmpfs of cgroup v1 hierarchies: hybrid or legacy layout)'];
+
+  it('warns with a stable code, naming the host, what is missing and the metadata service a gateway can then reach', () => {
+    const warning = linkLocalWarning('stable', '203.0.113.10', probe(missing), false);
+    assert.equal(warning?.code, LINK_LOCAL_NOT_DENIED);
+    assert.equal(warning.code, 'LINK_LOCAL_NOT_DENIED');
+    assert.deepEqual(Object.keys(warning).sort(), ['code', 'message'], "exactly OCC's ComputePreflightWarning");
+    assert.match(warning.message, /^host "stable" \(203\.0\.113\.10\) cannot enforce the gateway units' IPAddressDeny=169\.254\.0\.0\/16 fe80::\/10: \/sys\/fs\/cgroup is not the unified/);
+    assert.match(warning.message, /169\.254\.169\.254/);
+  });
+
+  it('says nothing for a host that can enforce it, nor where the Installation allows link-local, and never fails', () => {
+    assert.equal(linkLocalWarning('stable', '203.0.113.10', probe([]), false), undefined);
+    assert.equal(linkLocalWarning('stable', '203.0.113.10', probe(missing), true), undefined);
+    assert.equal(missingOnHost('stable', '203.0.113.10', probe(missing)), undefined);
   });
 });

@@ -61,6 +61,20 @@ export function socketBindWarning(hostName: string, address: string, probe: Prob
   };
 }
 
+/** The stable code of the warning for a host that cannot enforce the gateway units' link-local IPAddressDeny=. */
+export const LINK_LOCAL_NOT_DENIED = 'LINK_LOCAL_NOT_DENIED';
+
+/** A warning, never a failure, like the port rules': and none where the Installation allows link-local anyway. */
+export function linkLocalWarning(hostName: string, address: string, probe: ProbeResult, allowLinkLocal: boolean): ComputePreflightWarning | undefined {
+  if (allowLinkLocal || probe.ipAddressDenyMissing.length === 0) return undefined;
+  return {
+    code: LINK_LOCAL_NOT_DENIED,
+    message:
+      `host "${hostName}" (${address}) cannot enforce the gateway units' IPAddressDeny=169.254.0.0/16 fe80::/10: ${probe.ipAddressDenyMissing.join('; ')}. ` +
+      'A gateway there can reach link-local addresses, the cloud metadata service (169.254.169.254) among them; block it on the host or in the cloud (docs/hardening.md).',
+  };
+}
+
 /** Below these a host is low for one more real gateway (about 1 GB of RSS measured, docs/operations.md). */
 export const CAPACITY_WARNING_FLOORS = { memoryAvailableBytes: 1536 * 1024 * 1024, rootFreeBytes: 2 * 1024 * 1024 * 1024, rootFreeInodes: 10_000 } as const;
 

@@ -18,7 +18,7 @@ function expectedProperties(layout: AgentLayout): Record<string, string> {
     TemporaryFileSystem: `${ROOT}:ro /dev/shm:ro`,
     BindPaths: `${layout.home}:${layout.home}:rbind ${layout.state}:${layout.state}:rbind`,
     BindReadOnlyPaths: `${layout.current}:${layout.current}:rbind`,
-    InaccessiblePaths: `${UNIT_DIR} -/run/dbus/system_bus_socket`,
+    InaccessiblePaths: `${UNIT_DIR} -/run/dbus/system_bus_socket -/run/systemd/journal/socket -/run/systemd/journal/dev-log -/run/systemd/journal.openclaw-enterprise/socket -/run/systemd/journal.openclaw-enterprise/dev-log`,
     ReadOnlyPaths: '/run',
     ProtectHome: 'yes',
     UMask: '0077',
@@ -44,6 +44,9 @@ function expectedProperties(layout: AgentLayout): Record<string, string> {
     RestrictAddressFamilies: 'AF_INET AF_INET6 AF_NETLINK AF_UNIX',
     SystemCallArchitectures: 'native',
     SystemCallErrorNumber: '1',
+    LimitCORE: '0',
+    LimitCORESoft: '0',
+    IPAddressDeny: 'fe80::/10 169.254.0.0/16',
     // Left out on purpose: V8's JIT, and the gateway's openat2() state lock (see docs/hardening.md).
     MemoryDenyWriteExecute: 'no',
     RestrictSUIDSGID: 'no',

@@ -12,10 +12,17 @@ const ESCAPES = '\\x1b[2J\\x1b]0;owned\\x07\\x9b31m';
 const ATTACK = `
 const { execFileSync } = require('node:child_process');
 console.log('hostile ${ESCAPES} end');
-execFileSync('/usr/bin/logger', ['-t', '${AUDIT_IDENTIFIER}', '--', 'operation=delete-namespace outcome=ok request=forged namespace=ns-victim']);
-execFileSync('/usr/bin/logger', ['-t', 'openclaw-enterprise-gateway', '--', 'a line claiming any tag']);
-for (let i = 0; i < 30; i++) console.log('filler ' + i);
-require('node:fs').writeFileSync(process.env.OPENCLAW_STATE_DIR + '/logged.done', 'ok\\n');
+// Its own stream to journald's stdout socket, under any tag it likes (the syslog and native sockets are not there for it).
+execFileSync('/usr/bin/systemd-cat', ['-t', '${AUDIT_IDENTIFIER}', 'echo', 'operation=delete-namespace outcome=ok request=forged namespace=ns-victim']);
+execFileSync('/usr/bin/systemd-cat', ['-t', 'openclaw-enterprise-gateway', 'echo', 'a line claiming any tag']);
+// The filler only once the test says the revision is served: read-logs by revision shows what came after.
+const state = process.env.OPENCLAW_STATE_DIR;
+const wait = setInterval(() => {
+  if (!require('node:fs').existsSync(state + '/served.go')) return;
+  clearInterval(wait);
+  for (let i = 0; i < 30; i++) console.log('filler ' + i);
+  require('node:fs').writeFileSync(state + '/logged.done', 'ok\\n');
+}, 100);
 `;
 
 describe('read-logs on a real host', () => {
@@ -34,7 +41,15 @@ describe('read-logs on a real host', () => {
     const quiet = prepareArgs(sibling, 1);
     await ok(host, 'prepare-revision', quiet);
     await ok(host, 'activate-revision', activateArgs(quiet));
-    assert.equal((await host.run(['cat', `${layoutOf(hostile).state}/logged.done`])).trim(), 'ok');
+    // A second after serving began, so the filler is past read-logs' whole-second bound of the served time.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await host.run(['touch', `${layoutOf(hostile).state}/served.go`]);
+    let done = '';
+    for (let tries = 0; done === '' && tries < 60; tries++) {
+      done = (await host.run(['sh', '-c', 'cat "$1" 2>/dev/null || true', 'sh', `${layoutOf(hostile).state}/logged.done`])).trim();
+      if (done === '') await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    assert.equal(done, 'ok');
     await host.run(['journalctl', '--flush']);
     await host.run(['journalctl', `--namespace=${GATEWAY_LOG_NAMESPACE}`, '--sync']);
   });
@@ -48,8 +63,8 @@ describe('read-logs on a real host', () => {
     const messages = page.entries.map((e) => e.message ?? '');
     assert.ok(messages.includes('hostile \x1b[2J\x1b]0;owned\x07\u009b31m end'), messages.join('\n'));
     assert.ok(page.cursor);
-    // The lines the gateway sent through the syslog socket under the helper's tag and another one, which
-    // its unit's /dev/log leads into the gateways' journal namespace: journald stamps the sender's UID from the socket's credentials, so none of them is root's.
+    // The lines the gateway sent as a stream of its own under the helper's tag and another one, which its
+    // unit's stdout socket leads into the gateways' journal namespace: journald stamps the sender's UID from the socket's credentials, so none of them is root's.
     // (Whether they also carry the unit depends on journald still finding the short-lived logger in
     // /proc, so read-logs may or may not return them; when it does, they are in this Agent's page.)
     const forged = (

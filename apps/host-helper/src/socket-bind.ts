@@ -82,6 +82,15 @@ async function systemdBuild(runner: HostRunner): Promise<SystemdBuild | undefine
   return result?.code === 0 ? parseSystemctlVersion(result.stdout) : undefined;
 }
 
+/**
+ * Each reason this host cannot enforce the units' IPAddressDeny=; empty when it can. systemd builds
+ * that firewall itself (no BPF framework needed), but only on the unified cgroup v2 hierarchy and a
+ * kernel with cgroup BPF; elsewhere it logs that it proceeds without one and starts the unit.
+ */
+export function ipAddressDenyMissing(): string[] {
+  return [cgroupMissing(cgroupType()), kernelMissing(kernelConfig())].filter((reason) => reason !== undefined);
+}
+
 /** Each reason this host cannot enforce SocketBindAllow=/SocketBindDeny=; empty when it can. */
 export async function socketBindMissing(runner: HostRunner): Promise<string[]> {
   return [systemdMissing(await systemdBuild(runner)), cgroupMissing(cgroupType()), kernelMissing(kernelConfig())].filter((reason) => reason !== undefined);

@@ -13,17 +13,23 @@ import type { OperationArgs, OperationName } from '@occ-ssh/protocol';
 
 const FORGED = 12;
 
-/** Twelve lines through the syslog socket, as the issue's Agent wrote them, and one over the native protocol claiming root's trusted fields. */
+/**
+ * Twelve lines through the syslog socket, as the issue's Agent wrote them, one over the native protocol
+ * claiming root's trusted fields (both sockets are denied in the unit now, so these reach no journal),
+ * and twelve as streams of its own to journald's stdout socket under the helper's tag, which it keeps.
+ */
 const ATTACK = `
-const { execFileSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const { writeFileSync } = require('node:fs');
 const helper = 'f'.repeat(64);
+const line = (i) => 'operation=ensure-namespace outcome=ok request=forged-' + i + ' namespace=ns-victim ms=1 changes=0 helper=' + helper;
 for (let i = 1; i <= ${FORGED}; i++) {
-  execFileSync('/usr/bin/logger', ['-t', '${AUDIT_IDENTIFIER}', '-p', 'authpriv.notice', '--', 'operation=ensure-namespace outcome=ok request=forged-' + i + ' namespace=ns-victim ms=1 changes=0 helper=' + helper]);
+  spawnSync('/usr/bin/logger', ['-t', '${AUDIT_IDENTIFIER}', '-p', 'authpriv.notice', '--', line('syslog-' + i)]);
+  spawnSync('/usr/bin/systemd-cat', ['-t', '${AUDIT_IDENTIFIER}', '-p', 'notice', 'echo', line('stream-' + i)]);
 }
 const fields = ['SYSLOG_IDENTIFIER=${AUDIT_IDENTIFIER}', '_UID=0', '_TRANSPORT=syslog', '_COMM=logger', 'MESSAGE=operation=delete-namespace outcome=ok request=forged-native namespace=ns-victim ms=1 changes=0 helper=' + helper];
-execFileSync('/usr/bin/logger', ['--journald'], { input: fields.join('\\n') + '\\n' });
-writeFileSync(process.env.OPENCLAW_STATE_DIR + '/forged.done', '${FORGED + 1}\\n');
+spawnSync('/usr/bin/logger', ['--journald'], { input: fields.join('\\n') + '\\n' });
+writeFileSync(process.env.OPENCLAW_STATE_DIR + '/forged.done', '${2 * FORGED + 1}\\n');
 `;
 
 const OPERATIONS_DOC = fileURLToPath(new URL('../../../docs/operations.md', import.meta.url));
@@ -52,22 +58,26 @@ describe('a compromised gateway cannot forge the audit trail', () => {
     await step('prepare-revision', prepared);
     // The attack runs when the gateway starts, before activation's own audit line.
     await step('activate-revision', activateArgs(prepared));
-    assert.equal((await host.run(['cat', `${layoutOf(forger).state}/forged.done`])).trim(), String(FORGED + 1));
+    assert.equal((await host.run(['cat', `${layoutOf(forger).state}/forged.done`])).trim(), String(2 * FORGED + 1));
     await step('stop-revision', { owner: forger, revision: prepared.revision });
     await host.run(['journalctl', '--flush']);
     await host.run(['journalctl', `--namespace=${GATEWAY_LOG_NAMESPACE}`, '--sync']);
 
-    // The forged lines are in the gateways' journal namespace (the only journal the unit reaches) under
-    // the helper's tag, each stamped with the Agent's real UID.
+    // The forged lines its own streams carried are in the gateways' journal namespace (the only journal
+    // the unit reaches) under the helper's tag, each stamped with the Agent's real UID and the stdout transport.
     const uid = (await host.run(['id', '-u', accountOf(forger)])).trim();
     const tagged = (await host.run(['journalctl', `--namespace=+${GATEWAY_LOG_NAMESPACE}`, '--no-pager', '-o', 'json', '-t', AUDIT_IDENTIFIER]))
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, string>);
     const forged = tagged.filter((entry) => / request=forged-/.test(entry.MESSAGE ?? ''));
-    assert.equal(forged.length, FORGED + 1, 'every forged line reached the journal');
+    assert.deepEqual(
+      forged.map((entry) => / request=(forged-\S+) /.exec(entry.MESSAGE ?? '')?.[1]).sort(),
+      Array.from({ length: FORGED }, (_, i) => `forged-stream-${i + 1}`).sort(),
+      'every streamed line reached the namespace; nothing sent to the syslog or native socket did',
+    );
     assert.deepEqual([...new Set(forged.map((entry) => entry._UID))], [uid], 'journald stamps the writer’s own UID, whatever fields it sends');
-    assert.equal(forged.find((entry) => entry.MESSAGE?.includes('forged-native'))?._TRANSPORT, 'journal');
+    assert.deepEqual([...new Set(forged.map((entry) => entry._TRANSPORT))], ['stdout']);
 
     const { recentAudit } = await ok(host, 'inventory', {}, runtime);
     assert.equal(recentAudit.filter((line) => line.includes('forged')).length, 0, recentAudit.join('\n'));

@@ -1,6 +1,6 @@
 // Real-host proof that a gateway cannot flood the host's journal: a compromised gateway logs at full
 // speed through stdout (every priority), /dev/log, the journal's syslog socket and its native socket,
-// as the Agent's account inside its unit. The system journal, kept small here so that a flood would
+// as the Agent's account inside its unit; only its stdout reaches a journal, the gateways' namespace. The system journal, kept small here so that a flood would
 // rotate it within seconds, keeps a marker line written before and every helper audit line, and holds
 // not one line of the flooder's; read-logs still shows the flooder its own lines and its sibling none.
 import assert from 'node:assert/strict';
@@ -23,6 +23,8 @@ let n = 0;
 // Random text does not compress: each line takes its full size in the journal (under 4096 bytes, so read-logs shows it).
 const line = () => 'flood ' + n++ + ' ' + randomBytes(2200).toString('base64');
 const syslog = ['/dev/log', '/run/systemd/journal/dev-log'].map((socket) => spawn('/usr/bin/logger', ['-u', socket, '-t', 'flood', '--size', '4096'], { stdio: ['pipe', 'ignore', 'ignore'] }));
+// A logger that finds no socket exits: the flood goes on by the other paths.
+for (const child of syslog) child.stdin.on('error', () => {});
 function burst() {
   if (Date.now() > end) {
     for (const child of syslog) child.stdin.end();
@@ -41,12 +43,12 @@ function burst() {
 burst();
 `;
 
-/** As native `setup` (its own transient unit): a line through each socket and stdout, then success. */
+/** As native `setup` (its own transient unit): a line through each socket and stdout, then success whether the sockets took them or not. */
 const SETUP_LOGGER = `
 if (process.argv[2] === 'setup') {
-  const { execFileSync } = require('node:child_process');
-  execFileSync('/usr/bin/logger', ['-t', 'setup-logger', '--', 'setup line via dev-log']);
-  execFileSync('/usr/bin/logger', ['--journald'], { input: 'MESSAGE=setup line via native\\n' });
+  const { spawnSync } = require('node:child_process');
+  spawnSync('/usr/bin/logger', ['-t', 'setup-logger', '--', 'setup line via dev-log']);
+  spawnSync('/usr/bin/logger', ['--journald'], { input: 'MESSAGE=setup line via native\\n' });
   console.log('setup line via stdout');
   process.exit(0);
 }
@@ -117,14 +119,10 @@ describe('a compromised gateway cannot flood the host journal', () => {
     await host.run(['journalctl', `--namespace=${GATEWAY_LOG_NAMESPACE}`, '--sync']);
     const flood = (await journal([`--namespace=${GATEWAY_LOG_NAMESPACE}`, `_UID=${uid}`])).filter((line) => line.startsWith('flood '));
     process.stderr.write(`# flood: ${written} lines written in ${FLOOD_SECONDS} s, ${flood.length} kept in the namespace\n`);
-    // Each path it wrote to led into the namespace instead.
-    for (const transport of ['stdout', 'syslog', 'journal']) {
-      const lines = await journal([`--namespace=${GATEWAY_LOG_NAMESPACE}`, `_UID=${uid}`, `_TRANSPORT=${transport}`]);
-      assert.ok(
-        lines.some((line) => line.startsWith('flood ')),
-        `no ${transport} line of the flood in the namespace`,
-      );
-    }
+    // Its stdout led into the namespace instead; the syslog and native sockets are not there for it at all.
+    const byTransport = async (transport: string) => (await journal([`--namespace=${GATEWAY_LOG_NAMESPACE}`, `_UID=${uid}`, `_TRANSPORT=${transport}`])).filter((line) => line.startsWith('flood '));
+    assert.ok((await byTransport('stdout')).length > 0, 'no stdout line of the flood in the namespace');
+    for (const transport of ['syslog', 'journal']) assert.deepEqual(await byTransport(transport), [], `${transport} lines of the flood in the namespace`);
 
     const own = await ok(host, 'read-logs', { owner: flooder, lines: 1000 }, runtime);
     assert.ok(
@@ -178,7 +176,7 @@ describe('a compromised gateway cannot flood the host journal', () => {
     await waitFor(async () => (await journal([`--namespace=${GATEWAY_LOG_NAMESPACE}`, ...selection])).filter((line) => listening.test(line)).length === 2, 60, 'no new line in the namespace');
   });
 
-  test('native setup, in its transient unit, logs into the namespace too and never into the system journal', async () => {
+  test('native setup, in its transient unit, writes nothing to any journal: its stdout goes nowhere and the sockets are not there', async () => {
     const setupLogger = owner('setup-logger');
     const openclawPath = await installTenantGateway(host, 'setup-logger', SETUP_LOGGER);
     await ok(host, 'ensure-namespace', { namespace: setupLogger.namespace });
@@ -191,7 +189,11 @@ describe('a compromised gateway cannot flood the host journal', () => {
     assert.deepEqual(await journal([`_UID=${uid}`]), [], 'nothing of the setup account in the system journal');
     await host.run(['journalctl', `--namespace=${GATEWAY_LOG_NAMESPACE}`, '--sync']);
     const logged = await journal([`--namespace=${GATEWAY_LOG_NAMESPACE}`, `_UID=${uid}`]);
-    assert.deepEqual(logged.filter((line) => line.startsWith('setup line')).sort(), ['setup line via dev-log', 'setup line via native'], 'its stdout goes nowhere (StandardOutput=null)');
+    assert.deepEqual(
+      logged.filter((line) => line.startsWith('setup line')),
+      [],
+      'its stdout goes nowhere (StandardOutput=null), its sockets are denied',
+    );
   });
 
   async function waitForFile(path: string, seconds: number): Promise<string> {

@@ -20,6 +20,7 @@ KillSignal=SIGTERM
 TimeoutStopSec=30
 NoNewPrivileges=true
 PrivateTmp=true
+LimitCORE=0
 ProtectSystem=strict
 TemporaryFileSystem=/var/lib/openclaw-enterprise:ro
 BindPaths=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home /var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/state
@@ -56,6 +57,7 @@ SystemCallErrorNumber=EPERM
 LogNamespace=openclaw-enterprise
 LogRateLimitIntervalSec=30s
 LogRateLimitBurst=1000
+InaccessiblePaths=-/run/systemd/journal/socket -/run/systemd/journal/dev-log -/run/systemd/journal.openclaw-enterprise/socket -/run/systemd/journal.openclaw-enterprise/dev-log
 `;
 
 /** The golden unit, spelled out once: the two modes differ only in the port and the managed password's EnvironmentFile line. */
@@ -82,6 +84,7 @@ EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcf
 ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port ${port}
 ${SANDBOX}SocketBindAllow=tcp:${port}
 SocketBindDeny=any
+IPAddressDeny=169.254.0.0/16 fe80::/10
 
 [Install]
 WantedBy=multi-user.target
@@ -133,7 +136,12 @@ describe('renderUnit goldens', () => {
       ]) {
         assert.match(service, new RegExp(`^${line}$`, 'm'), line);
       }
-      assert.doesNotMatch(text, /^(MemoryDenyWriteExecute|RestrictSUIDSGID|PrivateNetwork|IPAddressDeny|IPAddressAllow|AmbientCapabilities=.+|CapabilityBoundingSet=.+)/m);
+      assert.doesNotMatch(text, /^(MemoryDenyWriteExecute|RestrictSUIDSGID|PrivateNetwork|IPAddressAllow|AmbientCapabilities=.+|CapabilityBoundingSet=.+)/m);
+      // Link-local only: the gateway must reach its model providers.
+      assert.deepEqual(
+        text.split('\n').filter((line) => line.startsWith('IPAddress')),
+        ['IPAddressDeny=169.254.0.0/16 fe80::/10'],
+      );
       assert.doesNotMatch(text, /^ReadWritePaths=/m);
     }
   });
@@ -151,6 +159,22 @@ describe('renderUnit goldens', () => {
       assert.match(text, new RegExp(`^${line.replace(/[.+]/g, '\\$&')}$`, 'm'), line);
     }
     assert.doesNotMatch(text, /fcfbd503951a/);
+  });
+
+  it('sets a hard core limit of 0, and denies link-local addresses unless the Installation allows them', () => {
+    assert.match(PASSWORD_UNIT, /^LimitCORE=0$/m);
+    const allowed = renderUnit(input({ allowLinkLocal: true }));
+    assert.doesNotMatch(allowed, /^IPAddressDeny=/m);
+    assert.equal(allowed, PASSWORD_UNIT.replace('IPAddressDeny=169.254.0.0/16 fe80::/10\n', ''));
+    assert.equal(renderUnit(input({ allowLinkLocal: false })), PASSWORD_UNIT);
+  });
+
+  it('keeps every journal socket but its stdout stream from the gateway, under both paths LogNamespace= leaves visible', () => {
+    const denied = PASSWORD_UNIT.split('\n').filter((line) => line.startsWith('InaccessiblePaths=') && line.includes('journal'));
+    assert.deepEqual(denied, [
+      'InaccessiblePaths=-/run/systemd/journal/socket -/run/systemd/journal/dev-log -/run/systemd/journal.openclaw-enterprise/socket -/run/systemd/journal.openclaw-enterprise/dev-log',
+    ]);
+    assert.doesNotMatch(PASSWORD_UNIT, /journal[^ \n]*\/stdout/);
   });
 
   it('starts with its own ownership header', () => {

@@ -17,6 +17,8 @@ export interface UnitInput {
   managedPassword: boolean;
   /** The Installation's per-gateway limits; absent or empty renders no limit line. */
   limits?: GatewayLimits | undefined;
+  /** The Installation's `network.allowLinkLocal`. */
+  allowLinkLocal?: boolean | undefined;
 }
 
 export class UnitRenderError extends Error {
@@ -43,6 +45,8 @@ export interface SandboxInput {
   root: string;
   layout: AgentLayout;
   limits?: GatewayLimits | undefined;
+  /** The Installation's `network.allowLinkLocal`: true drops the link-local IPAddressDeny= line. */
+  allowLinkLocal?: boolean | undefined;
   /** Bind the `current` snapshot back read-only: the gateway reads its configuration there; native setup gets a scratch copy in state/. */
   current: boolean;
 }
@@ -70,7 +74,17 @@ export function renderSandbox(input: SandboxInput): string[] {
   if (!Number.isInteger(input.port) || input.port < 1024 || input.port > 65535) {
     throw new UnitRenderError('port cannot be rendered into a unit');
   }
-  return ['NoNewPrivileges=true', 'PrivateTmp=true', ...sandboxLines(layout, root, hidden, input.current), ...journalLines(), ...socketBindLines(input.port), ...limitLines(input.limits ?? {})];
+  return [
+    'NoNewPrivileges=true',
+    'PrivateTmp=true',
+    // Security: a hard limit of 0 that no process of the unit can raise: no core file of a gateway's memory, wherever the kernel's core_pattern points.
+    'LimitCORE=0',
+    ...sandboxLines(layout, root, hidden, input.current),
+    ...journalLines(),
+    ...socketBindLines(input.port),
+    ...linkLocalLines(input.allowLinkLocal === true),
+    ...limitLines(input.limits ?? {}),
+  ];
 }
 
 /** The journal namespace every gateway and native setup of the host logs into, apart from the system journal. */
@@ -87,8 +101,18 @@ export const GATEWAY_LOG_NAMESPACE = 'openclaw-enterprise';
  * (start-up, errors) stay whole while a flood is cut to a tenth of what journald alone would keep.
  */
 function journalLines(): string[] {
-  return [`LogNamespace=${GATEWAY_LOG_NAMESPACE}`, 'LogRateLimitIntervalSec=30s', 'LogRateLimitBurst=1000'];
+  return [`LogNamespace=${GATEWAY_LOG_NAMESPACE}`, 'LogRateLimitIntervalSec=30s', 'LogRateLimitBurst=1000', `InaccessiblePaths=${JOURNAL_SOCKETS.map((path) => `-${path}`).join(' ')}`];
 }
+
+/**
+ * Security: the journal's native and syslog sockets, under the path LogNamespace= mounts the
+ * namespace's over and under the namespace's own (/dev/log links to dev-log). A native entry can
+ * carry a sealed memfd of hundreds of MiB, which the namespace's one journald reads, compresses and
+ * writes before any count applies, while every sibling's stdout waits. The unit keeps its stdout
+ * stream, which systemd connects before the sandbox is set up: journald cuts it into lines of at most
+ * LineMax= bytes and counts them against the burst above.
+ */
+const JOURNAL_SOCKETS = ['/run/systemd/journal', `/run/systemd/journal.${GATEWAY_LOG_NAMESPACE}`].flatMap((dir) => [`${dir}/socket`, `${dir}/dev-log`]);
 
 export function renderUnit(input: UnitInput): string {
   const { layout } = input;
@@ -145,7 +169,7 @@ export function renderUnit(input: UnitInput): string {
  * - MemoryDenyWriteExecute=: V8's JIT needs writable and executable memory.
  * - RestrictSUIDSGID=: systemd enforces it by failing every openat2() with ENOSYS, and the gateway
  *   takes its state lock with openat2(RESOLVE_BENEATH) and exits without a fallback.
- * - PrivateNetwork=, IPAddressDeny=: the gateway must reach its model providers.
+ * - PrivateNetwork=, IPAddressDeny= beyond link-local: the gateway must reach its model providers.
  * AF_NETLINK stays allowed: without it Node's os.networkInterfaces() throws, which OpenClaw calls
  * unguarded (device pairing, port inspection) and needs for mDNS.
  * ReadOnlyPaths=/run: under systemd 252, ProtectSystem=strict together with ProtectKernelTunables=,
@@ -210,6 +234,16 @@ function sandboxLines(layout: AgentLayout, root: string, hiddenUnits: readonly s
  */
 function socketBindLines(port: number): string[] {
   return [`SocketBindAllow=tcp:${port}`, 'SocketBindDeny=any'];
+}
+
+/**
+ * Security: link-local addresses are the cloud metadata service (169.254.169.254 hands out the
+ * machine's instance-role credentials) and neighbours on the host's own links, which a gateway never
+ * needs; an Installation that truly does sets `network.allowLinkLocal`. systemd enforces it with a
+ * cgroup BPF program, on the unified cgroup v2 hierarchy only; preflight warns where it cannot.
+ */
+function linkLocalLines(allowed: boolean): string[] {
+  return allowed ? [] : ['IPAddressDeny=169.254.0.0/16 fe80::/10'];
 }
 
 /**

@@ -15,6 +15,8 @@ export const runtimeSettings = z
     gatewayPortRange: portRange,
     /** Absent when the Installation sets none: the unit then carries no limit lines at all. */
     gatewayLimits: z.optional(gatewayLimits),
+    /** Present and true only when the Installation lets gateways reach link-local addresses; the unit then carries no IPAddressDeny= line. */
+    allowLinkLocal: z.optional(z.literal(true)),
   })
   .check(z.refine((s) => !within(s.systemdUnitDirectory, s.root) && !within(s.root, s.systemdUnitDirectory), 'root and systemdUnitDirectory must be separate directories, neither inside the other'));
 

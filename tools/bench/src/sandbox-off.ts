@@ -6,8 +6,8 @@ import { accountName, agentLayout, renderUnit } from '@occ-ssh/markers';
 /** Directives of the rendered [Service] section that run the gateway rather than confine it. */
 const RUNNING = new Set(['Type', 'User', 'Group', 'WorkingDirectory', 'Environment', 'EnvironmentFile', 'ExecStart', 'Restart', 'RestartSec', 'KillSignal', 'TimeoutStopSec']);
 
-/** Left as rendered: no effect on a start's cost (a file mode mask, IPC clean-up at stop, keyrings, capabilities of a non-root account, journald's counts). */
-const KEPT = new Set(['UMask', 'RemoveIPC', 'KeyringMode', 'CapabilityBoundingSet', 'AmbientCapabilities', 'SystemCallErrorNumber', 'LogRateLimitIntervalSec', 'LogRateLimitBurst']);
+/** Left as rendered: no effect on a start's cost (a file mode mask, IPC clean-up at stop, keyrings, capabilities of a non-root account, journald's counts, the core limit). */
+const KEPT = new Set(['UMask', 'RemoveIPC', 'KeyringMode', 'CapabilityBoundingSet', 'AmbientCapabilities', 'SystemCallErrorNumber', 'LogRateLimitIntervalSec', 'LogRateLimitBurst', 'LimitCORE']);
 
 /** Each confining directive's value with the confinement off (an empty value resets a list). */
 const OFF: Record<string, string> = {
@@ -42,6 +42,7 @@ const OFF: Record<string, string> = {
   LogNamespace: '',
   SocketBindAllow: '',
   SocketBindDeny: '',
+  IPAddressDeny: '',
 };
 
 /** The directive names of a unit's [Service] section, each once, in order. */

@@ -47,7 +47,7 @@ export const TRICKLER = `{
   return;
 }`;
 
-/** `count` audit lines in the helper's format under its syslog tag, with request IDs `forged-<n>`. */
+/** `count` audit lines in the helper's format under its tag, with request IDs `forged-<n>`. */
 export function auditForger(count: number): string {
   return `{
   ${STATE}
@@ -55,7 +55,8 @@ export function auditForger(count: number): string {
   let written = 0;
   for (let n = 1; n <= ${count}; n++) {
     const line = 'operation=activate-revision outcome=ok request=forged-' + n + ' namespace=ns-forged agent=agent-forged revision=rev-forged ms=12 changes=3 helper=' + '0'.repeat(64);
-    const result = spawnSync('logger', ['-t', 'occ-ssh-helper', '-p', 'authpriv.notice', '--', line], { stdio: 'ignore', env: { PATH: ${JSON.stringify(PATH)} } });
+    // A stream of its own to journald's stdout socket: the unit denies the syslog and native sockets.
+    const result = spawnSync('systemd-cat', ['-t', 'occ-ssh-helper', '-p', 'notice', 'echo', line], { stdio: 'ignore', env: { PATH: ${JSON.stringify(PATH)} } });
     if (result.status === 0) written++;
   }
   require('node:fs').writeFileSync(state + '/forged.json', JSON.stringify({ written }));

@@ -6,3 +6,5 @@ export type { ExecOptions, ExecResult } from './ssh.js';
 export type { Variant } from './recipe.js';
 export { NODE_VERSION, OPENCLAW_VERSION } from './recipe.js';
 export { linkTestHosts } from './link.js';
+/** A host's network namespace, veth and cgroup names: a test may add an address to the host's own loopback from the machine, where the host itself may not. */
+export { hostObjects } from './paths.js';

@@ -87,6 +87,7 @@ describe('occ-ssh on a real host', () => {
   });
 
   test('preflight of a host that cannot enforce SocketBind* succeeds and prints the warning (and --json carries it)', async () => {
+    // The test host cannot enforce the link-local IPAddressDeny= either: its warning follows.
     const single = `${dir}/single.yaml`;
     writeFileSync(single, installationYaml({ stable: hostInfo(host) }));
     const out = sink();
@@ -94,14 +95,14 @@ describe('occ-ssh on a real host', () => {
     assert.equal(await runCli(['preflight', '--config', single], out.stream, err.stream), EXIT.ok, err.text());
     assert.match(
       out.text(),
-      /preflight \(1 host\(s\)\) \.\.\. ok \([^)]+\) {2}1 warning\(s\)\n {2}warning SOCKET_BIND_NOT_ENFORCED: host "stable" \(\S+\) cannot enforce .* then stands alone\.\nrecap: 1 ok, 0 failed, 0 unreachable\n/,
+      /preflight \(1 host\(s\)\) \.\.\. ok \([^)]+\) {2}2 warning\(s\)\n {2}warning SOCKET_BIND_NOT_ENFORCED: host "stable" \(\S+\) cannot enforce .* then stands alone\.\n {2}warning LINK_LOCAL_NOT_DENIED: host "stable" \(\S+\) cannot enforce .*IPAddressDeny=.*\(docs\/hardening\.md\)\.\nrecap: 1 ok, 0 failed, 0 unreachable\n/,
     );
     const json = sink();
     assert.equal(await runCli(['preflight', '--config', single, '--json'], json.stream, err.stream), EXIT.ok);
     const parsed = JSON.parse(json.text()) as { result: { warnings: { code: string; message: string }[] } };
     assert.deepEqual(
       parsed.result.warnings.map((w) => w.code),
-      ['SOCKET_BIND_NOT_ENFORCED'],
+      ['SOCKET_BIND_NOT_ENFORCED', 'LINK_LOCAL_NOT_DENIED'],
     );
   });
 

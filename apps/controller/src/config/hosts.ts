@@ -52,6 +52,8 @@ export function runtimeSettingsFor(config: SshComputeConfiguration, namespaceNam
     gatewayPortRange: { start: config.network.gatewayPortRange.start, end: config.network.gatewayPortRange.end },
     // Absent stays absent, so the configuration hash of an Installation without limits is unchanged.
     ...(config.runtime.gatewayLimits ? { gatewayLimits: { ...config.runtime.gatewayLimits } } : {}),
+    // Only when allowed: the hash of an Installation that leaves link-local denied does not change.
+    ...(config.network.allowLinkLocal === true ? { allowLinkLocal: true } : {}),
   });
   if (!checked.success) {
     // Only reachable with a configuration that did not come from loadInstallationConfiguration.

@@ -101,8 +101,15 @@ const runtime = z
     }
   });
 
-/** Port bounds (1024-65535) and order, so at least one port, come from the protocol's `portRange`. */
-const network = z.strictObject({ gatewayPortRange: portRange });
+/**
+ * Port bounds (1024-65535) and order, so at least one port, come from the protocol's `portRange`.
+ * `allowLinkLocal: true` lets gateways reach link-local addresses (169.254.0.0/16, fe80::/10), among
+ * them the cloud metadata service; absent or false, every gateway unit denies them.
+ */
+const network = z.strictObject({
+  gatewayPortRange: portRange,
+  allowLinkLocal: z.optional(z.boolean({ error: unlessMissing('expected true or false') })),
+});
 
 /** Host keys are exact Namespace names (the protocol's `namespaceName`); at least one is needed. */
 const hosts = z.record(namespaceName, host).refine((value) => Object.keys(value).length > 0, { error: 'expected at least one Namespace mapped to a host' });
@@ -147,7 +154,7 @@ export interface SshComputeConfiguration {
     readonly systemdUnitDirectory: string;
     readonly gatewayLimits?: { readonly memoryMaxMiB?: number; readonly tasksMax?: number; readonly cpuWeight?: number };
   };
-  readonly network: { readonly gatewayPortRange: { readonly start: number; readonly end: number } };
+  readonly network: { readonly gatewayPortRange: { readonly start: number; readonly end: number }; readonly allowLinkLocal?: boolean };
   readonly transport: Transport;
   readonly maxConcurrentOperationsPerHost: number;
 }

@@ -176,8 +176,8 @@ export function planRecordActivation({ layout, marker, agent }: ActivateState, r
 }
 
 function unitInput(ctx: OpContext, args: Args, layout: AgentLayout, account: Account, port: number, managedPassword: boolean) {
-  const { root, nodePath, openclawPath, gatewayLimits: limits } = ctx.runtime;
-  return { namespaceId: args.owner.namespace.id, agentId: args.owner.agent.id, account: account.name, nodePath, openclawPath, port, root, layout, managedPassword, limits };
+  const { root, nodePath, openclawPath, gatewayLimits: limits, allowLinkLocal } = ctx.runtime;
+  return { namespaceId: args.owner.namespace.id, agentId: args.owner.agent.id, account: account.name, nodePath, openclawPath, port, root, layout, managedPassword, limits, allowLinkLocal };
 }
 
 function render(renderer: () => string): string {

@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
 import { hostCapacity } from '../capacity.js';
-import { socketBindMissing } from '../socket-bind.js';
+import { ipAddressDenyMissing, socketBindMissing } from '../socket-bind.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
 const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -94,6 +94,13 @@ export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
     fileCheck('openclaw', ctx.runtime.openclawPath, constants.R_OK, 'readable'),
     sandboxCheck(ctx),
   ];
-  // Not a check: a host that cannot enforce SocketBind* still runs gateways, and preflight warns.
-  return { checks, nodeVersion: process.version, hostname: hostname(), socketBindMissing: await socketBindMissing(ctx.runner), capacity: hostCapacity(ctx) };
+  // Not a check: a host that cannot enforce SocketBind* or IPAddressDeny= still runs gateways, and preflight warns.
+  return {
+    checks,
+    nodeVersion: process.version,
+    hostname: hostname(),
+    socketBindMissing: await socketBindMissing(ctx.runner),
+    ipAddressDenyMissing: ipAddressDenyMissing(),
+    capacity: hostCapacity(ctx),
+  };
 }

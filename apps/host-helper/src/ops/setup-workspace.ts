@@ -98,8 +98,8 @@ async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupStat
     );
     refuseConflicts(target.dir, inspection, replaceableDigests(setup.documents, build.stock));
   }
-  const { nodePath, openclawPath, root, gatewayLimits: limits } = ctx.runtime;
-  const run = { nodePath, openclawPath, layout, account: target.account, configuration, port: agent.port, root, limits };
+  const { nodePath, openclawPath, root, gatewayLimits: limits, allowLinkLocal } = ctx.runtime;
+  const run = { nodePath, openclawPath, layout, account: target.account, configuration, port: agent.port, root, limits, allowLinkLocal };
   // The unit's sandbox is rendered now, so a configuration it refuses fails before the first change.
   nativeSetupArgv(run, NATIVE_SETUP_TIMEOUT_MS);
   return { markerPath, recorded, build, target, run, account: account.name };

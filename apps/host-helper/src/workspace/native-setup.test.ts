@@ -47,7 +47,9 @@ describe('nativeSetupArgv', () => {
     const start = unit.indexOf('NoNewPrivileges=true');
     const gateway = unit.slice(start, unit.indexOf('\n\n', start)).split('\n');
     assert.ok(gateway.includes('MemoryMax=512M') && gateway.includes('SocketBindDeny=any') && gateway.includes(`TemporaryFileSystem=${ROOT}:ro`));
-    // What setup itself writes to /dev/log or the journal's socket goes to the gateways' namespace too.
+    // No core file, no link-local address, and no journal socket for setup either (its output goes nowhere).
+    assert.ok(gateway.includes('LimitCORE=0') && gateway.includes('IPAddressDeny=169.254.0.0/16 fe80::/10'));
+    assert.ok(gateway.some((line) => line.startsWith('InaccessiblePaths=') && line.includes('/run/systemd/journal/socket')));
     assert.ok(gateway.includes('LogNamespace=openclaw-enterprise') && gateway.includes('LogRateLimitBurst=1000'));
     assert.deepEqual(
       properties(nativeSetupArgv(run, 120_000)).filter((line) => gateway.includes(line)),

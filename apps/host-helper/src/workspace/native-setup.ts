@@ -54,6 +54,7 @@ export interface NativeSetupRun {
   /** The driver's root and the Installation's gateway limits: the gateway unit's sandbox is rendered from them. */
   root: string;
   limits?: GatewayLimits | undefined;
+  allowLinkLocal?: boolean | undefined;
 }
 
 /** Where the scratch configuration lives during a run: the Agent's own state/, removed afterwards. */
@@ -69,14 +70,14 @@ const UNIT_GRACE_SECONDS = 5;
  * Agent-writable state/ and home/, so native setup runs Agent code: it gets the gateway unit's sandbox
  * and limits, the account's uid and gid, and a cgroup systemd kills whole (every process it forked
  * included) when setup exits, is stopped, or outlives RuntimeMaxSec=. Its output goes nowhere, not even
- * the journal, since it could echo document text; what it sends to the journal's sockets itself lands in
- * the gateways' journal namespace under the same rate limit (the sandbox's LogNamespace= lines).
+ * the journal, since it could echo document text; the sandbox denies it the journal's native and syslog
+ * sockets as it does the gateway, so it writes nothing to any journal.
  */
 export function nativeSetupArgv(run: NativeSetupRun, timeoutMs: number): string[] {
   const { layout } = run;
   let sandbox: string[];
   try {
-    sandbox = renderSandbox({ nodePath: run.nodePath, openclawPath: run.openclawPath, port: run.port, root: run.root, layout, limits: run.limits, current: false });
+    sandbox = renderSandbox({ nodePath: run.nodePath, openclawPath: run.openclawPath, port: run.port, root: run.root, layout, limits: run.limits, allowLinkLocal: run.allowLinkLocal, current: false });
   } catch (error) {
     if (error instanceof UnitRenderError) throw new ComputeError('configuration', error.message);
     throw error;

@@ -30,6 +30,8 @@ function probeResult() {
      * Not a failure: preflight turns it into a warning.
      */
     socketBindMissing: z.array(z.string()),
+    /** What keeps it from enforcing their link-local IPAddressDeny= (no unified cgroup v2 hierarchy, no kernel cgroup BPF); empty when it can. */
+    ipAddressDenyMissing: z.array(z.string()),
     capacity: capacity(),
   });
 }
@@ -38,7 +40,7 @@ const EXAMPLE_CAPACITY = { memoryTotalBytes: 8_589_934_592, memoryAvailableBytes
 
 export const probeOperation = lazyOperation(false, () => ({ args: z.strictObject({}), result: probeResult() }), {
   args: {},
-  result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host', socketBindMissing: [], capacity: EXAMPLE_CAPACITY },
+  result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host', socketBindMissing: [], ipAddressDenyMissing: [], capacity: EXAMPLE_CAPACITY },
 });
 
 export type ProbeResult = z.infer<(typeof probeOperation)['result']>;
