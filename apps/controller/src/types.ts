@@ -130,6 +130,10 @@ export interface ComputeAgentBinding {
   readonly agent: Agent;
 }
 
+export interface ComputeAgentRevisionBinding extends ComputeAgentBinding {
+  readonly revision: Readonly<AgentRevision>;
+}
+
 export type NamespaceLifecycleFailure = 'retryable' | 'permanent';
 
 export interface NamespaceEnsureResult {

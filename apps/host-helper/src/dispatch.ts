@@ -8,6 +8,7 @@ import { LockScope } from './lock.js';
 import { activateRevision } from './ops/activate-revision.js';
 import { deleteAgent } from './ops/delete-agent.js';
 import { deleteNamespace } from './ops/delete-namespace.js';
+import { describeRuntime } from './ops/describe-runtime.js';
 import { ensureNamespace } from './ops/ensure-namespace.js';
 import { inventory } from './ops/inventory.js';
 import { prepareRevision } from './ops/prepare-revision.js';
@@ -36,6 +37,7 @@ const HANDLERS: { [O in OperationName]: Handler<O> } = {
   'delete-agent': deleteAgent,
   inventory,
   'read-logs': readLogs,
+  'describe-runtime': describeRuntime,
   'plan-operation': planOperation,
 };
 

@@ -27,6 +27,7 @@ function expected(operation: OperationName): ResourceIds {
     case 'stop-revision':
     case 'retire-revision':
     case 'plan-operation':
+    case 'describe-runtime':
       return revisionIds;
     default:
       return assertNever(operation, 'operation');

@@ -4,6 +4,7 @@ import type * as z from 'zod/mini';
 import { activateRevisionOperation } from './activate-revision.js';
 import { deleteAgentOperation } from './delete-agent.js';
 import { deleteNamespaceOperation } from './delete-namespace.js';
+import { describeRuntimeOperation } from './describe-runtime.js';
 import { ensureNamespaceOperation } from './ensure-namespace.js';
 import { inventoryOperation } from './inventory.js';
 import { prepareRevisionOperation } from './prepare-revision.js';
@@ -29,6 +30,7 @@ export const OPERATIONS = {
   'delete-namespace': deleteNamespaceOperation,
   inventory: inventoryOperation,
   'read-logs': readLogsOperation,
+  'describe-runtime': describeRuntimeOperation,
   'plan-operation': planOperationOperation,
 } as const;
 
@@ -73,6 +75,7 @@ const RESOURCES: { [O in OperationName]: (args: OperationArgs<O>) => ResourceIds
   'delete-namespace': (args) => ({ namespaceId: args.namespace.id }),
   inventory: () => ({}),
   'read-logs': (args) => ofOwner(args.owner, args.revision),
+  'describe-runtime': (args) => ofOwner(args.owner, args.revision),
   // A plan names what the operation it plans would touch.
   'plan-operation': (args) => resourcesOf(args.operation, args.args),
 };
@@ -100,4 +103,5 @@ export type { InventoryAgent, InventoryResult } from './inventory.js';
 export type { HostCapacity, ProbeResult } from './probe.js';
 export { PLANNED_OPERATIONS, type PlanResult, type PlannedOperation, type PlannedStep } from './plan-operation.js';
 export { MAX_LOG_BYTES, MAX_LOG_LINES, type LogEntry } from './read-logs.js';
+export { MAX_RUNTIME_EVENTS, type RuntimeEvent } from './describe-runtime.js';
 export { workspaceSetupArgs } from './setup-workspace.js';
