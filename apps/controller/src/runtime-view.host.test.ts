@@ -3,6 +3,8 @@
 // instance; a stopped gateway has no pod. The gateway is hostile: it writes a 1 MiB line, invalid
 // UTF-8 and escapes, and holds /readyz unanswered; root and a sibling forge lines under its unit's name.
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { accountOf, closedLoopbackPort, installTenantGateway, layoutOf } from '@occ-ssh/test-support';
@@ -13,7 +15,8 @@ import { SshComputeDriver } from './driver.js';
 import type { AgentRuntimeDescription, AgentRuntimeLogChunk, AgentRuntimeLogRequest } from './runtime-types.js';
 import type { ComputeAgentRevisionBinding } from './types.js';
 import { rejection } from '../test/fakes.js';
-import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf } from '../test/hosts.js';
+import { cliRunner } from '../test/cli-runner.js';
+import { agentBinding, configFor, hostInfo, installationYaml, memoryLogger, revisionOf } from '../test/hosts.js';
 
 /**
  * The gateway: at each start it writes what its state directory asks for (a 1 MiB line, invalid UTF-8,
@@ -56,9 +59,14 @@ describe("OCC's runtime view of an SSH Agent on a real host", () => {
     return { source: 'gateway', pod: pod.name, podUid: pod.uid, container: pod.container, previous: false, tailLines: 1000, limitBytes: 256 * 1024, signal: AbortSignal.timeout(60_000), ...extra };
   };
 
+  let crashedPid = '';
+  const dir = mkdtempSync(`${tmpdir()}/occ-runtime-view-`);
+  const cli = cliRunner(`${dir}/installation.yaml`, `${dir}/ledger.json`);
+
   before(async () => {
     host = await startTestHost({ name: 'rtview' });
     const gateway = await installTenantGateway(host, 'runtime-view', GATEWAY);
+    writeFileSync(`${dir}/installation.yaml`, installationYaml({ stable: { ...hostInfo(host), fixtureGatewayPath: gateway } }));
     driver = new SshComputeDriver({ configuration: configFor({ stable: { ...hostInfo(host), fixtureGatewayPath: gateway } }), logger: memoryLogger().logger, readinessTimeoutMs: 30_000 });
     await driver.ensureNamespace(binding.namespace);
     for (const target of [rev1, { ...sibling, revision: revisionOf(sibling, 1) }]) {
@@ -136,6 +144,7 @@ describe("OCC's runtime view of an SSH Agent on a real host", () => {
   test('kill -9 of the main process: the restart is counted, the termination reported, and previous returns the instance before', async () => {
     const before = await describeNow();
     const oldPid = (await host.run(['systemctl', 'show', '-p', 'MainPID', '--value', unit()])).trim();
+    crashedPid = oldPid;
     await host.run(['sh', '-c', `touch ${stateDir()}/hostile && kill -9 ${oldPid}`]);
     let after = await describeNow();
     for (let i = 0; i < 120 && !(after.pods[0]?.ready && after.pods[0].containers[0]!.restartCount === 1); i++) {
@@ -177,6 +186,37 @@ describe("OCC's runtime view of an SSH Agent on a real host", () => {
       current.lines.some((line) => line.raw === 'bad\ufffd\ufffd \ufffd'),
       'invalid UTF-8 decoded with replacement',
     );
+  });
+
+  test('occ-ssh status and occ-ssh logs --previous show what OCC shows', async () => {
+    const description = await describeNow();
+    const [pod] = description.pods;
+    const status = await cli('status', '--namespace', 'stable');
+    assert.equal(status.code, 0, status.err);
+    const text = status.out + status.err;
+    console.log(`runtime-view occ-ssh status:\n${text}`);
+    assert.match(text, new RegExp(`runtime: pod ${pod!.uid} Running, ready; gateway running, restarts 1`));
+    assert.match(text, /last termination: killed by signal 9 \(SIGKILL\) \(exit code 137\) at /);
+    assert.match(text, /event \S+ Warning Killed: main process killed by signal 9 \(SIGKILL\)/);
+    const json = await cli('status', '--namespace', 'stable', '--json');
+    assert.equal(JSON.parse(json.out).result.runtime[binding.agent.id].pods[0].uid, pod!.uid);
+    const identity = [
+      '--namespace',
+      'stable',
+      '--namespace-id',
+      binding.namespace.id,
+      '--service-principal-id',
+      binding.agent.servicePrincipalId,
+      '--revision-id',
+      rev1.revision.id,
+      '--revision-number',
+      '1',
+    ];
+    const previous = await cli('logs', binding.agent.id, ...identity, '--previous');
+    assert.equal(previous.code, 0, previous.err);
+    assert.match(previous.out, new RegExp(`${binding.agent.id}: runtime-view start pid=${crashedPid}\n`));
+    assert.doesNotMatch(previous.out, new RegExp(`runtime-view start pid=(?!${crashedPid}\n)`));
+    assert.equal((await cli('logs', binding.agent.id, ...identity, '--previous', '--follow')).code, 2);
   });
 
   test('a 1 MiB line and invalid UTF-8 stay within limitBytes, exactly', async () => {
