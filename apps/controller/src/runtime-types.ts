@@ -6,6 +6,7 @@ export type RuntimeLogContainerSourceId = 'gateway' | 'agent';
 
 /** Which stream a page of lines came from. */
 export interface RuntimeLogStream {
+  /** Always `gateway` for SSH Agents. */
   readonly source: RuntimeLogContainerSourceId | 'sandbox';
   /** The gateway's systemd unit name. */
   readonly pod?: string;
@@ -15,6 +16,7 @@ export interface RuntimeLogStream {
   readonly container?: string;
   /** systemd's NRestarts when the page was read. */
   readonly restartCount?: number;
+  /** Never set by SSH Compute (no Sandbox). */
   readonly sandbox?: string;
 }
 
@@ -38,7 +40,9 @@ export interface AgentRuntimeContainerStatus {
 
 /** The Agent's gateway unit while it runs the described revision. */
 export interface AgentRuntimePodStatus {
+  /** Always `gateway`. */
   readonly role: RuntimeLogContainerSourceId;
+  /** Always `execution`: the Agent's host. */
   readonly cluster: 'control' | 'execution';
   /** The unit name, such as `openclaw-enterprise-gateway-0123456789ab.service`. */
   readonly name: string;
@@ -46,9 +50,11 @@ export interface AgentRuntimePodStatus {
   readonly uid: string;
   /** `Running`, `Pending` (starting or waiting to restart), `Failed` or `Unknown`. */
   readonly phase: string;
+  /** The gateway container's `ready`. */
   readonly ready: boolean;
   /** When the activation that started the pod found it ready (served.json); null when none did. */
   readonly createdAt: string | null;
+  /** One: the gateway process. */
   readonly containers: readonly AgentRuntimeContainerStatus[];
   /** systemd's own messages about the unit since the activation, at most eight, newest last. */
   readonly events: readonly {
@@ -63,7 +69,9 @@ export interface AgentRuntimePodStatus {
 
 /** What describeAgentRuntime returns for one revision. */
 export interface AgentRuntimeDescription {
+  /** The bound revision's ID. */
   readonly revisionId: string;
+  /** When the host was read (ISO 8601). */
   readonly observedAt: string;
   /** One pod when the Agent's unit runs the revision, else none. */
   readonly pods: readonly AgentRuntimePodStatus[];
@@ -81,28 +89,41 @@ export interface AgentRuntimeDescription {
 
 /** describeAgentRuntime's options: `events: false` leaves the events out. */
 export interface AgentRuntimeDescribeOptions {
+  /** Ignored: SSH Agents have only the `gateway` source. */
   readonly source?: RuntimeLogContainerSourceId;
+  /** `false` leaves `events` empty. */
   readonly events?: boolean;
 }
 
 /** One page of a listed pod's lines: the newest `tailLines`, within `limitBytes`. */
 export interface AgentRuntimeLogRequest {
+  /** Must be `gateway`. */
   readonly source: RuntimeLogContainerSourceId;
+  /** A pod name describeAgentRuntime listed: the Agent's unit name. */
   readonly pod: string;
+  /** The pod ID describeAgentRuntime listed; refused once another activation replaced the pod. */
   readonly podUid: string;
+  /** Must be `gateway`. */
   readonly container: string;
   /** The gateway process before the current one in the same pod. */
   readonly previous: boolean;
+  /** The newest lines, at most (lowered to 1000). */
   readonly tailLines: number;
+  /** Only lines of the last this many seconds, by the host's clock. */
   readonly sinceSeconds?: number;
+  /** The UTF-8 bytes of all lines together, at most (lowered to 256 KiB); exact. */
   readonly limitBytes: number;
+  /** Ends the read (the helper call) early. */
   readonly signal: AbortSignal;
 }
 
 /** The gateway's own lines, raw (OCC redacts and bounds them again), oldest first. */
 export interface AgentRuntimeLogChunk {
+  /** The pod and container read. */
   readonly stream: RuntimeLogStream;
+  /** When the host was read (ISO 8601). */
   readonly observedAt: string;
+  /** journald's receive time (ISO 8601, microseconds) and the line's bytes decoded as UTF-8 with replacement. */
   readonly lines: readonly { readonly time: string | null; readonly raw: string }[];
   /** Lines were left out, or the newest cut, to stay within `limitBytes`. */
   readonly truncated: boolean;

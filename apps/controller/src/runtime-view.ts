@@ -7,7 +7,7 @@ import { ComputeError, MAX_LOG_BYTES, MAX_LOG_LINES, keepNewestWithin, type Oper
 import type { AgentRuntimeContainerStatus, AgentRuntimeDescribeOptions, AgentRuntimeDescription, AgentRuntimeLogChunk, AgentRuntimeLogRequest, AgentRuntimePodStatus } from './runtime-types.js';
 
 /** The one container of an SSH pod, and the one log source. */
-export const GATEWAY = 'gateway';
+const GATEWAY = 'gateway';
 
 type Described = OperationResult<'describe-runtime'>;
 type RunningPod = NonNullable<Described['pod']>;

@@ -61,7 +61,7 @@ export async function runtimeLogs(ctx: OpContext, args: Args): Promise<Operation
  * credentials and _SYSTEMD_INVOCATION_ID from the unit's own record, so root's or a sibling's
  * `logger -t <unit>` or `systemd-cat`, which set only SYSLOG_IDENTIFIER, never match.
  */
-export function selection(unit: string, uid: number, invocation: string): string[] {
+function selection(unit: string, uid: number, invocation: string): string[] {
   return [`_SYSTEMD_UNIT=${unit}`, `_UID=${uid}`, `_SYSTEMD_INVOCATION_ID=${invocation}`];
 }
 

@@ -38,7 +38,7 @@ export interface PodFacts {
   absent: 'not-current' | 'no-unit' | 'inactive' | null;
 }
 
-export interface RunningUnit {
+interface RunningUnit {
   podUid: string;
   /** When the activation that restarted the unit for this revision found it ready (served.json); null when none did. */
   servedAt: string | null;
