@@ -26,3 +26,10 @@ export const diagnosing: Required<Pick<ComputeDriver, 'diagnoseAgentDeployment'>
 export function diagnose(binding: ComputeAgentRevisionBinding): Promise<AgentDeploymentDiagnostics> {
   return own.diagnoseAgentDeployment(binding);
 }
+// OCC's runtime routes (the console's Logs tab, `occ agent runtime|logs`) answer 501 without these
+// optional members: with them required here, a missing or drifted one fails this check.
+export const runtimeView: Required<Pick<ComputeDriver, 'describeAgentRuntime' | 'readAgentRuntimeLogs' | 'runtimeLogging'>> = createDriver({
+  id: 'compute-ssh',
+  implementation: '@occ-ssh/compute-driver@0.0.0',
+  configuration: {},
+});

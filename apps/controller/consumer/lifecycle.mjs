@@ -65,7 +65,13 @@ const driver = module.createDriver({ id: input.driverId, implementation, configu
 const required = ['ensureNamespace', 'deleteNamespace', 'prepareRevision', 'stopRevision', 'retireRevision'];
 if (driver.capability !== 'compute' || driver.id !== input.driverId || driver.implementation !== implementation) fail('factory returned another identity');
 if (required.some((method) => typeof driver[method] !== 'function') || typeof driver.setLifecycleDrivers !== 'function') fail('factory returned an invalid contract');
-emit('loaded', { node: process.version, entry, implementation, getGatewayEndpoint: typeof driver.getGatewayEndpoint });
+emit('loaded', {
+  node: process.version,
+  entry,
+  implementation,
+  getGatewayEndpoint: typeof driver.getGatewayEndpoint,
+  runtimeView: { describeAgentRuntime: typeof driver.describeAgentRuntime, readAgentRuntimeLogs: typeof driver.readAgentRuntimeLogs, runtimeLogging: driver.runtimeLogging },
+});
 
 const hookCalls = [];
 driver.setLifecycleDrivers([
@@ -125,9 +131,31 @@ try {
     checks: diagnosis.checks.length,
     notSucceeded: diagnosis.checks.filter((check) => check.state !== 'succeeded').map((check) => `${check.component} ${check.check}`),
   };
-  await checkpoint('activated', { ensured, refused, prepared, hookCalls: hookCalls.splice(0), diagnosed });
+  // What OCC's runtime routes ask, with a fresh signal each, as OCC's API process would.
+  const binding = { namespace, agent, revision };
+  const served = await driver.describeAgentRuntime(binding, AbortSignal.timeout(60_000));
+  const pod = served.sources[0].pods[0];
+  const page = await driver.readAgentRuntimeLogs(binding, {
+    source: 'gateway',
+    pod: pod.name,
+    podUid: pod.uid,
+    container: pod.container,
+    previous: false,
+    tailLines: 20,
+    limitBytes: 4096,
+    signal: AbortSignal.timeout(60_000),
+  });
+  const runtime = {
+    phase: served.pods[0].phase,
+    ready: served.pods[0].ready,
+    available: served.sources[0].available,
+    lines: page.lines.length,
+    bytes: page.lines.reduce((sum, line) => sum + Buffer.byteLength(line.raw), 0),
+  };
+  await checkpoint('activated', { ensured, refused, prepared, hookCalls: hookCalls.splice(0), diagnosed, runtime });
   await driver.stopRevision(revision);
-  await checkpoint('stopped', { hookCalls: hookCalls.splice(0) });
+  const stopped = await driver.describeAgentRuntime(binding, AbortSignal.timeout(60_000));
+  await checkpoint('stopped', { hookCalls: hookCalls.splice(0), runtime: { pods: stopped.pods.length, unavailableCode: stopped.sources[0].unavailableCode } });
   await driver.retireRevision(revision);
   await checkpoint('retired', { hookCalls: hookCalls.splice(0) });
   const deleted = await driver.deleteNamespace(namespace);

@@ -26,6 +26,8 @@ import { combineHostFailures } from './host-failures.js';
 import { namespaceFailureReason } from './namespace-reason.js';
 import type { AgentDeletionReport, AgentDeploymentDiagnostics, HelperProgress, HostInventory, LogPage, LogQuery, OperationPlan, StopReport } from './public-types.js';
 import { OperationRunner } from './runner.js';
+import { admitLogRequest, toDescription, toLogChunk } from './runtime-view.js';
+import type { AgentRuntimeDescribeOptions, AgentRuntimeDescription, AgentRuntimeLogChunk, AgentRuntimeLogRequest } from './runtime-types.js';
 import { traceMethods, type TracedMethods } from './telemetry.js';
 import { capacityWarnings, checkLocalSshFiles, linkLocalWarning, missingOnHost, socketBindWarning } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
@@ -79,6 +81,8 @@ export class SshComputeDriver {
   readonly operatorProvisionedSecrets = true as const;
   /** OCC hands over the Agent's first workspace documents (context.workspaceSetup); see setup-workspace. */
   readonly supportsWorkspaceSetup = true as const;
+  /** OCC's own logging policy applies; its runtime routes read the gateway's journal through this driver (docs/integration.md). */
+  readonly runtimeLogging = 'platform' as const;
 
   private readonly config: SshComputeConfiguration;
   private readonly runner: OperationRunner;
@@ -422,6 +426,30 @@ export class SshComputeDriver {
     return (await this.send(owner.namespace.name, 'read-logs', { owner, ...query }, this.operationSignal(), { namespace: owner.namespace.id, agent: owner.agent.id })).result;
   }
 
+  /** OCC's runtime view of one revision: its pod while the Agent's unit runs it (read-only, no host lock, bounded in time). */
+  async describeAgentRuntime(binding: ComputeAgentRevisionBinding, signal: AbortSignal, options?: AgentRuntimeDescribeOptions): Promise<AgentRuntimeDescription> {
+    const { owner, revision } = this.runtimeTarget(binding);
+    const { result } = await this.send(owner.namespace.name, 'describe-runtime', { owner, revision }, signal, this.fields(binding.revision));
+    return toDescription(binding.revision.id, result, options, new Date());
+  }
+
+  /** One bounded page of a listed pod's gateway lines; a pod, source or container not listed is refused before any host is contacted. */
+  async readAgentRuntimeLogs(binding: ComputeAgentRevisionBinding, request: AgentRuntimeLogRequest): Promise<AgentRuntimeLogChunk> {
+    const { owner, revision } = this.runtimeTarget(binding);
+    const query = admitLogRequest(owner.agent.id, request);
+    const { result } = await this.send(owner.namespace.name, 'read-logs', { owner, revision, ...query }, request.signal, this.fields(binding.revision));
+    return toLogChunk(request, result, query.limitBytes!, new Date());
+  }
+
+  /** OCC's API process calls the runtime reads without bindAgent: the binding is verified as bindAgent verifies it, then the revision as teardown does. */
+  private runtimeTarget(binding: ComputeAgentRevisionBinding) {
+    this.bindings.bind(binding);
+    const { revision, agent, namespace } = binding;
+    if (revision?.agentId !== agent.id || revision.namespaceId !== namespace.id) throw new ComputeError('unbound', `revision ${String(revision?.id)} does not belong to Agent ${agent.id}`);
+    const bound = this.target(revision);
+    return { owner: bound.owner, revision: this.identity(revision) };
+  }
+
   /** Read-only view of every Namespace and Agent on the host that serves `namespaceName` (operator status). */
   async inventory(namespaceName: string): Promise<HostInventory> {
     return (await this.send(namespaceName, 'inventory', {}, this.operationSignal(), {})).result;
@@ -463,6 +491,8 @@ const TRACED: TracedMethods<SshComputeDriver> = {
   retireRevision: ofRevision,
   deleteAgentRuntimeCredentials: (binding) => ({ namespaceId: binding.namespace.id, agentId: binding.agent.id }),
   diagnoseAgentDeployment: (binding) => ofRevision(binding.revision),
+  describeAgentRuntime: (binding) => ofRevision(binding.revision),
+  readAgentRuntimeLogs: (binding) => ofRevision(binding.revision),
 };
 
 /** The names of the traced methods: method names of the driver, by type. */

@@ -13,5 +13,6 @@ export type { HelperArtifact } from './deps.js';
 export { DRIVER_VERSION, PACKAGE_NAME } from './version.js';
 export { ComputeError, ERROR_CODES, FAILURE_OF, toComputeError, type ErrorCode, type ErrorDetails, type Failure } from '@occ-ssh/protocol';
 export type * from './public-types.js';
+export type * from './runtime-types.js';
 export type { PrepareFailureDiagnostic } from './diagnostics.js';
 export type * from './types.js';

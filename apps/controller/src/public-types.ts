@@ -17,6 +17,7 @@ export type HelperOperation =
   | 'delete-namespace'
   | 'inventory'
   | 'read-logs'
+  | 'describe-runtime'
   | 'diagnose-deployment'
   | 'plan-operation';
 
@@ -145,6 +146,14 @@ export interface LogQuery {
   lines: number;
   /** Only entries after this journald cursor (a `LogPage.cursor`): how a follower asks for what is new. */
   afterCursor?: string;
+  /** OCC's runtime view (needs `revision`): only the current gateway process of the pod that runs the revision, or the one before it. */
+  instance?: 'current' | 'previous';
+  /** With `instance`: the pod ID `describeAgentRuntime` listed; refused once another activation replaced the pod. */
+  podUid?: string;
+  /** With `instance`: only entries of the last this many seconds, by the host's clock. */
+  withinSeconds?: number;
+  /** With `instance`: at most this many message bytes (UTF-8), up to 256 KiB; the newest entries are kept, a newest entry alone over it is cut. */
+  limitBytes?: number;
 }
 
 /** One gateway journal entry. */

@@ -211,6 +211,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
             assert.equal(report.implementation, `${PACKAGE_NAME}@${VERSION}`);
             assert.equal(report.entry, 'index.js');
             assert.equal(report.getGatewayEndpoint, 'undefined');
+            assert.deepEqual(report.runtimeView, { describeAgentRuntime: 'function', readAgentRuntimeLogs: 'function', runtimeLogging: 'platform' }, "OCC's loader sees the runtime view");
             if (transport === 'ssh2') assert.match(String(report.node), /^v24\./);
             else assert.equal(report.node, process.version);
             break;
@@ -220,6 +221,11 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
             assert.deepEqual(report.prepared, { namespaceId: namespace.id, agentId: agent.id, revisionId: `rev-${agent.id}-1`, ready: true });
             assert.deepEqual(report.hookCalls, ['start:1']);
             assert.deepEqual(report.diagnosed, { revisionId: `rev-${agent.id}-1`, checks: 19, notSucceeded: [] }, "OCC's loader sees diagnoseAgentDeployment, and a served gateway passes every check");
+            {
+              // What OCC's runtime routes read of the served gateway: one ready pod, a page within its limitBytes.
+              const runtime = report.runtime as { phase: string; ready: boolean; available: boolean; lines: number; bytes: number };
+              assert.deepEqual({ ...runtime, lines: runtime.lines > 0, bytes: runtime.bytes <= 4096 }, { phase: 'Running', ready: true, available: true, lines: true, bytes: true });
+            }
             assert.equal(await unitState(), 'active', (await host.exec(['systemctl', 'status', '--no-pager', layout.unitName])).stdout);
             assert.match(await host.run(['cat', layout.served]), new RegExp(`rev-${agent.id}-1`));
             // The hook's placeholder reaches the gateway from the root 0600 launch.env, never the unit's properties.
@@ -230,6 +236,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
             break;
           case 'stopped':
             assert.deepEqual(report.hookCalls, ['stop:1']);
+            assert.deepEqual(report.runtime, { pods: 0, unavailableCode: 'NO_POD' });
             assert.notEqual(await unitState(), 'active');
             assert.equal((await host.exec(['test', '-e', layout.current])).code, 1, 'current is removed');
             assert.equal((await host.exec(['test', '-d', layout.revisions])).code, 0, 'the snapshot stays');

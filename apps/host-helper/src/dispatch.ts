@@ -9,6 +9,7 @@ import { activateRevision } from './ops/activate-revision.js';
 import { deleteAgent } from './ops/delete-agent.js';
 import { deleteNamespace } from './ops/delete-namespace.js';
 import { diagnoseDeployment } from './ops/diagnose-deployment.js';
+import { describeRuntime } from './ops/describe-runtime.js';
 import { ensureNamespace } from './ops/ensure-namespace.js';
 import { inventory } from './ops/inventory.js';
 import { prepareRevision } from './ops/prepare-revision.js';
@@ -38,6 +39,7 @@ const HANDLERS: { [O in OperationName]: Handler<O> } = {
   inventory,
   'read-logs': readLogs,
   'diagnose-deployment': diagnoseDeployment,
+  'describe-runtime': describeRuntime,
   'plan-operation': planOperation,
 };
 

@@ -15,14 +15,31 @@ export interface JournalPage {
 }
 
 /** Runs journalctl with exactly `args` (no shell), killed on `signal`, on time-out or past RAW_LIMIT. */
-export function readJournal(runner: HostRunner, args: readonly string[], keep: 'newest' | 'oldest', signal: AbortSignal): Promise<JournalPage> {
+export async function readJournal(runner: HostRunner, args: readonly string[], keep: 'newest' | 'oldest', signal: AbortSignal): Promise<JournalPage> {
+  const { text, cut } = await runJournal(runner, args, signal, JOURNAL_TIMEOUT_MS);
+  return parsePage(text, cut, keep);
+}
+
+/** journalctl's JSON output, one record a line; a line cut by the raw limit is dropped. Killed at `timeoutMs`, which then rejects. */
+export async function journalRecords(runner: HostRunner, args: readonly string[], signal: AbortSignal, timeoutMs: number): Promise<{ records: Record<string, unknown>[]; cut: boolean }> {
+  const { text, cut } = await runJournal(runner, args, signal, timeoutMs);
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  if (cut) lines.pop();
+  return { records: lines.map((line) => JSON.parse(line) as Record<string, unknown>), cut };
+}
+
+function runJournal(runner: HostRunner, args: readonly string[], signal: AbortSignal, timeoutMs: number): Promise<{ text: string; cut: boolean }> {
   return new Promise((resolve, reject) => {
     const child = runner.spawn(journalctlArgv(args), { env: SYSTEMD_ENV, stdio: ['ignore', 'pipe', 'ignore'] });
     const chunks: Buffer[] = [];
     let size = 0;
     let cut = false;
+    let timedOut = false;
     const stop = () => child.kill('SIGKILL');
-    const timer = setTimeout(stop, JOURNAL_TIMEOUT_MS);
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, timeoutMs);
     signal.addEventListener('abort', stop, { once: true });
     child.stdout!.on('data', (chunk: Buffer) => {
       if (cut) return;
@@ -37,8 +54,9 @@ export function readJournal(runner: HostRunner, args: readonly string[], keep: '
     child.on('close', (code) => {
       finish(() => {
         if (signal.aborted) return reject(signal.reason as Error);
+        if (timedOut && !cut) return reject(new ComputeError('host-command', `journalctl did not finish within ${timeoutMs} ms`));
         if (!cut && code !== 0) return reject(new ComputeError('host-command', `journalctl failed with exit code ${code ?? 'signal'}`));
-        resolve(parsePage(Buffer.concat(chunks).toString('utf8'), cut, keep));
+        resolve({ text: Buffer.concat(chunks).toString('utf8'), cut });
       });
     });
     function finish(then: () => void) {
@@ -72,18 +90,18 @@ export function parsePage(text: string, cut: boolean, keep: 'newest' | 'oldest' 
 }
 
 /** journalctl writes text that is not printable UTF-8 as an array of byte values. */
-function messageOf(value: unknown): string | null {
+export function messageOf(value: unknown): string | null {
   if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.every((byte) => Number.isInteger(byte) && byte >= 0 && byte < 256)) return Buffer.from(value as number[]).toString('utf8');
   return null;
 }
 
-function intOrNull(value: unknown): number | null {
+export function intOrNull(value: unknown): number | null {
   const n = typeof value === 'string' ? Number(value) : NaN;
   return Number.isSafeInteger(n) ? n : null;
 }
 
-function isoMicros(value: unknown): string {
+export function isoMicros(value: unknown): string {
   const micros = typeof value === 'string' && /^\d{1,20}$/.test(value) ? BigInt(value) : 0n;
   const date = new Date(Number(micros / 1000n)).toISOString();
   return `${date.slice(0, 19)}.${String(micros % 1000000n).padStart(6, '0')}Z`;

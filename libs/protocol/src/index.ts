@@ -9,5 +9,6 @@ export * from './lines.js';
 export * from './operations/index.js';
 export * from './runtime.js';
 export * from './limits.js';
+export * from './log-bounds.js';
 export * from './version.js';
 export * from './workspace.js';

@@ -17,11 +17,12 @@ const documentHash = exampleArgs('prepare-revision').configuration.hash;
 const RUNTIME: RuntimeSettings = EXAMPLE_RUNTIME;
 
 describe('operation table', () => {
-  it('lists exactly the nine wire operations of the contract, setup-workspace and the read-only inventory, read-logs, diagnose-deployment and plan-operation', () => {
+  it('lists exactly the nine wire operations of the contract, setup-workspace and the read-only inventory, read-logs, describe-runtime, diagnose-deployment and plan-operation', () => {
     assert.deepEqual([...OPERATION_NAMES].sort(), [
       'activate-revision',
       'delete-agent',
       'delete-namespace',
+      'describe-runtime',
       'diagnose-deployment',
       'ensure-namespace',
       'inventory',
@@ -36,9 +37,9 @@ describe('operation table', () => {
     ]);
   });
 
-  it("only probe, verify-revision, inventory, read-logs, diagnose-deployment and plan-operation are read-only; the mutating set is the rest, in the order of an Agent's life", () => {
+  it("only probe, verify-revision, inventory, read-logs, describe-runtime, diagnose-deployment and plan-operation are read-only; the mutating set is the rest, in the order of an Agent's life", () => {
     const readOnly = OPERATION_NAMES.filter((name) => !OPERATIONS[name].mutates).sort();
-    assert.deepEqual(readOnly, ['diagnose-deployment', 'inventory', 'plan-operation', 'probe', 'read-logs', 'verify-revision']);
+    assert.deepEqual(readOnly, ['describe-runtime', 'diagnose-deployment', 'inventory', 'plan-operation', 'probe', 'read-logs', 'verify-revision']);
     // Every change can be planned, with the real call's own arguments.
     assert.deepEqual(PLANNED_OPERATIONS, MUTATING_OPERATIONS);
     assert.deepEqual(MUTATING_OPERATIONS, ['ensure-namespace', 'prepare-revision', 'setup-workspace', 'activate-revision', 'stop-revision', 'retire-revision', 'delete-agent', 'delete-namespace']);

@@ -28,6 +28,7 @@ function expected(operation: OperationName): ResourceIds {
     case 'retire-revision':
     case 'diagnose-deployment':
     case 'plan-operation':
+    case 'describe-runtime':
       return revisionIds;
     default:
       return assertNever(operation, 'operation');

@@ -23,6 +23,7 @@ describe('occ-ssh arguments', () => {
       json: true,
       verbose: false,
       follow: false,
+      previous: false,
     });
   });
 

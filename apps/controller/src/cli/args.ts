@@ -28,6 +28,7 @@ const OPTIONS = `options:
   --since <time|age>           logs: entries since a UTC time (2026-01-31T12:00:00Z) or an age (90s, 15m, 2h, 7d)
   --lines <n>                  logs: the newest n entries, 1-1000 (default 100)
   --follow                     logs: then print new entries until Ctrl-C
+  --previous                   logs: the gateway process before the current one (after a crash)
   --yes                        confirm delete-agent or delete-namespace (needed when not on a terminal)
   --json                       print one machine-readable JSON result (usage errors too)
   --verbose                    log operations to stderr (readable lines on a terminal, JSON otherwise)
@@ -124,7 +125,7 @@ and the recent root operations on each host. Unreachable hosts are reported and 
 examples:
   occ-ssh status --config installation.yaml
   occ-ssh status --config installation.yaml --namespace stable --json`,
-  logs: `usage: occ-ssh logs --config <installation.yaml> [<agent-id>] (--revision <revision.json> | --namespace <name> --namespace-id <id> --agent-id <id> --service-principal-id <id>) [--revision-id <id> --revision-number <n>] [--since <time|age>] [--lines <n>] [--follow] [--json]
+  logs: `usage: occ-ssh logs --config <installation.yaml> [<agent-id>] (--revision <revision.json> | --namespace <name> --namespace-id <id> --agent-id <id> --service-principal-id <id>) [--revision-id <id> --revision-number <n>] [--since <time|age>] [--lines <n>] [--follow | --previous] [--json]
 
 Read-only: the gateway's journal on its host, read as root through the helper, selected by the fields
 journald stamps itself (the Agent's unit and UID), never by the syslog tag a gateway chooses. At most
@@ -132,10 +133,13 @@ journald stamps itself (the Agent's unit and UID), never by the syslog tag a gat
 characters (escape sequences, newlines) shown as \\xNN; --json prints them as JSON data.
 --revision-id keeps the entries since that revision began to be served (it must be the served one).
 --follow prints new entries until Ctrl-C, SIGTERM or SIGHUP, then exits 0; nothing keeps running on the host.
+--previous (with --revision-id or a --revision file) prints the gateway process before the current one
+of the revision's pod, as OCC's runtime logs do: the one systemd restarted after a crash.
 
 examples:
   occ-ssh logs agent-7 --config installation.yaml --revision rev-7.json --since 15m
-  occ-ssh logs --config installation.yaml --revision rev-7.json --follow`,
+  occ-ssh logs --config installation.yaml --revision rev-7.json --follow
+  occ-ssh logs --config installation.yaml --revision rev-7.json --previous`,
   diagnose: `usage: occ-ssh diagnose --config <installation.yaml> [<agent-id>] (--revision <revision.json> | --namespace <name> --namespace-id <id> --agent-id <id> --service-principal-id <id> --revision-id <id> --revision-number <n>) [--json]
 
 Read-only: the checks OCC's diagnoseAgentDeployment returns for one revision (markers, account,
@@ -181,6 +185,8 @@ export interface CliOptions {
   since?: number;
   lines?: number;
   follow: boolean;
+  /** logs: the pod's previous gateway process, as OCC's runtime logs read it. */
+  previous: boolean;
   /** delete-agent and delete-namespace run without asking. */
   yes: boolean;
   json: boolean;
@@ -213,6 +219,7 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
         since: { type: 'string' },
         lines: { type: 'string' },
         follow: { type: 'boolean', default: false },
+        previous: { type: 'boolean', default: false },
         yes: { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         verbose: { type: 'boolean', default: false },
@@ -236,7 +243,9 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   const positionalAgent = (command === 'logs' || command === 'diagnose') && rest.length === 1 ? rest.shift() : undefined;
   if (rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
   if (positionalAgent !== undefined && values['agent-id'] !== undefined && values['agent-id'] !== positionalAgent) throw new UsageError('the Agent ID is given twice, differently');
-  if ((values.since !== undefined || values.lines !== undefined || values.follow) && command !== 'logs') throw new UsageError('--since, --lines and --follow are logs options');
+  if ((values.since !== undefined || values.lines !== undefined || values.follow || values.previous) && command !== 'logs')
+    throw new UsageError('--since, --lines, --follow and --previous are logs options');
+  if (values.previous && (values.follow || values.since !== undefined)) throw new UsageError('--previous reads the whole of an ended process: it takes neither --follow nor --since');
   if (!values.config) throw new UsageError('--config <installation.yaml> is required');
   const workspaceFiles = values['workspace-file'];
   if ((values.workspace !== undefined || workspaceFiles !== undefined) && command !== 'deploy' && planned !== 'deploy') throw new UsageError('--workspace and --workspace-file are deploy options');
@@ -264,6 +273,7 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
     ...(values.since === undefined ? {} : { since: parseSince(values.since) }),
     ...(values.lines === undefined ? {} : { lines: parseLines(values.lines) }),
     follow: values.follow ?? false,
+    previous: values.previous ?? false,
     yes: values.yes ?? false,
     json: values.json ?? false,
     verbose: values.verbose ?? false,

@@ -8,6 +8,8 @@ import type { CliOptions } from './args.js';
 import { Ledger, defaultLedgerPath } from './ledger.js';
 import type { Reporter } from './report.js';
 import { bindingFrom, namespaceFrom, resourcesFrom } from './resources.js';
+import { describeRuntime, runtimeBinding } from './runtime.js';
+import type { AgentRuntimeDescription } from '../runtime-types.js';
 import { workspaceContext, workspaceFilesFrom } from './workspace-files.js';
 
 export interface CommandContext {
@@ -161,6 +163,12 @@ export async function status({ options, config, driver, report }: CommandContext
       }),
     ),
   );
+  const runtime = await report.step('runtime view of each Agent with a current revision (what OCC shows)', () =>
+    runtimeViews(
+      driver,
+      probed.flatMap((probe) => (probe.inventory ? [probe.inventory] : [])),
+    ),
+  );
   const hosts: Record<string, InventoryResult> = {};
   const failures = new Map<string, ComputeError>();
   // An unreachable host does not hide the others: each is shown, and the recap lists them all.
@@ -168,17 +176,43 @@ export async function status({ options, config, driver, report }: CommandContext
     report.line(`  host ${group.address} (${group.namespaces.length > 1 ? 'Namespaces' : 'Namespace'} ${label}): ${inventory ? 'ok' : `${failure!.failure} ${failure!.code}`}`);
     if (inventory) {
       for (const name of group.namespaces) hosts[name] = inventory;
-      for (const line of describeInventory(inventory)) report.line(line);
+      for (const line of describeInventory(inventory, runtime)) report.line(line);
     } else {
       failures.set(label, failure!);
     }
     recapHost(report, label, failure);
   }
   if (failures.size > 0) throw new HostsFailed(failures);
-  return { hosts };
+  return {
+    hosts,
+    runtime: Object.fromEntries([...runtime].map(([agentId, view]) => [agentId, view instanceof ComputeError ? { failure: view.failure, code: view.code, message: view.message } : view])),
+  };
 }
 
-function describeInventory(result: InventoryResult): string[] {
+/** describeAgentRuntime for each Agent whose `current` names a revision, all at once (the driver bounds each host's concurrency). */
+async function runtimeViews(driver: SshComputeDriver, inventories: readonly InventoryResult[]): Promise<Map<string, AgentRuntimeDescription | ComputeError>> {
+  const views = new Map<string, AgentRuntimeDescription | ComputeError>();
+  const work = inventories.flatMap((inventory) =>
+    inventory.namespaces.flatMap((ns) =>
+      ns.agents.flatMap((agent) => {
+        const revision = agent.revisions.find((r) => r.revisionId === agent.currentRevisionId);
+        if (!revision) return [];
+        const binding = { namespace: { id: ns.namespaceId, name: ns.namespaceName }, agent: { id: agent.agentId, namespaceId: ns.namespaceId, servicePrincipalId: agent.servicePrincipalId } };
+        const target = runtimeBinding(driver, binding, { id: revision.revisionId, number: revision.number });
+        return [
+          driver.describeAgentRuntime(target, AbortSignal.timeout(60_000)).then(
+            (view) => views.set(agent.agentId, view),
+            (error: unknown) => views.set(agent.agentId, toComputeError(error)),
+          ),
+        ];
+      }),
+    ),
+  );
+  await Promise.all(work);
+  return views;
+}
+
+function describeInventory(result: InventoryResult, runtime: ReadonlyMap<string, AgentRuntimeDescription | ComputeError>): string[] {
   const lines: string[] = [];
   for (const ns of result.namespaces) {
     lines.push(`    Namespace ${ns.namespaceName} (${ns.namespaceId}): ${ns.agents.length} Agent(s)`);
@@ -188,6 +222,9 @@ function describeInventory(result: InventoryResult): string[] {
       lines.push(`        memory ${agent.memoryBytes === null ? 'not accounted' : `${Math.round(agent.memoryBytes / 1024 / 1024)} MiB`}; restarts ${agent.restarts ?? '-'}`);
       lines.push(`        current ${agent.currentRevisionId ?? '-'}; served ${agent.servedRevisionId ?? '-'}${agent.servedAt ? ` since ${agent.servedAt}` : ''}`);
       lines.push(`        revisions: ${agent.revisions.map((r) => `${r.number}:${r.revisionId}`).join(', ') || '-'}`);
+      const view = runtime.get(agent.agentId);
+      if (view instanceof ComputeError) lines.push(`        runtime: could not be read (${view.failure} ${view.code})`);
+      else if (view) lines.push(...describeRuntime(view));
     }
   }
   for (const problem of result.problems) lines.push(`    problem: ${problem.path}: ${problem.message}`);

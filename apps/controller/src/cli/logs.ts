@@ -5,7 +5,8 @@ import { MAX_LOG_LINES, type LogEntry } from '@occ-ssh/protocol';
 import type { CommandContext } from './commands.js';
 import { neutralise } from './journal-text.js';
 import { DEFAULT_LOG_LINES } from './args.js';
-import { bindingFrom } from './resources.js';
+import { bindingFrom, resourcesFrom } from './resources.js';
+import { previousInstance, runtimeBinding } from './runtime.js';
 
 /** How often --follow asks for what is new; each ask is one bounded helper call, so nothing runs on between them. */
 const FOLLOW_POLL_MS = 1000;
@@ -21,6 +22,14 @@ export async function logs({ options, driver, report, print, signal }: CommandCo
           : `${entry.time} ${binding.agent.id}[${entry.pid ?? '-'}]: ${entry.message === null ? '(message over 4096 bytes not shown)' : neutralise(entry.message)}\n`,
       );
   };
+  if (options.previous) {
+    const { revision: admitted } = resourcesFrom(options);
+    const target = runtimeBinding(driver, binding, { id: admitted.id, number: admitted.revision });
+    const chunk = await previousInstance(driver, target, options.lines ?? DEFAULT_LOG_LINES, signal ?? new AbortController().signal);
+    report.line(`previous gateway process of pod ${chunk.stream.podUid} (${chunk.stream.pod}) of revision ${admitted.id}${chunk.truncated ? '; older lines left out to stay within 256 KiB' : ''}:`);
+    if (!options.json) for (const line of chunk.lines) print(`${line.time ?? '-'} ${binding.agent.id}: ${neutralise(line.raw)}\n`);
+    return chunk;
+  }
   const first = await driver.readLogs(binding, {
     lines: options.lines ?? DEFAULT_LOG_LINES,
     ...(revision ? { revision } : {}),

@@ -6,11 +6,15 @@ import { verifyAccount } from '../accounts.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context.js';
 import { readJournal } from '../journal.js';
 import { readServed, requireAgent, verifyNamespace } from '../ownership.js';
+import { runtimeLogs } from '../runtime-logs.js';
 import { ownershipError } from '../safe-read.js';
 
 type Args = OperationArgs<'read-logs'>;
 
 export async function readLogs(ctx: OpContext, args: Args): Promise<OperationResult<'read-logs'>> {
+  if (args.instance) return runtimeLogs(ctx, { ...args, instance: args.instance });
+  if (args.podUid !== undefined || args.withinSeconds !== undefined || args.limitBytes !== undefined)
+    throw new ComputeError('admission', 'podUid, withinSeconds and limitBytes apply only with `instance`');
   const { owner } = args;
   verifyNamespace(namespacePaths(ctx, owner.namespace.id).marker, owner.namespace);
   const layout = agentPaths(ctx, owner);

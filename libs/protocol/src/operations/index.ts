@@ -5,6 +5,7 @@ import { activateRevisionOperation } from './activate-revision.js';
 import { deleteAgentOperation } from './delete-agent.js';
 import { deleteNamespaceOperation } from './delete-namespace.js';
 import { diagnoseDeploymentOperation } from './diagnose-deployment.js';
+import { describeRuntimeOperation } from './describe-runtime.js';
 import { ensureNamespaceOperation } from './ensure-namespace.js';
 import { inventoryOperation } from './inventory.js';
 import { prepareRevisionOperation } from './prepare-revision.js';
@@ -31,6 +32,7 @@ export const OPERATIONS = {
   inventory: inventoryOperation,
   'read-logs': readLogsOperation,
   'diagnose-deployment': diagnoseDeploymentOperation,
+  'describe-runtime': describeRuntimeOperation,
   'plan-operation': planOperationOperation,
 } as const;
 
@@ -76,6 +78,7 @@ const RESOURCES: { [O in OperationName]: (args: OperationArgs<O>) => ResourceIds
   inventory: () => ({}),
   'read-logs': (args) => ofOwner(args.owner, args.revision),
   'diagnose-deployment': (args) => ofOwner(args.owner, args.revision),
+  'describe-runtime': (args) => ofOwner(args.owner, args.revision),
   // A plan names what the operation it plans would touch.
   'plan-operation': (args) => resourcesOf(args.operation, args.args),
 };
@@ -103,5 +106,6 @@ export type { InventoryAgent, InventoryResult } from './inventory.js';
 export type { HostCapacity, ProbeResult } from './probe.js';
 export { PLANNED_OPERATIONS, type PlanResult, type PlannedOperation, type PlannedStep } from './plan-operation.js';
 export { MAX_LOG_BYTES, MAX_LOG_LINES, type LogEntry } from './read-logs.js';
+export { MAX_RUNTIME_EVENTS, type RuntimeEvent } from './describe-runtime.js';
 export { workspaceSetupArgs } from './setup-workspace.js';
 export { DEPLOYMENT_CHECKS, DEPLOYMENT_CHECK_CODE, MAX_DEPLOYMENT_CHECKS, type DeploymentCheckName, type HostDeploymentCheck } from './diagnose-deployment.js';

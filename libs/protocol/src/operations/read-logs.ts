@@ -33,6 +33,17 @@ export const readLogsOperation = lazyOperation(
       lines: z.int().check(z.minimum(1), z.maximum(MAX_LOG_LINES)),
       /** Entries after this one only: how `logs --follow` asks for what is new. */
       afterCursor: z.optional(journalCursor()),
+      /**
+       * OCC's runtime view: only the lines of one instance of the pod that runs `revision` (required
+       * with it), the current process or the one before it, by systemd's invocation ID of the unit.
+       */
+      instance: z.optional(z.enum(['current', 'previous'])),
+      /** With `instance`: the pod ID describe-runtime gave; refused when the unit now runs another pod. */
+      podUid: z.optional(z.string().check(z.maxLength(64))),
+      /** With `instance`: only entries of the last this many seconds, by the host's clock. */
+      withinSeconds: z.optional(z.int().check(z.minimum(1), z.maximum(2 ** 40))),
+      /** With `instance`: at most this many message bytes (UTF-8), the newest kept; a newest entry alone over it is cut. */
+      limitBytes: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_LOG_BYTES))),
     }),
     result: z.strictObject({
       unit: z.string(),
