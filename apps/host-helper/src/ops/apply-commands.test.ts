@@ -78,9 +78,16 @@ describe('apply against a recording runner', () => {
 
   it('stop-revision: a refused disable of a unit systemd knows is followed by a plain stop', async () => {
     const { layout } = host('/etc/systemd/system');
-    const script = (command: Command) => (command.args[0] === 'disable' ? { code: 1 } : command.args[0] === 'show' ? { stdout: 'loaded\n' } : undefined);
+    const script = (command: Command) => (command.args[0] === 'disable' ? { code: 1 } : command.args[0] === 'show' ? { stdout: 'active\n' } : undefined);
     const { commands } = await recorded(planStopRevision(revisionState(layout)).steps, '/etc/systemd/system', script);
-    assert.deepEqual(commands, [`systemctl disable --now --quiet ${UNIT}`, `systemctl show --property=LoadState --value ${UNIT}`, `systemctl stop ${UNIT}`, `systemctl reset-failed ${UNIT}`]);
+    assert.deepEqual(commands, [`systemctl disable --now --quiet ${UNIT}`, `systemctl show --property=ActiveState --value ${UNIT}`, `systemctl stop ${UNIT}`, `systemctl reset-failed ${UNIT}`]);
+  });
+
+  it('stop-revision: a stop that failed after its whole bound (the unit left failed) is not waited for a second time', async () => {
+    const { layout } = host('/etc/systemd/system');
+    const script = (command: Command) => (command.args[0] === 'disable' ? { code: 1 } : command.args[0] === 'show' ? { stdout: 'failed\n' } : undefined);
+    const { commands } = await recorded(planStopRevision(revisionState(layout)).steps, '/etc/systemd/system', script);
+    assert.deepEqual(commands, [`systemctl disable --now --quiet ${UNIT}`, `systemctl show --property=ActiveState --value ${UNIT}`, `systemctl reset-failed ${UNIT}`]);
   });
 
   it('retire-revision of the current revision: the unit down, then rm of the snapshot', async () => {
@@ -105,6 +112,8 @@ describe('apply against a recording runner', () => {
       launchText: '# launch\n',
       launchChanged: true,
       current: null,
+      served: null,
+      servedCandidate: false,
       alreadyServing: false,
       enabled: false,
       needsReload: false,
