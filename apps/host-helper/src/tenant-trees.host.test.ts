@@ -14,6 +14,7 @@ const DEPTH = 5000;
 const WIDE = 600_000;
 const NODE20 = '/opt/node20/bin/node';
 const OUTSIDE = '/opt/occ-outside';
+const AREA = `${ROOT}/.removing`;
 
 /** The attack, run as the Agent inside its unit at gateway start; it plants once, then records what it planted. */
 function plantingAttack(depth: number, wide: number): string {
@@ -90,6 +91,7 @@ describe('trees a compromised gateway planted never block or break deletion', { 
   async function assertGone(who: AgentOwner): Promise<void> {
     assert.equal(await exists(host, namespaceLayout(ROOT, who.namespace.id).dir), false);
     assert.equal(await exists(host, deletingNamespacePath(ROOT, who.namespace.id)), false);
+    assert.equal((await host.run(['ls', '-A', AREA])).trim(), '', 'nothing left in the removal area');
     assert.equal((await host.exec(['getent', 'passwd', accountOf(who)])).code, 2);
     await outsideIntact();
   }
@@ -123,9 +125,8 @@ describe('trees a compromised gateway planted never block or break deletion', { 
     await assertGone(who);
   });
 
-  test('a deletion cut short mid-removal stops at once, keeps the account, and the next call resumes and completes it', async () => {
+  test('a deletion cut short mid-removal stops at once, leaves the tree in the removal area, and the next call resumes and completes it', async () => {
     const { who } = await plantedNamespace('cut', DEPTH, WIDE);
-    const twin = deletingNamespacePath(ROOT, who.namespace.id);
     const killed = await call(host, 'delete-namespace', { namespace: who.namespace }, { killAfterMs: 4000 });
     assert.equal(killed.killed, true);
     assert.ok(killed.line === undefined || (!killed.line.ok && ['cancelled', 'timeout'].includes(killed.line.error.code)), killed.stdout.slice(-300));
@@ -133,11 +134,12 @@ describe('trees a compromised gateway planted never block or break deletion', { 
     const freed = Date.now();
     await host.run(['flock', '--timeout', '10', `${ROOT}/.compute-lock`, 'true']);
     const freedMs = Date.now() - freed;
-    assert.equal(await exists(host, twin), true, 'the removal was cut short, not finished');
-    assert.equal((await host.exec(['getent', 'passwd', accountOf(who)])).code, 0, 'the account outlives its tree');
+    assert.notEqual((await host.run(['ls', '-A', AREA])).trim(), '', 'the removal was cut short, not finished');
+    // The account went under the lock, before the removal began; its files wait where no account reaches.
+    assert.equal((await host.exec(['getent', 'passwd', accountOf(who)])).code, 2);
     const resumed = await ok(host, 'delete-namespace', { namespace: who.namespace });
     process.stderr.write(`[tenant-trees] cut at ${killed.killedAtMs} ms; lock free ${freedMs} ms later; resumed: ${JSON.stringify(resumed)}\n`);
-    assert.deepEqual(resumed, { treeExisted: false, agentsRemoved: 0, accountsRemoved: [accountOf(who)] });
+    assert.deepEqual(resumed, { treeExisted: false, agentsRemoved: 0, accountsRemoved: [] });
     await assertGone(who);
   });
 });

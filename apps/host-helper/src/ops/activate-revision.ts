@@ -227,7 +227,12 @@ function unlocked<T>(ctx: OpContext, work: () => Promise<T>): Promise<T> {
 
 async function isServing(runner: HostRunner, { layout, agent, account }: Pick<ActivateState, 'layout' | 'agent' | 'account'>): Promise<boolean> {
   const port = agent.port;
-  return (await isActive(runner, layout.unitName)) && (await isEnabled(runner, layout.unitName)) && (await probeReady(port)) && (await ownedListener(port, { unit: layout.unitName, uid: account.uid, runner }));
+  return (
+    (await isActive(runner, layout.unitName)) &&
+    (await isEnabled(runner, layout.unitName)) &&
+    (await probeReady(port)) &&
+    (await ownedListener(port, { unit: layout.unitName, uid: account.uid, runner }))
+  );
 }
 
 function servedMarker(marker: RevisionMarker, port: number, now: Date) {

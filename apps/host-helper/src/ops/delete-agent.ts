@@ -61,7 +61,17 @@ async function readDeleteAgent(ctx: OpContext, owner: AgentOwner): Promise<Delet
     verifyAgentTree(layout, owner, agent.gid);
   }
   const unitFileExists = verifyUnitFile(layout, owner) !== null;
-  return { owner: { namespaceId: owner.namespace.id, agentId: owner.agent.id }, layout, agentsDir: ns.agents, deleting, dirExists, twinExists: lstatOrNull(deleting) !== null, agent, unitFileExists, account };
+  return {
+    owner: { namespaceId: owner.namespace.id, agentId: owner.agent.id },
+    layout,
+    agentsDir: ns.agents,
+    deleting,
+    dirExists,
+    twinExists: lstatOrNull(deleting) !== null,
+    agent,
+    unitFileExists,
+    account,
+  };
 }
 
 /** Security: every stored revision, snapshot and pointer must be this Agent's, as Namespace deletion checks them. */

@@ -59,11 +59,7 @@ describe('planDeleteNamespace', () => {
 
   it('a tree an earlier version left renamed away is staged too, before the live one', () => {
     const steps = planDeleteNamespace(state({ agents: [], accounts: [], twinExists: true })).steps;
-    assert.deepEqual(steps, [
-      { op: 'stage-removal', path: DELETING, namespaceId: NS },
-      { op: 'stage-removal', path: `${NAMESPACES}/edd5c19a1cef`, namespaceId: NS },
-      finish,
-    ]);
+    assert.deepEqual(steps, [{ op: 'stage-removal', path: DELETING, namespaceId: NS }, { op: 'stage-removal', path: `${NAMESPACES}/edd5c19a1cef`, namespaceId: NS }, finish]);
   });
 
   it('a retry after the tree was staged removes the accounts left and finishes the removal', () => {
