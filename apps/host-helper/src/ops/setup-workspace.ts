@@ -86,7 +86,7 @@ export async function verifyTarget(ctx: OpContext, { owner, revision }: Pick<Arg
 
 /** With `inspect` the workspace is inspected here (plan-operation, no lock); setupWorkspace does it after releasing the lock. */
 async function readSetupWorkspace(ctx: OpContext, args: Args, inspect: boolean): Promise<SetupState> {
-  const { owner, setup } = args;
+  const { owner } = args;
   const { layout, agent, account, configuration } = await verifyTarget(ctx, args);
   const markerPath = workspaceSetupMarkerPath(layout.dir);
   const recorded = checkMarker(markerPath, readSetupMarker(markerPath, owner), args);
