@@ -62,7 +62,9 @@ describe('a served revision is checked without the host lock', { timeout: 15 * 6
     const retry = await call(host, 'activate-revision', activateArgs(rev, {}, 30_000), { runtime, timeoutMs: 170_000 });
     assert.ok(retry.line, retry.stdout.slice(-300));
     const { lockHoldMs, totalMs } = retry.line.timings;
-    process.stderr.write(`[tenant-served] retried activation of the served, crowded gateway: ${totalMs} ms, lock held ${lockHoldMs} ms: ${JSON.stringify(retry.line.ok ? 'ready' : retry.line.error)}\n`);
+    process.stderr.write(
+      `[tenant-served] retried activation of the served, crowded gateway: ${totalMs} ms, lock held ${lockHoldMs} ms: ${JSON.stringify(retry.line.ok ? 'ready' : retry.line.error)}\n`,
+    );
     // The listener check runs to its bound, so the retry is not ready (and the gateway is restarted, crowding again).
     assert.ok(!retry.line.ok && retry.line.error.code === 'not-ready', JSON.stringify(retry.line));
     // Security: the checks (before the switch and in the readiness wait) take the time; the lock covers only the switch.
