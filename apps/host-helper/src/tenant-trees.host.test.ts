@@ -3,6 +3,7 @@
 // entries in one directory, a 000-mode subtree and links pointing outside, planted by the gateway itself.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { deletingNamespacePath, namespaceLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
@@ -127,8 +128,14 @@ describe('trees a compromised gateway planted never block or break deletion', { 
 
   test('a deletion cut short mid-removal stops at once, leaves the tree in the removal area, and the next call resumes and completes it', async () => {
     const { who } = await plantedNamespace('cut', DEPTH, WIDE);
-    const killed = await call(host, 'delete-namespace', { namespace: who.namespace }, { killAfterMs: 4000 });
-    assert.equal(killed.killed, true);
+    let sshPid = 0;
+    const started = Date.now();
+    const deletion = call(host, 'delete-namespace', { namespace: who.namespace }, { onSpawn: (pid) => (sshPid = pid) });
+    // Cut once the tree has left its place (the units stopped, the tree staged), 2 s into its removal.
+    while (await exists(host, namespaceLayout(ROOT, who.namespace.id).dir)) assert.ok(Date.now() - started < 60_000, 'the tree was never renamed away');
+    await sleep(2000);
+    process.kill(sshPid, 'SIGKILL');
+    const killed = { ...(await deletion), killedAtMs: Date.now() - started };
     assert.ok(killed.line === undefined || (!killed.line.ok && ['cancelled', 'timeout'].includes(killed.line.error.code)), killed.stdout.slice(-300));
     // The helper sees its session close within a heartbeat and stops its removal: the lock is free long before the tree is gone.
     const freed = Date.now();
