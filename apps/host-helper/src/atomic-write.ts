@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import { beforeChange } from './change-guard.js';
 import { expectOwnership, lstatOrNull, ownershipError, type Ownership } from './safe-read.js';
 import type { HostRunner } from './system.js';
-import { emptyAsAccount, removeTreeBounded, type AccountIds } from './tree-removal.js';
+import { removeTreeBounded } from './tree-removal.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
 
@@ -171,19 +171,9 @@ export async function removeTree(runner: HostRunner, path: string, signal: Abort
 }
 
 /**
- * Empties an Agent's home/ or state/ as its account (see tree-removal.ts); absent is fine. What the
- * account could not remove stays for the root removal of the whole tree that follows.
- */
-export async function emptyAgentDir(runner: HostRunner, path: string, account: AccountIds, signal: AbortSignal): Promise<boolean> {
-  if (lstatOrNull(path) === null) return false;
-  beforeChange();
-  return emptyAsAccount(runner, path, account, signal);
-}
-
-/**
  * Deletes temp files an interrupted write left in a directory the driver owns. Security: a temp is
  * the helper's own, made in a root-owned directory outside the unit's ReadWritePaths, so no tenant
- * can have filled it; a tenant's own trees are removed by removeTree and emptyAsAccount instead.
+ * can have filled it; a tenant's own trees are removed in the removal area instead (removal-area.ts).
  */
 export function sweepTemps(dir: string, prefix = '.'): void {
   // Only a real directory is swept: never through a link to somewhere else.

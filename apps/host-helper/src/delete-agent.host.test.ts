@@ -153,7 +153,7 @@ describe('delete-agent on a real host', { timeout: 20 * 60_000 }, () => {
     assert.equal(await readyz(siblingPort), '200');
   });
 
-  test('a directory a cut deletion left renamed away is resumed: emptied as its account, then the account goes', async () => {
+  test('a directory an earlier version left renamed away is staged and removed by root, then the account goes', async () => {
     const who = { ...owner('cut', 'agents'), namespace: doomed.namespace };
     await ok(host, 'prepare-revision', prepareArgs(who, 1));
     const name = accountOf(who);
@@ -170,7 +170,7 @@ describe('delete-agent on a real host', { timeout: 20 * 60_000 }, () => {
       layoutOf(who).home,
     ]);
     const twin = deletingAgentPath(ROOT, who.namespace.id, who.agent.id);
-    // What a cut after the rename leaves: the twin and the account.
+    // What a cut after the rename left in an earlier version: the twin and the account.
     await host.run(['mv', layoutOf(who).dir, twin]);
     assert.deepEqual(await ok(host, 'delete-agent', { owner: who }), { agentExisted: true, accountRemoved: true, unitRemoved: false, portFreed: null });
     assert.equal(await exists(host, twin), false);

@@ -76,7 +76,7 @@ describe('delete-namespace on a real host', () => {
     assert.equal((await host.exec(['getent', 'passwd', name])).code, 2);
   });
 
-  test('a tree an interrupted deletion left renamed away is resumed: as its account while it exists, by root once it is gone', async () => {
+  test('a tree an earlier version left renamed away is staged and removed by root, with its account or without', async () => {
     const cases = [owner('resume-live', 'doomed'), owner('resume-gone', 'doomed')];
     for (const who of cases) {
       await ok(host, 'ensure-namespace', { namespace: who.namespace });

@@ -38,11 +38,11 @@ export class RecordingRunner implements HostRunner {
  * The context `apply` needs, around a recording runner: a session that is never closed, and the
  * per-change check counting into `checks` (the audit line's count).
  */
-export function recordingContext(runner: HostRunner, systemdUnitDirectory: string): { ctx: OpContext; checks: () => number } {
+export function recordingContext(runner: HostRunner, systemdUnitDirectory: string, root?: string): { ctx: OpContext; checks: () => number } {
   let checks = 0;
   guardChanges(() => {
     checks += 1;
   });
   const session = { signal: new AbortController().signal, plans: [], checkpoint: () => undefined, remainingMs: () => 170_000 };
-  return { ctx: { runtime: { systemdUnitDirectory }, session, runner } as unknown as OpContext, checks: () => checks };
+  return { ctx: { runtime: { systemdUnitDirectory, root }, session, runner } as unknown as OpContext, checks: () => checks };
 }

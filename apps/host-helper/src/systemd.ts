@@ -57,18 +57,24 @@ export async function unitFacts(runner: HostRunner, unit: string, timeoutMs = QU
   };
 }
 
-/** Stops and disables; a unit systemd does not know is already stopped. */
+/**
+ * Stops and disables; a unit systemd does not know is already stopped. The stop is waited for once:
+ * when `disable --now` fails, a plain stop follows only if the unit is still running. A stop that
+ * timed out (processes in uninterruptible sleep outlasting TimeoutStopSec and SIGKILL) leaves the
+ * unit failed, and stopping it again would wait the whole bound a second time under the host lock.
+ */
 export async function stopAndDisable(runner: HostRunner, unit: string): Promise<void> {
   beforeChange();
   const disabled = await systemctl(runner, { verb: 'disable-now', unit }, SYSTEMCTL_TIMEOUT_MS);
-  if (disabled.code !== 0 && (await isKnown(runner, unit))) await mustSystemctl(runner, { verb: 'stop', unit });
+  if (disabled.code !== 0 && (await isRunning(runner, unit))) await mustSystemctl(runner, { verb: 'stop', unit });
   // A gateway that needed SIGKILL leaves the unit `failed`; a deliberate stop should read as inactive.
   await systemctl(runner, { verb: 'reset-failed', unit });
 }
 
-async function isKnown(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
-  const result = await systemctl(runner, { verb: 'show', unit, properties: ['LoadState'], value: true }, timeoutMs);
-  return result.code === 0 && !['not-found', ''].includes(result.stdout.trim());
+/** Running or on its way (a unit systemd does not know reads `inactive`); failed and inactive units are not. */
+async function isRunning(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  const result = await systemctl(runner, { verb: 'show', unit, properties: ['ActiveState'], value: true }, timeoutMs);
+  return result.code === 0 && ['active', 'activating', 'deactivating', 'reloading'].includes(result.stdout.trim());
 }
 
 export async function isActive(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {

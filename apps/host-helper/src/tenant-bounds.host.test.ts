@@ -141,7 +141,7 @@ describe('tenant bounds on a real host', () => {
   test("a sibling's operations go on while a served Agent's retried activation probes its now trickling /readyz", async () => {
     const who = owner('retry', 'retry');
     const port = await served(who, 'trickle');
-    // The same activation again (a lost result retried): it first asks, under the lock, whether it is already served.
+    // The same activation again (a lost result retried): it first asks, outside the lock, whether it is still served.
     let retryReturned = 0;
     const retry = call(host, 'activate-revision', activateArgs(prepareArgs(who, 1), {}, READINESS_BOUND_MS), { runtime: readyz, timeoutMs: CLIENT_TIMEOUT_MS }).then(
       (outcome) => ((retryReturned = Date.now()), outcome),
@@ -238,17 +238,19 @@ describe('tenant bounds on a real host', () => {
       await timed('retire-revision', 'sibling', { owner: who, revision: rev.revision }),
       await timed('delete-namespace', 'sibling', { namespace: who.namespace }),
     ];
-    // The hostile Agents' own operations: a retried activation probes under the lock, then stop and delete.
+    // The hostile Agents' own operations: a retried activation (its probe outside the lock), then stop and delete.
     const trickler = owner('retry', 'retry');
     const mine = [
       await timed('activate-revision', 'trickler', activateArgs(prepareArgs(trickler, 1), {}, READINESS_BOUND_MS), readyz),
       await timed('stop-revision', 'trickler', { owner: trickler, revision: prepareArgs(trickler, 1).revision }, readyz),
       await timed('delete-namespace', 'crowd', { namespace: owner('hidden', 'hidden').namespace }),
+      await timed('delete-agent', 'trickler', { owner: trickler }, readyz),
     ];
     for (const outcome of outcomes) assert.equal(outcome.line?.ok, true, JSON.stringify(outcome.line ?? outcome.stdout.slice(-300)));
     assert.equal(mine[0]!.line?.ok === false && mine[0]!.line.error.code, 'not-ready');
     assert.equal(mine[1]!.line?.ok, true);
     assert.equal(mine[2]!.line?.ok, true, JSON.stringify(mine[2]!.line));
+    assert.equal(mine[3]!.line?.ok, true, JSON.stringify(mine[3]!.line));
     for (const outcome of [...outcomes, ...mine]) {
       const hold = outcome.line?.timings.lockHoldMs;
       assert.ok(hold !== undefined && hold < 10_000, `${outcome.line?.operation} held the lock ${String(hold)} ms`);

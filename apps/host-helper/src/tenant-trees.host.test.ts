@@ -3,6 +3,7 @@
 // entries in one directory, a 000-mode subtree and links pointing outside, planted by the gateway itself.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { deletingNamespacePath, namespaceLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
@@ -14,6 +15,7 @@ const DEPTH = 5000;
 const WIDE = 600_000;
 const NODE20 = '/opt/node20/bin/node';
 const OUTSIDE = '/opt/occ-outside';
+const AREA = `${ROOT}/.removing`;
 
 /** The attack, run as the Agent inside its unit at gateway start; it plants once, then records what it planted. */
 function plantingAttack(depth: number, wide: number): string {
@@ -90,6 +92,7 @@ describe('trees a compromised gateway planted never block or break deletion', { 
   async function assertGone(who: AgentOwner): Promise<void> {
     assert.equal(await exists(host, namespaceLayout(ROOT, who.namespace.id).dir), false);
     assert.equal(await exists(host, deletingNamespacePath(ROOT, who.namespace.id)), false);
+    assert.equal((await host.run(['ls', '-A', AREA])).trim(), '', 'nothing left in the removal area');
     assert.equal((await host.exec(['getent', 'passwd', accountOf(who)])).code, 2);
     await outsideIntact();
   }
@@ -123,21 +126,27 @@ describe('trees a compromised gateway planted never block or break deletion', { 
     await assertGone(who);
   });
 
-  test('a deletion cut short mid-removal stops at once, keeps the account, and the next call resumes and completes it', async () => {
+  test('a deletion cut short mid-removal stops at once, leaves the tree in the removal area, and the next call resumes and completes it', async () => {
     const { who } = await plantedNamespace('cut', DEPTH, WIDE);
-    const twin = deletingNamespacePath(ROOT, who.namespace.id);
-    const killed = await call(host, 'delete-namespace', { namespace: who.namespace }, { killAfterMs: 4000 });
-    assert.equal(killed.killed, true);
+    let sshPid = 0;
+    const started = Date.now();
+    const deletion = call(host, 'delete-namespace', { namespace: who.namespace }, { onSpawn: (pid) => (sshPid = pid) });
+    // Cut once the tree has left its place (the units stopped, the tree staged), 2 s into its removal.
+    while (await exists(host, namespaceLayout(ROOT, who.namespace.id).dir)) assert.ok(Date.now() - started < 60_000, 'the tree was never renamed away');
+    await sleep(2000);
+    process.kill(sshPid, 'SIGKILL');
+    const killed = { ...(await deletion), killedAtMs: Date.now() - started };
     assert.ok(killed.line === undefined || (!killed.line.ok && ['cancelled', 'timeout'].includes(killed.line.error.code)), killed.stdout.slice(-300));
     // The helper sees its session close within a heartbeat and stops its removal: the lock is free long before the tree is gone.
     const freed = Date.now();
     await host.run(['flock', '--timeout', '10', `${ROOT}/.compute-lock`, 'true']);
     const freedMs = Date.now() - freed;
-    assert.equal(await exists(host, twin), true, 'the removal was cut short, not finished');
-    assert.equal((await host.exec(['getent', 'passwd', accountOf(who)])).code, 0, 'the account outlives its tree');
+    assert.notEqual((await host.run(['ls', '-A', AREA])).trim(), '', 'the removal was cut short, not finished');
+    // The account went under the lock, before the removal began; its files wait where no account reaches.
+    assert.equal((await host.exec(['getent', 'passwd', accountOf(who)])).code, 2);
     const resumed = await ok(host, 'delete-namespace', { namespace: who.namespace });
     process.stderr.write(`[tenant-trees] cut at ${killed.killedAtMs} ms; lock free ${freedMs} ms later; resumed: ${JSON.stringify(resumed)}\n`);
-    assert.deepEqual(resumed, { treeExisted: false, agentsRemoved: 0, accountsRemoved: [accountOf(who)] });
+    assert.deepEqual(resumed, { treeExisted: false, agentsRemoved: 0, accountsRemoved: [] });
     await assertGone(who);
   });
 });

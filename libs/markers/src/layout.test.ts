@@ -12,6 +12,8 @@ import {
   agentLayout,
   agentLayoutAt,
   deletingAgentPath,
+  removalLayout,
+  removalOfMarkerFile,
   deletingNamespacePath,
   LOCK_FILE,
   namespaceLayout,
@@ -141,6 +143,9 @@ describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
     assert.deepEqual(revisionLayoutAt(agentDir, REV_HASH), revisionLayout(agentDir, REV));
     assert.equal(deletingNamespacePath(ROOT, NS), '/var/lib/openclaw-enterprise/namespaces/.deleting-edd5c19a1cef');
     assert.equal(deletingAgentPath(ROOT, NS, AGENT), '/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/.deleting-fcfbd503951a');
+    assert.deepEqual(removalLayout(ROOT, '0123456789abcdef'), { tree: `${ROOT}/.removing/0123456789abcdef`, marker: `${ROOT}/.removing/0123456789abcdef.json` });
+    assert.equal(removalOfMarkerFile('0123456789abcdef.json'), '0123456789abcdef');
+    for (const other of ['0123456789abcdef', '.0123456789abcdef.json.tmp-1', '0123456789ABCDEF.json', '0123456789abcdef0.json']) assert.equal(removalOfMarkerFile(other), null);
     assert.equal(accountOfMarkerFile('openclaw-d74736b6a770.json'), 'openclaw-d74736b6a770');
     assert.equal(accountOfMarkerFile('openclaw-d74736b6a770.json.tmp-1'), null);
   });

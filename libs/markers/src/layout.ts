@@ -24,6 +24,25 @@ export function rootLayout(root: string): RootLayout {
   return { root, lock: `${root}/${LOCK_FILE}`, accounts: `${root}/accounts`, namespaces: `${root}/namespaces` };
 }
 
+/**
+ * Where deleted trees wait for their removal: `<root>/.removing`, root 0700, on the root's file system
+ * so a tree is renamed there in one step. Nothing of an Agent's can reach inside.
+ */
+export function removalArea(root: string): string {
+  return `${root}/.removing`;
+}
+
+/** A removal's names in the area: the tree and, beside it, its marker. */
+export function removalLayout(root: string, token: string): { tree: string; marker: string } {
+  const tree = `${removalArea(root)}/${token}`;
+  return { tree, marker: `${tree}.json` };
+}
+
+/** The token of a removal marker's file name (16 hex digits), or null for any other name. */
+export function removalOfMarkerFile(file: string): string | null {
+  return /^[0-9a-f]{16}\.json$/.test(file) ? file.slice(0, 16) : null;
+}
+
 const ACCOUNT_MARKER_SUFFIX = '.json';
 
 export function accountMarkerPath(root: string, account: string): string {

@@ -71,14 +71,30 @@ export const servedMarker = z.strictObject({
   servedAt: z.iso.datetime(),
 });
 
+/**
+ * A deleted tree waiting in the removal area (see removalLayout): whose it was and where it stood.
+ * Written before the tree is renamed there, so every tree in the area has one.
+ */
+export const removalMarker = z.strictObject({
+  kind: z.literal('removal'),
+  version,
+  driver,
+  namespaceId: resourceId,
+  /** Absent for a whole Namespace's tree. */
+  agentId: z.optional(resourceId),
+  from: z.string(),
+  stagedAt: z.iso.datetime(),
+});
+
 export type AccountMarker = z.infer<typeof accountMarker>;
 export type NamespaceMarker = z.infer<typeof namespaceMarker>;
 export type AgentMarker = z.infer<typeof agentMarker>;
 export type RevisionMarker = z.infer<typeof revisionMarker>;
 export type ServedMarker = z.infer<typeof servedMarker>;
+export type RemovalMarker = z.infer<typeof removalMarker>;
 
 /** Stable, human-diffable marker bytes: sorted keys, two-space indent, trailing newline. */
-export function markerText(marker: AccountMarker | NamespaceMarker | AgentMarker | RevisionMarker | ServedMarker): string {
+export function markerText(marker: AccountMarker | NamespaceMarker | AgentMarker | RevisionMarker | ServedMarker | RemovalMarker): string {
   const sorted = Object.fromEntries(Object.entries(marker).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return `${JSON.stringify(sorted, null, 2)}\n`;
 }

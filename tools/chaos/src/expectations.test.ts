@@ -2,7 +2,7 @@
 // operation is recognised, and each way of falling short is named.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { agentHash, nsHash, sha256Hex } from '@occ-ssh/markers';
+import { agentHash, markerText, nsHash, sha256Hex } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { convergenceProblems, portOf, type MutatingArgs } from './expectations.js';
 import { entryAt, fakeListing, healthyHost, type FakeAgent } from './fake-host.js';
@@ -113,6 +113,24 @@ describe('convergenceProblems', () => {
       problems.some((p) => p.endsWith('still exists')),
       problems.join('; '),
     );
+  });
+
+  it("a removal left in the removal area is the deletion's unfinished work, another Agent's is not", () => {
+    const op: MutatingArgs = { operation: 'delete-agent', args: { owner } };
+    const removal = (agentId: string) => {
+      const listing = fakeListing([]);
+      const marker = markerText({ kind: 'removal', version: 1, driver: 'compute-ssh', namespaceId: 'ns-a', agentId, from: '/x', stagedAt: '2026-01-01T00:00:00.000Z' });
+      listing.entries.push(
+        { path: '.removing', type: 'dir', uid: 0, gid: 0, mode: 0o700, size: 0 },
+        { path: '.removing/0123456789abcdef', type: 'dir', uid: 0, gid: 0, mode: 0o711, size: 0 },
+        { path: '.removing/0123456789abcdef.json', type: 'file', uid: 0, gid: 0, mode: 0o600, size: marker.length, text: marker },
+      );
+      return listing;
+    };
+    assert.ok(convergenceProblems(op, fakeListing([]), removal('agent-1')).includes('an unfinished removal is left: .removing/0123456789abcdef'));
+    assert.deepEqual(convergenceProblems(op, fakeListing([]), removal('agent-2')), []);
+    const ns: MutatingArgs = { operation: 'delete-namespace', args: { namespace: { id: 'ns-a', name: 'stable' } } };
+    assert.ok(convergenceProblems(ns, fakeListing([]), removal('agent-2')).includes('an unfinished removal is left: .removing/0123456789abcdef.json'));
   });
 
   it('delete-agent: directory, twin, unit, account and port gone; the sibling whole', () => {

@@ -111,6 +111,8 @@ export function convergenceProblems(op: MutatingArgs, before: Listing, after: Li
       if (agentOf(now, owner)) problems.push('the Agent directory is still present');
       const twin = `${nsDir}/agents/.deleting-${agentHash(owner.agent.id)}`;
       if (now.deleting.includes(twin)) problems.push(`an unfinished removal is left: ${twin}`);
+      for (const { path, namespaceId, agentId } of now.removals)
+        if (namespaceId === undefined || (namespaceId === owner.namespace.id && agentId === owner.agent.id)) problems.push(`an unfinished removal is left: ${path}`);
       if (now.units.has(unitName(owner.agent.id))) problems.push('the unit file is still present');
       for (const name of new Set([
         gone?.account,
@@ -138,6 +140,7 @@ export function convergenceProblems(op: MutatingArgs, before: Listing, after: Li
       const id = op.args.namespace.id;
       if (now.namespaces.has(nsHash(id))) problems.push('the Namespace directory is still present');
       if (now.deleting.length > 0) problems.push(`an unfinished removal is left: ${now.deleting.join(', ')}`);
+      for (const { path, namespaceId } of now.removals) if (namespaceId === undefined || namespaceId === id) problems.push(`an unfinished removal is left: ${path}`);
       const owned = [...was.accounts.values(), ...now.accounts.values()].map((parsed) => parsed.marker).filter((marker) => marker?.namespaceId === id);
       for (const marker of owned) {
         if (now.accounts.has(marker!.account)) problems.push(`account marker ${marker!.account} is still present`);

@@ -75,6 +75,7 @@ export function checkInvariants(listing: Listing, settings: InvariantSettings): 
     for (const agent of ns.agents.values()) checkAgent(agent, namespaceId, `${nsPath}/agents/${agent.dirName}`);
   }
   for (const name of model.deleting) pending.push(`${root}/namespaces/${name}: ${name.includes('/agents/') ? 'Agent' : 'Namespace'} removal not finished`);
+  for (const { path } of model.removals) pending.push(`${root}/${path}: removal not finished`);
 
   function checkAgent(agent: AgentModel, namespaceId: string | undefined, dir: string): void {
     if (!agent.marker) {

@@ -4,6 +4,8 @@ import {
   accountMarker,
   agentMarker,
   namespaceMarker,
+  removalMarker,
+  removalOfMarkerFile,
   revisionMarker,
   servedMarker,
   type AccountMarker,
@@ -54,6 +56,8 @@ export interface HostModel {
   namespaces: Map<string, NamespaceModel>;
   /** `.deleting-*` directories under namespaces/ (a Namespace) or a Namespace's agents/ (an Agent): a removal that has not finished yet. */
   deleting: string[];
+  /** Trees and markers in the removal area (`.removing/`): a deletion whose removal has not finished, with whose it was when its marker says. */
+  removals: { path: string; namespaceId?: string; agentId?: string }[];
   accounts: Map<string, Parsed<AccountMarker>>;
   units: Map<string, UnitInfo>;
   temps: string[];
@@ -127,13 +131,21 @@ export function buildModel(listing: Listing): HostModel {
     namespaces.set(nsDir, { dirName: nsDir, marker: markerEntry ? parse(markerEntry, namespaceMarker) : null, agents });
   }
 
+  const removals: HostModel['removals'] = [];
+  for (const name of childrenOf('.removing')) {
+    const token = removalOfMarkerFile(name) ?? name;
+    const text = at(`.removing/${token}.json`);
+    const marker = text ? parse(text, removalMarker).marker : null;
+    removals.push({ path: `.removing/${name}`, ...(marker ? { namespaceId: marker.namespaceId, ...(marker.agentId ? { agentId: marker.agentId } : {}) } : {}) });
+  }
+
   const accounts = new Map<string, Parsed<AccountMarker>>();
   for (const name of childrenOf('accounts')) {
     if (name.startsWith('.') || !name.endsWith('.json')) continue;
     accounts.set(name.slice(0, -'.json'.length), parse(at(`accounts/${name}`)!, accountMarker));
   }
   const temps = [...listing.entries.filter((entry) => entry.path.split('/').pop()!.includes('.tmp-')).map((entry) => `${listing.root}/${entry.path}`), ...listing.unitTemps];
-  return { namespaces, deleting, accounts, units: new Map(listing.units.map((unit) => [unit.name, unit])), temps, byPath };
+  return { namespaces, deleting, removals, accounts, units: new Map(listing.units.map((unit) => [unit.name, unit])), temps, byPath };
 }
 
 /** Every Agent of every live Namespace. */

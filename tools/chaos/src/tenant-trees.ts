@@ -76,7 +76,7 @@ export async function runHugeTrees(link: HostLink, tenant: Tenant, plan: { treeD
     for (let attempt = 0; attempt < bounds.deleteAttempts && !result.deleted; attempt += 1) {
       result.attempts.push(await deleteWithHeartbeats(link, tenant, 200_000));
       await helpersGone(link, 60_000);
-      result.deleted = (await link.exec(['sh', '-c', `! [ -e ${nsDir} ] && ! [ -e ${removal} ]`])).code === 0;
+      result.deleted = (await link.exec(['sh', '-c', `! [ -e ${nsDir} ] && ! [ -e ${removal} ] && [ -z "$(ls -A ${ROOT}/.removing 2>/dev/null)" ]`])).code === 0;
     }
     const after = await link.run(['sh', '-c', watchScript()]);
     if (after !== before) {

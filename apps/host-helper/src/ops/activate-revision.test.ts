@@ -23,6 +23,8 @@ function state(overrides: Partial<ActivateState>): ActivateState {
     launchText: '# launch\n',
     launchChanged: false,
     current: 'revisions/ad30d4665b02',
+    served: null,
+    servedCandidate: false,
     alreadyServing: false,
     enabled: true,
     needsReload: false,

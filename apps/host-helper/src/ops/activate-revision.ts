@@ -50,6 +50,9 @@ export interface ActivateState {
   launchText: string;
   launchChanged: boolean;
   current: string | null;
+  served: ServedMarker | null;
+  /** served.json, `current`, the unit and launch.env say this exact revision is served: a probe may confirm it. */
+  servedCandidate: boolean;
   /** A retry after a lost result: this exact revision is served and ready, so nothing needs to change. */
   alreadyServing: boolean;
   enabled: boolean;
@@ -59,16 +62,20 @@ export interface ActivateState {
 }
 
 export async function activateRevision(ctx: OpContext, args: Args): Promise<Result> {
-  // The first read only decides whether anything needs doing: what systemd says of the unit is asked
-  // once, in the read after the trim, which is the one the switch is planned from.
-  let state = await readActivateRevision(ctx, args, false);
-  if (!state.alreadyServing) {
-    // Security: the trim runs as the Agent over a tree it controls, so never under the host lock,
-    // and only once the request is verified; whatever was read may be stale after it.
-    const trim = () => boundCompileCache(ctx.runner, state.layout.compileCache, state.account, ctx.session.signal);
-    await (ctx.lock ? ctx.lock.outside(trim) : trim());
-    state = await readActivateRevision(ctx, args);
-  }
+  // The first read only decides what to do next: systemd is asked nothing and the gateway is not probed.
+  const first = await readActivateRevision(ctx, args, { unitState: false, probe: false });
+  // Security: whether the served revision still answers (a probe and the listener check, whose time
+  // the gateway sets) and the trim (as the Agent, over a tree it controls) both run without the host
+  // lock, once the request is verified; whatever was read may be stale after them.
+  const serving = await unlocked(ctx, async () => {
+    if (first.servedCandidate && (await isServing(ctx.runner, first))) return true;
+    await boundCompileCache(ctx.runner, first.layout.compileCache, first.account, ctx.session.signal);
+    return false;
+  });
+  let state = await readActivateRevision(ctx, args, { unitState: !serving, probe: false });
+  // Served and ready, and under the lock again nothing it rests on has changed: nothing to do.
+  if (serving && state.servedCandidate && sameServed(state, first)) state = { ...state, alreadyServing: true };
+  else if (serving) state = await readActivateRevision(ctx, args, { unitState: true, probe: false });
   const { layout, agent, account } = state;
   const base = { port: agent.port, unit: layout.unitName, unitChanged: state.unitChanged };
   if (state.alreadyServing) return { ...base, readyMs: 0 };
@@ -95,13 +102,17 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
  * the wait has found what it finds, so it is named, not listed.
  */
 export async function activateRevisionPlan(ctx: OpContext, args: Args): Promise<{ steps: Step[]; after: string | null }> {
-  const state = await readActivateRevision(ctx, args);
+  const state = await readActivateRevision(ctx, args, { unitState: true, probe: true });
   if (state.alreadyServing) return { steps: [], after: `already serving this revision and ready: nothing changes` };
   return { steps: planActivateRevision(state), after: `then wait up to ${args.readinessTimeoutMs} ms for /readyz on 127.0.0.1:${state.agent.port}, and record served.json (planned after the wait)` };
 }
 
-/** With `unitState` false systemd is not asked: `enabled`, `needsReload` and `failed` then read false, and no switch may be planned from them. */
-async function readActivateRevision(ctx: OpContext, args: Args, unitState = true): Promise<ActivateState> {
+/**
+ * With `unitState` false systemd is not asked: `enabled`, `needsReload` and `failed` then read false,
+ * and no switch may be planned from them. With `probe` false the gateway is not probed: `alreadyServing`
+ * reads false, `servedCandidate` says whether a probe could make it true.
+ */
+async function readActivateRevision(ctx: OpContext, args: Args, { unitState, probe }: { unitState: boolean; probe: boolean }): Promise<ActivateState> {
   const { owner, revision } = args;
   const { layout, paths, agent, account, marker } = await verifyTarget(ctx, args, args.configurationHash);
   const managedPassword = marker.auth !== 'trusted-proxy';
@@ -119,11 +130,12 @@ async function readActivateRevision(ctx: OpContext, args: Args, unitState = true
   const unitChanged = previousUnit !== unitText;
   const launchText = render(() => renderLaunchEnvironment(args.launchEnvironment));
   const launchChanged = launchFileText(layout.launchEnvFile) !== launchText;
-  const alreadyServing = !unitChanged && !launchChanged && current === paths.currentTarget && (await isServing(ctx.runner, layout, served, marker, agent.port, account.uid));
+  const servedCandidate = !unitChanged && !launchChanged && current === paths.currentTarget && servedMatches(served, marker, agent.port);
+  const alreadyServing = probe && servedCandidate && (await isServing(ctx.runner, { layout, agent, account }));
   const ask = unitState && !alreadyServing;
   const enabled = ask && enabledOnDisk(layout, ctx.runtime.systemdUnitDirectory);
   const facts = ask ? await unitFacts(ctx.runner, layout.unitName) : { needsReload: false, failed: false };
-  return { layout, paths, agent, account, marker, unitText, unitChanged, launchText, launchChanged, current, alreadyServing, enabled, ...facts };
+  return { layout, paths, agent, account, marker, unitText, unitChanged, launchText, launchChanged, current, served, servedCandidate, alreadyServing, enabled, ...facts };
 }
 
 /**
@@ -199,9 +211,28 @@ function launchFileText(path: string): string | null {
   }
 }
 
-async function isServing(runner: HostRunner, layout: AgentLayout, served: ServedMarker | null, marker: RevisionMarker, port: number, uid: number): Promise<boolean> {
-  if (!served || served.revisionId !== marker.revisionId || served.configurationHash !== marker.configurationHash || served.port !== port) return false;
-  return (await isActive(runner, layout.unitName)) && (await isEnabled(runner, layout.unitName)) && (await probeReady(port)) && (await ownedListener(port, { unit: layout.unitName, uid, runner }));
+function servedMatches(served: ServedMarker | null, marker: RevisionMarker, port: number): boolean {
+  return served !== null && served.revisionId === marker.revisionId && served.configurationHash === marker.configurationHash && served.port === port;
+}
+
+/** The same served.json, `current`, unit and launch.env as an earlier read: what its probe confirmed still holds. */
+function sameServed(now: ActivateState, before: ActivateState): boolean {
+  return JSON.stringify(now.served) === JSON.stringify(before.served) && now.unitText === before.unitText && now.launchText === before.launchText && now.current === before.current;
+}
+
+/** Runs `work` without the host lock (when the operation holds it) and takes the lock again after. */
+function unlocked<T>(ctx: OpContext, work: () => Promise<T>): Promise<T> {
+  return ctx.lock ? ctx.lock.outside(work) : work();
+}
+
+async function isServing(runner: HostRunner, { layout, agent, account }: Pick<ActivateState, 'layout' | 'agent' | 'account'>): Promise<boolean> {
+  const port = agent.port;
+  return (
+    (await isActive(runner, layout.unitName)) &&
+    (await isEnabled(runner, layout.unitName)) &&
+    (await probeReady(port)) &&
+    (await ownedListener(port, { unit: layout.unitName, uid: account.uid, runner }))
+  );
 }
 
 function servedMarker(marker: RevisionMarker, port: number, now: Date) {

@@ -1,7 +1,7 @@
 // Each mutating operation's plan applied against a recording runner: the exact programs, in order,
 // that `apply` starts, with file effects in a temp directory and no host.
 import assert from 'node:assert/strict';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, describe, it } from 'node:test';
 import { agentLayout, deletingAgentPath, EXAMPLE_MARKERS, namespaceLayout, revisionLayout, sha256Hex } from '@occ-ssh/markers';
@@ -48,9 +48,9 @@ function host(unitDirectory?: string, { agent = true, under = base } = {}) {
 }
 
 /** The commands `apply` gives the runner for `steps`, the script answering, and how many per-change checks it made. */
-async function recorded(steps: readonly Step[], units: string, script?: (command: Command) => { code?: number; stdout?: string } | undefined) {
+async function recorded(steps: readonly Step[], units: string, script?: (command: Command) => { code?: number; stdout?: string } | undefined, root?: string) {
   const runner = new RecordingRunner(script);
-  const { ctx, checks } = recordingContext(runner, units);
+  const { ctx, checks } = recordingContext(runner, units, root);
   await apply(ctx, steps);
   return { commands: runner.commands, checks: checks() };
 }
@@ -60,6 +60,9 @@ const removing = (command: Command) => {
   if (command.file === 'rm') rmSync(command.args.at(-1)!, { recursive: true, force: true });
   return undefined;
 };
+
+/** A removal's random name, as a placeholder. */
+const tokenless = (line: string) => line.replace(/\/\.removing\/[0-9a-f]{16}/, '/.removing/<token>');
 
 const revisionState = (layout: ReturnType<typeof host>['layout']) => {
   const paths = revisionLayout(layout.dir, 'rev-0001');
@@ -75,9 +78,16 @@ describe('apply against a recording runner', () => {
 
   it('stop-revision: a refused disable of a unit systemd knows is followed by a plain stop', async () => {
     const { layout } = host('/etc/systemd/system');
-    const script = (command: Command) => (command.args[0] === 'disable' ? { code: 1 } : command.args[0] === 'show' ? { stdout: 'loaded\n' } : undefined);
+    const script = (command: Command) => (command.args[0] === 'disable' ? { code: 1 } : command.args[0] === 'show' ? { stdout: 'active\n' } : undefined);
     const { commands } = await recorded(planStopRevision(revisionState(layout)).steps, '/etc/systemd/system', script);
-    assert.deepEqual(commands, [`systemctl disable --now --quiet ${UNIT}`, `systemctl show --property=LoadState --value ${UNIT}`, `systemctl stop ${UNIT}`, `systemctl reset-failed ${UNIT}`]);
+    assert.deepEqual(commands, [`systemctl disable --now --quiet ${UNIT}`, `systemctl show --property=ActiveState --value ${UNIT}`, `systemctl stop ${UNIT}`, `systemctl reset-failed ${UNIT}`]);
+  });
+
+  it('stop-revision: a stop that failed after its whole bound (the unit left failed) is not waited for a second time', async () => {
+    const { layout } = host('/etc/systemd/system');
+    const script = (command: Command) => (command.args[0] === 'disable' ? { code: 1 } : command.args[0] === 'show' ? { stdout: 'failed\n' } : undefined);
+    const { commands } = await recorded(planStopRevision(revisionState(layout)).steps, '/etc/systemd/system', script);
+    assert.deepEqual(commands, [`systemctl disable --now --quiet ${UNIT}`, `systemctl show --property=ActiveState --value ${UNIT}`, `systemctl reset-failed ${UNIT}`]);
   });
 
   it('retire-revision of the current revision: the unit down, then rm of the snapshot', async () => {
@@ -102,6 +112,8 @@ describe('apply against a recording runner', () => {
       launchText: '# launch\n',
       launchChanged: true,
       current: null,
+      served: null,
+      servedCandidate: false,
       alreadyServing: false,
       enabled: false,
       needsReload: false,
@@ -121,7 +133,7 @@ describe('apply against a recording runner', () => {
     assert.equal(existsSync(layout.unitFile), true);
   });
 
-  it('delete-agent: setup unit stopped, the unit relinked and taken down, one reload, home and state emptied as the account, rm, then userdel', async () => {
+  it("delete-agent: setup unit stopped, the unit relinked and taken down, one reload, userdel, then root's rm in the removal area, nothing as the account", async () => {
     const { root, units, layout } = host();
     writeFileSync(layout.unitFile, '[Unit]\n');
     for (const dir of [layout.home, layout.state]) {
@@ -130,7 +142,8 @@ describe('apply against a recording runner', () => {
     }
     const deleting = deletingAgentPath(root, 'ns-01HZX3', 'agent-7f3a');
     const account = { path: `${root}/accounts/${NAME}.json`, marker: accountMarker, userExists: true };
-    const state = { layout, agentsDir: layout.dir.slice(0, layout.dir.lastIndexOf('/')), deleting, dirExists: true, twinExists: false, agent, unitFileExists: true, account };
+    const owner = { namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a' };
+    const state = { owner, layout, agentsDir: layout.dir.slice(0, layout.dir.lastIndexOf('/')), deleting, dirExists: true, twinExists: false, agent, unitFileExists: true, account };
     let userdel = false;
     const script = (command: Command) => {
       removing(command);
@@ -139,36 +152,35 @@ describe('apply against a recording runner', () => {
       if (command.file === 'getent') return command.args[0] === 'passwd' ? (userdel ? ABSENT : PASSWD) : userdel ? ABSENT : GROUP;
       return undefined;
     };
-    const { commands } = await recorded(planDeleteAgent(state).steps, units, script);
-    const find = (dir: string) => `${AS_ACCOUNT} find ${deleting}/${dir} -mindepth 1 -maxdepth 1 -exec rm --recursive --force --one-file-system -- {} +`;
-    assert.deepEqual(commands, [
+    const { commands } = await recorded(planDeleteAgent(state).steps, units, script, root);
+    assert.deepEqual(commands.map(tokenless), [
       `systemctl stop ${SETUP_UNIT}`,
       `systemctl link --quiet --no-reload ${layout.unitFile}`,
       `systemctl disable --now --quiet ${UNIT}`,
       `systemctl reset-failed ${UNIT}`,
       'systemctl daemon-reload',
-      find('home'),
-      find('state'),
-      `rm --recursive --force --one-file-system -- ${deleting}`,
       `getent passwd ${NAME}`,
       `getent group ${NAME}`,
       `userdel ${NAME}`,
       `getent group ${NAME}`,
+      `rm --recursive --force --one-file-system -- ${root}/.removing/<token>`,
     ]);
+    assert.equal(existsSync(layout.dir), false);
+    assert.deepEqual(readdirSync(`${root}/.removing`), [], 'the tree and its marker are gone');
   });
 
-  it('delete-namespace: every unit down with one reload, rm of the renamed tree, then userdel and the groupdel a kept group needs', async () => {
+  it('delete-namespace: every unit down with one reload, userdel and the groupdel a kept group needs, then rm of the staged tree', async () => {
     const { root, units } = host();
     const ns = namespaceLayout(root, 'ns-01HZX3');
     mkdirSync(ns.dir, { recursive: true });
     const deleting = `${root}/namespaces/.deleting-edd5c19a1cef`;
     const state = {
+      namespaceId: 'ns-01HZX3',
       dir: ns.dir,
       deleting,
       treeExisted: true,
+      twinExists: false,
       agents: [{ unitName: UNIT, unitFile: `${units}/${UNIT}`, setupUnitName: SETUP_UNIT }],
-      data: [],
-      twin: null,
       accounts: [{ path: `${root}/accounts/${NAME}.json`, marker: accountMarker }],
     };
     let userdel = false;
@@ -178,19 +190,20 @@ describe('apply against a recording runner', () => {
       if (command.file === 'getent') return command.args[0] === 'passwd' ? (userdel ? ABSENT : PASSWD) : GROUP;
       return undefined;
     };
-    const { commands } = await recorded(planDeleteNamespace(state).steps, '/etc/systemd/system', script);
-    assert.deepEqual(commands, [
+    const { commands } = await recorded(planDeleteNamespace(state).steps, '/etc/systemd/system', script, root);
+    assert.deepEqual(commands.map(tokenless), [
       `systemctl stop ${SETUP_UNIT}`,
       `systemctl disable --now --quiet ${UNIT}`,
       `systemctl reset-failed ${UNIT}`,
       'systemctl daemon-reload',
-      `rm --recursive --force --one-file-system -- ${deleting}`,
       `getent passwd ${NAME}`,
       `getent group ${NAME}`,
       `userdel ${NAME}`,
       `getent group ${NAME}`,
       `groupdel ${NAME}`,
+      `rm --recursive --force --one-file-system -- ${root}/.removing/<token>`,
     ]);
+    assert.equal(existsSync(ns.dir), false);
   });
 
   it('ensure-namespace: files only, no program at all, each change checked', async () => {

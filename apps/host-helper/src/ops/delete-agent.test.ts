@@ -1,4 +1,4 @@
-// The delete-agent plan, exactly: unit first, the directory renamed away, home and state emptied as the account, root's removal, the account last.
+// The delete-agent plan, exactly: unit first, the directory renamed into the removal area, the account, then the removal past the lock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EXAMPLE_MARKERS, agentLayout, deletingAgentPath } from '@occ-ssh/markers';
@@ -11,7 +11,10 @@ const AGENTS = `${ROOT}/namespaces/edd5c19a1cef/agents`;
 const MARKER = `${ROOT}/accounts/openclaw-d74736b6a770.json`;
 const account = { path: MARKER, marker: EXAMPLE_MARKERS.account, userExists: true };
 
+const OWNER = { namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a' };
+
 const state = (overrides: Partial<DeleteAgentState>): DeleteAgentState => ({
+  owner: OWNER,
   layout,
   agentsDir: AGENTS,
   deleting: DELETING,
@@ -24,72 +27,55 @@ const state = (overrides: Partial<DeleteAgentState>): DeleteAgentState => ({
 });
 
 const unitSteps = [{ op: 'stop-native-setup', unit: layout.setupUnitName }, { op: 'stop-and-disable', unit: layout.unitName }, { op: 'remove-file', path: layout.unitFile }, { op: 'daemon-reload' }];
-const asAccount = [
-  { op: 'empty-as-account', path: `${DELETING}/home`, uid: 991, gid: 992 },
-  { op: 'empty-as-account', path: `${DELETING}/state`, uid: 991, gid: 992 },
-];
+const finish = { op: 'finish-removals', ...OWNER };
 
 describe('planDeleteAgent', () => {
-  it('stops a running workspace setup, stops and removes the unit, renames the directory away, empties home and state as the account, removes the tree, then the account', () => {
+  it('stops a running workspace setup, stops and removes the unit, stages the directory for removal, removes the account, then finishes the removal past the lock', () => {
     assert.deepEqual(planDeleteAgent(state({})), {
       steps: [
         ...unitSteps,
-        { op: 'rename', from: layout.dir, to: DELETING },
-        ...asAccount,
-        { op: 'remove-tree', path: DELETING },
+        { op: 'stage-removal', path: layout.dir, ...OWNER },
         { op: 'sweep-temps', dir: AGENTS, prefix: '.fcfbd503951a' },
         { op: 'remove-account', marker: MARKER, account: EXAMPLE_MARKERS.account },
+        finish,
       ],
       result: { agentExisted: true, accountRemoved: true, unitRemoved: true, portFreed: 18800 },
     });
   });
 
-  it('nothing left is success with no step', () => {
+  it('nothing left: only the removals a cut deletion may have left are finished', () => {
     assert.deepEqual(planDeleteAgent(state({ dirExists: false, agent: null, unitFileExists: false, account: null })), {
-      steps: [],
+      steps: [finish],
       result: { agentExisted: false, accountRemoved: false, unitRemoved: false, portFreed: null },
     });
   });
 
-  it('a directory a cut deletion renamed away is resumed as its account, then the account goes', () => {
+  it('a directory an earlier version renamed away is staged like the live one, then the account goes', () => {
     const steps = planDeleteAgent(state({ dirExists: false, twinExists: true, agent: null, unitFileExists: false })).steps;
     assert.deepEqual(steps, [
-      ...asAccount,
-      { op: 'remove-tree', path: DELETING },
+      { op: 'stage-removal', path: DELETING, ...OWNER },
       { op: 'sweep-temps', dir: AGENTS, prefix: '.fcfbd503951a' },
       { op: 'remove-account', marker: MARKER, account: EXAMPLE_MARKERS.account },
+      finish,
     ]);
   });
 
-  it('a twin left beside a live directory is removed before the rename', () => {
+  it('a twin left beside a live directory is staged before it', () => {
     const ops = planDeleteAgent(state({ twinExists: true })).steps.map((step) => step.op);
-    assert.deepEqual(ops, [
-      'stop-native-setup',
-      'stop-and-disable',
-      'remove-file',
-      'daemon-reload',
-      'empty-as-account',
-      'empty-as-account',
-      'remove-tree',
-      'rename',
-      'empty-as-account',
-      'empty-as-account',
-      'remove-tree',
-      'sweep-temps',
-      'remove-account',
-    ]);
+    assert.deepEqual(ops, ['stop-native-setup', 'stop-and-disable', 'remove-file', 'daemon-reload', 'stage-removal', 'stage-removal', 'sweep-temps', 'remove-account', 'finish-removals']);
   });
 
-  it('without its user, nothing is run as the account: root removes the tree alone', () => {
-    const steps = planDeleteAgent(state({ dirExists: false, twinExists: true, agent: null, unitFileExists: false, account: { ...account, userExists: false } })).steps;
+  it('nothing is ever run as the account: the tree is removed by root in the removal area', () => {
+    const steps = planDeleteAgent(state({ twinExists: true })).steps;
+    // A step run as an account names its uid at the top level (as native-setup and write-workspace name theirs).
     assert.deepEqual(
-      steps.map((step) => step.op),
-      ['remove-tree', 'sweep-temps', 'remove-account'],
+      steps.filter((step) => 'uid' in step || 'run' in step || 'target' in step),
+      [],
     );
   });
 
   it('an owned unit file left without its directory is still stopped and removed', () => {
     const steps = planDeleteAgent(state({ dirExists: false, agent: null, account: null })).steps;
-    assert.deepEqual(steps, unitSteps.slice(1));
+    assert.deepEqual(steps, [...unitSteps.slice(1), finish]);
   });
 });

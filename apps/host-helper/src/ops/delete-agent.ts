@@ -1,5 +1,6 @@
 // delete-agent: verify one Agent's markers, account and unit, then stop and remove its unit, rename its
-// directory away, empty its home and state as its account, remove the rest as root, then the account.
+// directory into the removal area and remove the account, all under the host lock; the tree itself is
+// removed after the lock is released (removal-area.ts).
 import { deletingAgentPath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs, OperationResult } from '@occ-ssh/protocol';
 import { readRemovableAccount, verifyAccount } from '../accounts.js';
@@ -16,9 +17,11 @@ type Result = OperationResult<'delete-agent'>;
 
 /** What deletion found, every part of it verified as this Agent's. */
 export interface DeleteAgentState {
+  /** Whose removals this deletion records and finishes. */
+  owner: { namespaceId: string; agentId: string };
   layout: AgentLayout;
   agentsDir: string;
-  /** Where the directory is renamed before it is removed. */
+  /** Where an earlier version renamed the directory before removing it. */
   deleting: string;
   /** The live directory is there (with this Agent's marker, or empty but for temps). */
   dirExists: boolean;
@@ -58,7 +61,17 @@ async function readDeleteAgent(ctx: OpContext, owner: AgentOwner): Promise<Delet
     verifyAgentTree(layout, owner, agent.gid);
   }
   const unitFileExists = verifyUnitFile(layout, owner) !== null;
-  return { layout, agentsDir: ns.agents, deleting, dirExists, twinExists: lstatOrNull(deleting) !== null, agent, unitFileExists, account };
+  return {
+    owner: { namespaceId: owner.namespace.id, agentId: owner.agent.id },
+    layout,
+    agentsDir: ns.agents,
+    deleting,
+    dirExists,
+    twinExists: lstatOrNull(deleting) !== null,
+    agent,
+    unitFileExists,
+    account,
+  };
 }
 
 /** Security: every stored revision, snapshot and pointer must be this Agent's, as Namespace deletion checks them. */
@@ -81,21 +94,21 @@ function refuseForeignLeftovers(dir: string): void {
   if (leftovers.length > 0) throw ownershipError(dir, 'Agent directory exists without its Agent marker; refusing to delete it');
 }
 
-export function planDeleteAgent({ layout, agentsDir, deleting, dirExists, twinExists, agent, unitFileExists, account }: DeleteAgentState): Plan<Result> {
+export function planDeleteAgent({ owner, layout, agentsDir, deleting, dirExists, twinExists, agent, unitFileExists, account }: DeleteAgentState): Plan<Result> {
   // Workspace setup runs without the host lock: its unit is stopped before anything it could be using goes.
   const steps: Step[] = dirExists ? [{ op: 'stop-native-setup', unit: layout.setupUnitName }] : [];
   // The same unit steps Namespace deletion and retirement use; the unit goes before the directory it runs from.
   if (dirExists || unitFileExists) steps.push({ op: 'stop-and-disable', unit: layout.unitName }, { op: 'remove-file', path: layout.unitFile }, { op: 'daemon-reload' });
-  // Only the account's own home/ and state/ are emptied as it, and only while it exists with its recorded IDs.
-  const ids = account?.userExists && account.marker.uid !== undefined && account.marker.gid !== undefined ? { uid: account.marker.uid, gid: account.marker.gid } : null;
-  const removal: Step[] = [...(ids ? [`${deleting}/home`, `${deleting}/state`].map((path): Step => ({ op: 'empty-as-account', path, ...ids })) : []), { op: 'remove-tree', path: deleting }];
-  // A directory an earlier deletion left renamed away goes first, so the rename finds its name free.
-  if (twinExists) steps.push(...removal);
-  // Renamed away in one step: the port is free from here on, and a cut removal never leaves a half-deleted live Agent.
-  if (dirExists) steps.push({ op: 'rename', from: layout.dir, to: deleting }, ...removal);
+  // Security: with its processes gone, the tree is renamed where nothing of the Agent's reaches it: the
+  // port is free from here on, and the removal need not run under the lock. A directory an earlier
+  // version left renamed away beside it goes the same way.
+  if (twinExists) steps.push({ op: 'stage-removal', path: deleting, ...owner });
+  if (dirExists) steps.push({ op: 'stage-removal', path: layout.dir, ...owner });
   if (dirExists || twinExists) steps.push({ op: 'sweep-temps', dir: agentsDir, prefix: siblingTempPrefix(layout.dir) });
-  // The account last, after the tree it empties: user, group, then its marker, so a retry finds what is left.
+  // The account after its unit and tree: user, group, then its marker, so a retry finds what is left.
   if (account) steps.push({ op: 'remove-account', marker: account.path, account: account.marker });
+  // Last: this Agent's removals (this one's, and any a cut deletion left), after the lock is released.
+  steps.push({ op: 'finish-removals', ...owner });
   return {
     steps,
     result: { agentExisted: dirExists || twinExists, accountRemoved: account !== null, unitRemoved: unitFileExists, portFreed: agent?.port ?? null },

@@ -1,4 +1,4 @@
-// The delete-namespace plan, exactly: units first, the tree renamed away, the Agents' data emptied as their accounts, root's removal, accounts last.
+// The delete-namespace plan, exactly: units first, the tree renamed into the removal area, the accounts, then the removal past the lock.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { EXAMPLE_MARKERS } from '@occ-ssh/markers';
@@ -13,7 +13,11 @@ const SETUP_UNIT = 'openclaw-enterprise-setup-fcfbd503951a.service';
 const OTHER_SETUP_UNIT = 'openclaw-enterprise-setup-000000000000.service';
 const DELETING = `${NAMESPACES}/.deleting-edd5c19a1cef`;
 
+const NS = 'ns-01HZX3';
+const finish = { op: 'finish-removals', namespaceId: NS };
+
 const state = (overrides: Partial<DeleteState>): DeleteState => ({
+  namespaceId: NS,
   dir: `${NAMESPACES}/edd5c19a1cef`,
   deleting: DELETING,
   treeExisted: true,
@@ -21,17 +25,13 @@ const state = (overrides: Partial<DeleteState>): DeleteState => ({
     { unitName: UNIT, unitFile: `/etc/systemd/system/${UNIT}`, setupUnitName: SETUP_UNIT },
     { unitName: OTHER_UNIT, unitFile: `/etc/systemd/system/${OTHER_UNIT}`, setupUnitName: OTHER_SETUP_UNIT },
   ],
-  data: [
-    { path: `${DELETING}/agents/fcfbd503951a/home`, uid: 991, gid: 992 },
-    { path: `${DELETING}/agents/fcfbd503951a/state`, uid: 991, gid: 992 },
-  ],
-  twin: null,
+  twinExists: false,
   accounts: [{ path: MARKER, marker: account }],
   ...overrides,
 });
 
 describe('planDeleteNamespace', () => {
-  it('stops every workspace setup and gateway, removes the units with one reload, renames the tree away, empties home and state as the account, removes the tree, then the accounts', () => {
+  it('stops every workspace setup and gateway, removes the units with one reload, stages the tree for removal, removes the accounts, then finishes the removal past the lock', () => {
     assert.deepEqual(planDeleteNamespace(state({})), {
       steps: [
         { op: 'stop-native-setup', unit: SETUP_UNIT },
@@ -41,48 +41,31 @@ describe('planDeleteNamespace', () => {
         { op: 'remove-file', path: `/etc/systemd/system/${UNIT}` },
         { op: 'remove-file', path: `/etc/systemd/system/${OTHER_UNIT}` },
         { op: 'daemon-reload' },
-        { op: 'rename', from: `${NAMESPACES}/edd5c19a1cef`, to: DELETING },
-        { op: 'empty-as-account', path: `${DELETING}/agents/fcfbd503951a/home`, uid: 991, gid: 992 },
-        { op: 'empty-as-account', path: `${DELETING}/agents/fcfbd503951a/state`, uid: 991, gid: 992 },
-        { op: 'remove-tree', path: DELETING },
+        { op: 'stage-removal', path: `${NAMESPACES}/edd5c19a1cef`, namespaceId: NS },
         { op: 'remove-account', marker: MARKER, account },
+        finish,
       ],
       result: { treeExisted: true, agentsRemoved: 2, accountsRemoved: ['openclaw-d74736b6a770'] },
     });
   });
 
   it('a Namespace without Agents needs no reload', () => {
-    const steps = planDeleteNamespace(state({ agents: [], data: [], accounts: [] })).steps;
+    const steps = planDeleteNamespace(state({ agents: [], accounts: [] })).steps;
     assert.deepEqual(
       steps.map((step) => step.op),
-      ['rename', 'remove-tree'],
+      ['stage-removal', 'finish-removals'],
     );
   });
 
-  it('a tree an earlier deletion left renamed away is removed before the rename, its data as its account', () => {
-    const twin = [{ path: `${DELETING}/agents/0123456789ab/home`, uid: 993, gid: 994 }];
-    const steps = planDeleteNamespace(state({ agents: [], data: [], accounts: [], twin })).steps;
-    assert.deepEqual(steps, [
-      { op: 'empty-as-account', ...twin[0]! },
-      { op: 'remove-tree', path: DELETING },
-      { op: 'rename', from: `${NAMESPACES}/edd5c19a1cef`, to: DELETING },
-      { op: 'remove-tree', path: DELETING },
-    ]);
+  it('a tree an earlier version left renamed away is staged too, before the live one', () => {
+    const steps = planDeleteNamespace(state({ agents: [], accounts: [], twinExists: true })).steps;
+    assert.deepEqual(steps, [{ op: 'stage-removal', path: DELETING, namespaceId: NS }, { op: 'stage-removal', path: `${NAMESPACES}/edd5c19a1cef`, namespaceId: NS }, finish]);
   });
 
-  it('a retry after the rename resumes the renamed-away removal, as the account where one is recorded, then the accounts', () => {
-    const twin = [{ path: `${DELETING}/agents/fcfbd503951a/state`, uid: 991, gid: 992 }];
-    assert.deepEqual(planDeleteNamespace(state({ treeExisted: false, agents: [], data: [], twin })), {
-      steps: [
-        { op: 'empty-as-account', ...twin[0]! },
-        { op: 'remove-tree', path: DELETING },
-        { op: 'remove-account', marker: MARKER, account },
-      ],
+  it('a retry after the tree was staged removes the accounts left and finishes the removal', () => {
+    assert.deepEqual(planDeleteNamespace(state({ treeExisted: false, agents: [] })), {
+      steps: [{ op: 'remove-account', marker: MARKER, account }, finish],
       result: { treeExisted: false, agentsRemoved: 0, accountsRemoved: ['openclaw-d74736b6a770'] },
     });
-  });
-
-  it('with nothing renamed away and no tree, only the accounts are left to remove', () => {
-    assert.deepEqual(planDeleteNamespace(state({ treeExisted: false, agents: [], data: [] })).steps, [{ op: 'remove-account', marker: MARKER, account }]);
   });
 });

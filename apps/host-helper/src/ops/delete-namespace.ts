@@ -1,16 +1,7 @@
-// delete-namespace: validate the whole deletion set, then stop units, rename the tree away, empty each Agent's home and state as its account, remove the rest as root, then the accounts.
-import {
-  accountEntries,
-  accountMarkerPath,
-  agentEntries,
-  deletingNamespacePath,
-  revisionEntries,
-  type AccountMarker,
-  type AgentEntry,
-  type AgentLayout,
-  type AgentMarker,
-  type TreeReader,
-} from '@occ-ssh/markers';
+// delete-namespace: validate the whole deletion set, then stop units, rename the tree into the removal
+// area and remove the accounts, all under the host lock; the tree itself is removed after the lock is
+// released (removal-area.ts).
+import { accountEntries, accountMarkerPath, agentEntries, deletingNamespacePath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyRemovable } from '../accounts.js';
 import { namespacePaths, type OpContext } from '../context.js';
@@ -23,23 +14,18 @@ import { listDir, lstatOrNull, ownershipError } from '../safe-read.js';
 type Args = OperationArgs<'delete-namespace'>;
 type Result = OperationResult<'delete-namespace'>;
 type OwnedAccount = { path: string; marker: AccountMarker };
-/** An Agent's home/ or state/ inside the renamed-away tree, with the account that empties it. */
-type AgentData = { path: string; uid: number; gid: number };
-/** An owned account whose user still exists with its recorded IDs: the only ones a removal runs as. */
-type LiveAccount = { account: string; uid: number; gid: number };
 type ValidAgent = AgentLayout & { account: string };
 
 /** The whole deletion set, every part of it verified as this Namespace's. */
 export interface DeleteState {
+  namespaceId: string;
   dir: string;
-  /** Where the tree is renamed before it is removed. */
+  /** Where an earlier version renamed the tree before removing it. */
   deleting: string;
   treeExisted: boolean;
+  /** A tree such an earlier deletion left there, unfinished. */
+  twinExists: boolean;
   agents: Pick<AgentLayout, 'unitName' | 'unitFile' | 'setupUnitName'>[];
-  /** The live tree's Agent home/ and state/, at the paths they have once renamed away. */
-  data: AgentData[];
-  /** A tree an earlier, unfinished deletion renamed away (null when there is none), and its Agent data. */
-  twin: AgentData[] | null;
   accounts: OwnedAccount[];
 }
 
@@ -65,76 +51,29 @@ async function readDeleteNamespace(ctx: OpContext, args: Args): Promise<DeleteSt
     verifyNamespace(ns.marker, args.namespace);
     agents = validateAgents(ctx, args, ns.agents, accounts);
   }
-  const live: LiveAccount[] = [];
-  for (const { path, marker } of accounts) {
-    const { user } = await verifyRemovable(ctx.runner, path, marker);
-    if (user && marker.uid !== undefined && marker.gid !== undefined) live.push({ account: marker.account, uid: marker.uid, gid: marker.gid });
-  }
-  const data = agents.flatMap((layout) => {
-    const account = live.find((entry) => entry.account === layout.account);
-    return account ? [layout.home, layout.state].map((path) => ({ path: `${deleting}${path.slice(ns.dir.length)}`, uid: account.uid, gid: account.gid })) : [];
-  });
-  return { dir: ns.dir, deleting, treeExisted, agents, data, twin: twinData(ctx, deleting, args.namespace.id, live), accounts };
+  // Each account's user and group must be ours before anything is stopped.
+  for (const { path, marker } of accounts) await verifyRemovable(ctx.runner, path, marker);
+  return { namespaceId: args.namespace.id, dir: ns.dir, deleting, treeExisted, twinExists: lstatOrNull(deleting) !== null, agents, accounts };
 }
 
-/** The twin's markers are read, not trusted blindly: an unreadable one only means no account pass for that Agent. */
-const lenientTree: TreeReader = {
-  list: listDir,
-  marker: (path, schema) => {
-    try {
-      return hostTree.marker(path, schema);
-    } catch {
-      return null;
-    }
-  },
-};
-
-/**
- * Security: who empties each home/ and state/ of a tree an earlier deletion renamed away. Only one
- * of this Namespace's live accounts, named by the Agent's marker (or, with the marker gone, the
- * directory's owner and group matching one): never any other UID. Without one, root's bounded
- * removal of the whole tree does it.
- */
-function twinData(ctx: OpContext, deleting: string, namespaceId: string, live: LiveAccount[]): AgentData[] | null {
-  const stat = lstatOrNull(deleting);
-  if (stat === null) return null;
-  if (!stat.isDirectory()) return [];
-  return agentEntries(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, `${deleting}/agents`, lenientTree).flatMap((entry) =>
-    [`${entry.dir}/home`, `${entry.dir}/state`].flatMap((path) => {
-      const account = accountOfData(entry, path, namespaceId, live);
-      return account ? [{ path, uid: account.uid, gid: account.gid }] : [];
-    }),
-  );
-}
-
-function accountOfData({ marker }: AgentEntry, path: string, namespaceId: string, live: LiveAccount[]): LiveAccount | undefined {
-  if (marker) {
-    if (marker.driver !== DRIVER_ID || marker.namespaceId !== namespaceId) return undefined;
-    return live.find((entry) => entry.account === marker.account && entry.uid === marker.uid && entry.gid === marker.gid);
-  }
-  const stat = lstatOrNull(path);
-  return stat?.isDirectory() ? live.find((entry) => entry.uid === stat.uid && entry.gid === stat.gid) : undefined;
-}
-
-export function planDeleteNamespace({ dir, deleting, treeExisted, agents, data, twin, accounts }: DeleteState): Plan<Result> {
+export function planDeleteNamespace({ namespaceId, dir, deleting, treeExisted, twinExists, agents, accounts }: DeleteState): Plan<Result> {
   const steps: Step[] = [];
-  const removal = (dirs: AgentData[]): Step[] => [...dirs.map((entry): Step => ({ op: 'empty-as-account', ...entry })), { op: 'remove-tree', path: deleting }];
   if (treeExisted) {
     // Workspace setup runs without the host lock: each Agent's setup unit is stopped before its tree goes.
     for (const agent of agents) steps.push({ op: 'stop-native-setup', unit: agent.setupUnitName });
     for (const agent of agents) steps.push({ op: 'stop-and-disable', unit: agent.unitName });
     for (const agent of agents) steps.push({ op: 'remove-file', path: agent.unitFile });
     if (agents.length > 0) steps.push({ op: 'daemon-reload' });
-    // A tree an earlier deletion left renamed away goes first, so the rename finds its name free.
-    if (twin) steps.push(...removal(twin));
-    // Renamed away in one step, so an interrupted removal never leaves a half-deleted live Namespace.
-    steps.push({ op: 'rename', from: dir, to: deleting }, ...removal(data));
-  } else if (twin) {
-    // An unfinished deletion: resumed where it stopped.
-    steps.push(...removal(twin));
   }
-  // Each account after its tree (the tree is emptied as the account), then user, group and its marker, so a retry finds what is left.
+  // Security: with every process of its Agents gone, the tree is renamed where nothing of theirs
+  // reaches it, so its removal need not run under the lock. A tree an earlier version left renamed
+  // away goes the same way.
+  if (twinExists) steps.push({ op: 'stage-removal', path: deleting, namespaceId });
+  if (treeExisted) steps.push({ op: 'stage-removal', path: dir, namespaceId });
+  // Each account after its unit and tree: user, group and its marker, so a retry finds what is left.
   for (const { path, marker } of accounts) steps.push({ op: 'remove-account', marker: path, account: marker });
+  // Last: this Namespace's removals (its Agents' included, and any a cut deletion left), after the lock is released.
+  steps.push({ op: 'finish-removals', namespaceId });
   return { steps, result: { treeExisted, agentsRemoved: agents.length, accountsRemoved: accounts.map(({ marker }) => marker.account) } };
 }
 

@@ -36,7 +36,8 @@ type Args = OperationArgs<'setup-workspace'>;
 type Result = OperationResult<'setup-workspace'>;
 
 export async function setupWorkspace(ctx: OpContext, args: Args): Promise<Result> {
-  const state = await readSetupWorkspace(ctx, args);
+  // Security: the inspection runs as the Agent over its own workspace, so it waits until the lock is released.
+  const state = await readSetupWorkspace(ctx, args, false);
   const plan = planSetupWorkspace(state, args);
   // One digest for both parts, as plan-operation shows them: the plan this setup applies, even if cut short.
   ctx.session.plans.push(planDigest(renderSteps([...plan.unlocked, ...plan.steps])));
@@ -44,10 +45,12 @@ export async function setupWorkspace(ctx: OpContext, args: Args): Promise<Result
     // Native setup takes seconds (up to its bound) and runs as the Agent in its own unit: siblings'
     // operations need not queue behind it. What was verified may be stale once the lock is back.
     const work = () =>
-      apply(ctx, plan.unlocked).then(
-        () => null,
-        (error: unknown) => error,
-      );
+      refuseWorkspaceConflicts(ctx, state, args)
+        .then(() => apply(ctx, plan.unlocked))
+        .then(
+          () => null,
+          (error: unknown) => error,
+        );
     const failure = await (ctx.lock ? ctx.lock.outside(work) : work());
     if (ctx.session.signal.aborted && failure) throw failure;
     await verifyUnchanged(ctx, args, state);
@@ -59,7 +62,7 @@ export async function setupWorkspace(ctx: OpContext, args: Args): Promise<Result
 
 /** What setupWorkspace reads and plans, for plan-operation: the unlocked steps, then the locked ones. */
 export async function setupWorkspacePlan(ctx: OpContext, args: Args): Promise<Plan<Result>> {
-  const plan = planSetupWorkspace(await readSetupWorkspace(ctx, args), args);
+  const plan = planSetupWorkspace(await readSetupWorkspace(ctx, args, true), args);
   return { steps: [...plan.unlocked, ...plan.steps], result: plan.result };
 }
 
@@ -81,28 +84,28 @@ export async function verifyTarget(ctx: OpContext, { owner, revision }: Pick<Arg
   return { layout, paths, agent, account, marker: staged, configuration };
 }
 
-async function readSetupWorkspace(ctx: OpContext, args: Args): Promise<SetupState> {
-  const { owner, setup } = args;
+/** With `inspect` the workspace is inspected here (plan-operation, no lock); setupWorkspace does it after releasing the lock. */
+async function readSetupWorkspace(ctx: OpContext, args: Args, inspect: boolean): Promise<SetupState> {
+  const { owner } = args;
   const { layout, agent, account, configuration } = await verifyTarget(ctx, args);
   const markerPath = workspaceSetupMarkerPath(layout.dir);
   const recorded = checkMarker(markerPath, readSetupMarker(markerPath, owner), args);
   const build = readOpenClawBuild(ctx.runtime.openclawPath);
   const target = { nodePath: ctx.runtime.nodePath, account: { uid: account.uid, gid: account.gid }, dir: managedWorkspaceDir(layout.state) };
-  if (!recorded) {
-    // Refused before the first change: a conflict found now is one the steps would meet again.
-    const inspection = await inspectWorkspace(
-      ctx.runner,
-      target,
-      setup.documents.map((document) => document.name),
-      ctx.session.signal,
-    );
-    refuseConflicts(target.dir, inspection, replaceableDigests(setup.documents, build.stock));
-  }
   const { nodePath, openclawPath, root, gatewayLimits: limits, allowLinkLocal } = ctx.runtime;
   const run = { nodePath, openclawPath, layout, account: target.account, configuration, port: agent.port, root, limits, allowLinkLocal };
   // The unit's sandbox is rendered now, so a configuration it refuses fails before the first change.
   nativeSetupArgv(run, NATIVE_SETUP_TIMEOUT_MS);
-  return { markerPath, recorded, build, target, run, account: account.name };
+  const state = { markerPath, recorded, build, target, run, account: account.name };
+  if (inspect) await refuseWorkspaceConflicts(ctx, state, args);
+  return state;
+}
+
+/** Refused before the first change: a conflict found now is one the steps would meet again. */
+async function refuseWorkspaceConflicts(ctx: OpContext, { recorded, target, build }: SetupState, { setup }: Args): Promise<void> {
+  if (recorded) return;
+  const names = setup.documents.map((document) => document.name);
+  refuseConflicts(target.dir, await inspectWorkspace(ctx.runner, target, names, ctx.session.signal), replaceableDigests(setup.documents, build.stock));
 }
 
 /**

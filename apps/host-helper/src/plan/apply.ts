@@ -4,7 +4,7 @@
 // Every external command goes through the context's runner (system.ts), built by commands.ts.
 import { renameSync } from 'node:fs';
 import { createAccount, removeAccount, type Account } from '../accounts.js';
-import { createDirAtomic, emptyAgentDir, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
+import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
 import { beforeChange } from '../change-guard.js';
 import type { OpContext } from '../context.js';
 import { assertNever } from '@occ-ssh/protocol';
@@ -12,6 +12,7 @@ import { writeMarker } from '../marker-io.js';
 import { ensurePasswordFile } from '../password.js';
 import type { Ownership } from '../safe-read.js';
 import { stakeToken } from '../activation-claim.js';
+import { claimRemovals, finishRemovals, stageRemoval } from '../removal-area.js';
 import { daemonReload, enableUnit, restartUnit } from '../systemd.js';
 import { stopAndDisableLinked } from '../unit-links.js';
 import { NATIVE_SETUP_TIMEOUT_MS, runNativeSetup, stopNativeSetup } from '../workspace/native-setup.js';
@@ -57,9 +58,15 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
     case 'remove-tree':
       await removeTree(ctx.runner, step.path, ctx.session.signal);
       return;
-    case 'empty-as-account':
-      await emptyAgentDir(ctx.runner, step.path, step, ctx.session.signal);
+    case 'stage-removal':
+      stageRemoval(ctx.runtime.root, step.path, owner(step));
       return;
+    case 'finish-removals': {
+      const claims = await claimRemovals(ctx.runtime.root, owner(step), ctx.session.signal);
+      // Security: the removal walks what the Agent planted, so it never runs under the host lock.
+      await ctx.lock?.release();
+      return finishRemovals(ctx.runner, claims, ctx.session.signal);
+    }
     case 'rename':
       beforeChange();
       renameSync(step.from, step.to);
@@ -104,6 +111,8 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       return assertNever(step, 'plan step');
   }
 }
+
+const owner = (step: { namespaceId: string; agentId?: string }) => ({ namespaceId: step.namespaceId, ...(step.agentId === undefined ? {} : { agentId: step.agentId }) });
 
 function applyInner(step: InnerStep, resolve: (id: Id) => number): void {
   if (step.op === 'ensure-dir') ensureDir(step.path, ownership(step.owner, resolve), step.repairMode ? { repairMode: true } : {});

@@ -60,8 +60,10 @@ function renderStep(step: Step): PlannedStep[] {
       return [{ op: step.op, target: step.path, details: {} }];
     case 'replace-symlink':
       return [{ op: step.op, target: step.path, details: { to: step.target } }];
-    case 'empty-as-account':
-      return [{ op: step.op, target: step.path, details: { as: `${step.uid}:${step.gid}` } }];
+    case 'stage-removal':
+      return [{ op: step.op, target: step.path, details: { to: '.removing/<new>', ...(step.agentId ? { agent: step.agentId } : {}), namespace: step.namespaceId } }];
+    case 'finish-removals':
+      return [{ op: step.op, target: step.agentId ?? step.namespaceId, details: { unlocked: true } }];
     case 'rename':
       return [{ op: step.op, target: step.from, details: { to: step.to } }];
     case 'create-account':

@@ -33,8 +33,13 @@ export type Step =
   | { op: 'remove-file'; path: string }
   /** In a child rm, never by recursion in the helper (see tree-removal.ts). */
   | { op: 'remove-tree'; path: string }
-  /** An Agent's home/ or state/ emptied as its own account, before root removes the rest (see tree-removal.ts). */
-  | { op: 'empty-as-account'; path: string; uid: number; gid: number }
+  /** A deleted tree renamed into the removal area, after its marker; the name there is made by `apply` (see removal-area.ts). */
+  | { op: 'stage-removal'; path: string; namespaceId: string; agentId?: string }
+  /**
+   * The last step of a deletion: claims, under the lock, the recorded removals of this Namespace (or
+   * only this Agent), releases the host lock, then removes them in a child rm (see removal-area.ts).
+   */
+  | { op: 'finish-removals'; namespaceId: string; agentId?: string }
   | { op: 'rename'; from: string; to: string }
   /** useradd (or groupadd for a half-made account), then the account marker turned `active`. */
   | { op: 'create-account'; name: string; home: string; marker: string; creating: AccountMarker; userExists: boolean; groupExists: boolean; shell: string }
