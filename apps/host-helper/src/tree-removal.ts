@@ -17,8 +17,11 @@ export type { AccountIds } from './commands.js';
  * find's rm children must not go on removing after the helper has answered.
  */
 export async function runUntilAborted(runner: HostRunner, command: Command, signal: AbortSignal): Promise<number> {
-  return (await runner.runChild(command, { env: PROGRAM_ENV, cwd: '/', output: false, signal })).code;
+  return (await runner.runChild(command, { env: PROGRAM_ENV, cwd: '/', output: false, signal, timeoutMs: TREE_CHILD_MS })).code;
 }
+
+/** Security: each removal's own bound, as the tree's size is the Agent's; a removal cut here resumes at the retry. */
+const TREE_CHILD_MS = 150_000;
 
 /** Removes a tree as root: no recursion in the helper, never through a link, never into another mount. */
 export async function removeTreeBounded(runner: HostRunner, path: string, signal: AbortSignal): Promise<void> {

@@ -31,7 +31,9 @@ const NAME = 'openclaw-d74736b6a770';
 const { account: accountMarker, agent } = EXAMPLE_MARKERS;
 const UNIT = 'openclaw-enterprise-gateway-fcfbd503951a.service';
 const SETUP_UNIT = 'openclaw-enterprise-setup-fcfbd503951a.service';
-const AS_ACCOUNT = 'setpriv --reuid=991 --regid=992 --clear-groups --';
+const AS_ACCOUNT = 'setpriv --reuid=991 --regid=992 --clear-groups --pdeathsig=SIGKILL --';
+/** The sweep of what the UID holds outside its tree, then the look for anything left, before userdel. */
+const SWEEP = ['find /tmp /var/tmp /dev/shm /dev/mqueue /run/lock -xdev -uid 991 -delete', 'find /tmp /var/tmp /dev/shm /dev/mqueue /run/lock -xdev -uid 991 -print -quit'];
 const PASSWD = { stdout: `${NAME}:x:991:992:OpenClaw Enterprise agent:/home:/usr/sbin/nologin\n` };
 const GROUP = { stdout: `${NAME}:x:992:\n` };
 const ABSENT = { code: 2 };
@@ -140,7 +142,7 @@ describe('apply against a recording runner', () => {
       return undefined;
     };
     const { commands } = await recorded(planDeleteAgent(state).steps, units, script);
-    const find = (dir: string) => `${AS_ACCOUNT} find ${deleting}/${dir} -mindepth 1 -maxdepth 1 -exec rm --recursive --force --one-file-system -- {} +`;
+    const find = (dir: string) => `${AS_ACCOUNT} find ${deleting}/${dir} -xdev -mindepth 1 -delete`;
     assert.deepEqual(commands, [
       `systemctl stop ${SETUP_UNIT}`,
       `systemctl link --quiet --no-reload ${layout.unitFile}`,
@@ -152,6 +154,7 @@ describe('apply against a recording runner', () => {
       `rm --recursive --force --one-file-system -- ${deleting}`,
       `getent passwd ${NAME}`,
       `getent group ${NAME}`,
+      ...SWEEP,
       `userdel ${NAME}`,
       `getent group ${NAME}`,
     ]);
@@ -187,6 +190,7 @@ describe('apply against a recording runner', () => {
       `rm --recursive --force --one-file-system -- ${deleting}`,
       `getent passwd ${NAME}`,
       `getent group ${NAME}`,
+      ...SWEEP,
       `userdel ${NAME}`,
       `getent group ${NAME}`,
       `groupdel ${NAME}`,
