@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { accountOf, activateArgs, installTenantGateway, layoutOf, ok, owner, prepareArgs, shell } from '@occ-ssh/test-support';
+import { accountOf, activateArgs, call, installTenantGateway, layoutOf, ok, owner, prepareArgs, shell } from '@occ-ssh/test-support';
 
 /** Every world-writable place a file could be left in, on the root file system or its own mount. */
 const PLACES = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/dev/mqueue', '/var/lib/systemd', '/var/cache', '/var/crash'];
@@ -111,9 +111,11 @@ describe('a UID starts clean after its Agent is deleted', { timeout: 10 * 60_000
         ...PLACES.map((place) => `${asAccount} sh -c 'echo x > ${place}/occ-raced-${uid}' 2>/dev/null || true`),
         `${asAccount} mkdir /tmp/occ-raced-dir-${uid} && ${asAccount} touch /tmp/occ-raced-dir-${uid}/inner`,
         `${asAccount} ipcmk -M 4096 && ${asAccount} ipcmk -Q && ${asAccount} ipcmk -S 1`,
-        `setsid ${asAccount} sleep 600 </dev/null >/dev/null 2>&1 & kill -STOP $!`,
       ].join('\n'),
     );
+    // A child left stopped: started apart from the shell, then stopped by its PID.
+    await shell(host, `setsid -f ${asAccount} sleep 600 </dev/null >/dev/null 2>&1`);
+    await shell(host, `for i in 1 2 3 4 5 6 7 8 9 10; do p=$(pgrep -u ${uid} -x sleep) && break; sleep 0.1; done; kill -STOP $p`);
     await sleep(300);
     const raced = await leftovers(uid);
     process.stderr.write(
@@ -127,7 +129,9 @@ describe('a UID starts clean after its Agent is deleted', { timeout: 10 * 60_000
       'the stand-ins are in place',
     );
 
-    await ok(host, 'delete-agent', { owner: planter });
+    const deletion = await call(host, 'delete-agent', { owner: planter });
+    assert.ok(deletion.line?.ok, JSON.stringify(deletion.line));
+    process.stderr.write(`# delete-agent with the sweep: ${deletion.ms} ms, lock held ${deletion.line.timings.lockHoldMs} ms\n`);
     assert.equal((await host.exec(['id', '-u', accountOf(planter)])).code, 1, 'the account is gone');
     assert.deepEqual(await leftovers(uid), [], `nothing of uid ${uid} is left on the host`);
 
@@ -136,6 +140,7 @@ describe('a UID starts clean after its Agent is deleted', { timeout: 10 * 60_000
     await ok(host, 'ensure-namespace', { namespace: heir.namespace });
     await ok(host, 'prepare-revision', prepareArgs(heir, 1));
     assert.equal((await host.run(['id', '-u', accountOf(heir)])).trim(), uid, 'useradd --system handed the freed UID to the next account');
+    process.stderr.write(`# the heir ${accountOf(heir)} received uid ${uid}\n`);
     const inherited = (await leftovers(uid)).filter((line) => !line.includes('/var/lib/openclaw-enterprise/'));
     assert.deepEqual(inherited, [], 'the heir owns nothing outside its own tree');
   });

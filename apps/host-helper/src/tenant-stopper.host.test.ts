@@ -36,6 +36,13 @@ describe('a gateway that stops every process of its UID', { timeout: 15 * 60_000
     await ok(host, 'prepare-revision', calmRev);
     await ok(host, 'activate-revision', activateArgs(calmRev));
 
+    // The same redeploy of an Agent whose gateway attacks nothing, for comparison.
+    const calmStarted = Date.now();
+    const calmNext = prepareArgs(calm, 2);
+    await ok(host, 'prepare-revision', calmNext);
+    await ok(host, 'activate-revision', activateArgs(calmNext));
+    process.stderr.write(`# redeploy (prepare + activate) of a quiet Agent: ${Date.now() - calmStarted} ms\n`);
+
     const stopper = owner('stopper', 'stopper');
     const account = accountOf(stopper);
     const { unitName } = layoutOf(stopper);
@@ -59,7 +66,7 @@ describe('a gateway that stops every process of its UID', { timeout: 15 * 60_000
 
     // Workspace setup inspects and writes as the account: each child is stopped, and bounded.
     const setup = { owner: stopper, revision: second.revision, setup: { id: 'setup-stopped', completed: false, documents: DOCUMENTS } };
-    const sibling = call(host, 'stop-revision', { owner: calm, revision: calmRev.revision });
+    const sibling = call(host, 'stop-revision', { owner: calm, revision: calmNext.revision });
     const workspace = await call(host, 'setup-workspace', setup, { runtime });
     const siblingStop = await sibling;
     process.stderr.write(`# the stopper's setup-workspace: ${workspace.ms} ms, ${JSON.stringify(workspace.line?.ok ? workspace.line.result : workspace.line?.error)}\n`);
@@ -71,23 +78,25 @@ describe('a gateway that stops every process of its UID', { timeout: 15 * 60_000
     assert.ok(siblingStop.ms < 20_000, `the sibling's stop took ${siblingStop.ms} ms`);
     assert.equal(await strays(account, unitName), '', 'no process of the account outside its unit after workspace setup');
 
-    // The helper killed outright while one of its as-account children is stopped: the child goes with it.
+    // The helper killed outright the moment one of its as-account children exists (and is stopped, or
+    // about to be): the child goes with it. Watched on the host itself, to kill within milliseconds.
     const killed = call(host, 'setup-workspace', { ...setup, setup: { ...setup.setup, id: 'setup-killed' } }, { runtime });
-    let seen = '';
-    for (let i = 0; i < 100 && !/ T/.test(seen); i += 1) {
-      seen = await strays(account, unitName);
-      if (!/ T/.test(seen)) await sleep(20);
-    }
-    await shell(host, `pkill -KILL -f '^${host.nodePath} - ' || true`);
+    const killer = [
+      'for i in $(seq 1 600); do',
+      `  for p in $(pgrep -u ${account}); do grep -q "/${unitName}" /proc/$p/cgroup 2>/dev/null && continue;`,
+      `    s=$(ps -o stat=,comm= -p $p); pkill -KILL -f '^${host.nodePath} - '; echo "$p $s"; exit 0; done`,
+      '  sleep 0.02; done; echo none',
+    ].join('\n');
+    const seen = (await shell(host, killer)).trim();
     const outcome: CallOutcome = await killed;
     await sleep(1000);
-    process.stderr.write(
-      `# stopped child seen before the helper was killed: ${seen ? seen.replace(/\n/g, '; ') : 'none (already killed at its stop)'}; the call: ${outcome.killed ? 'killed' : JSON.stringify(outcome.line?.ok)}\n`,
-    );
+    process.stderr.write(`# the child the helper was killed beside: ${seen}; the call: ${outcome.line ? JSON.stringify(outcome.line.ok) : 'no answer (helper killed)'}\n`);
+    assert.notEqual(seen, 'none', 'an as-account child was seen');
     assert.equal(await strays(account, unitName), '', 'no process of the account outlives the killed helper');
 
     // Its deletion frees the account: nothing of it is left running anywhere.
+    const uid = (await host.run(['id', '-u', account])).trim();
     await ok(host, 'delete-agent', { owner: stopper });
-    assert.equal((await host.exec(['pgrep', '-u', account])).code, 1);
+    assert.equal((await host.exec(['pgrep', '-u', uid])).code, 1);
   });
 });
