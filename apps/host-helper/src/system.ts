@@ -73,7 +73,12 @@ const MAX_CHILD_OUTPUT = 64 * 1024;
 /** How often a running child is checked for having been stopped. */
 const STOP_CHECK_MS = 100;
 
-/** Whether the process is stopped (by a signal, or traced): the state field of /proc/<pid>/stat, after the command name. */
+/**
+ * Whether the process is stopped by a signal: `T` in the state field of /proc/<pid>/stat, after the
+ * command name. A tracing stop (`t`) is not: only root can trace the helper's children (an account's
+ * gateway has no right to them across its user namespace), and a root tracer (strace) stops them at
+ * each traced call.
+ */
 export function stoppedProcess(pid: number): boolean {
   let stat: string;
   try {
@@ -82,7 +87,7 @@ export function stoppedProcess(pid: number): boolean {
     return false;
   }
   const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-  return state === 'T' || state === 't';
+  return state === 'T';
 }
 
 /** The only PATH host programs are looked up in. */
