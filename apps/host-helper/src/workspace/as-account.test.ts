@@ -2,7 +2,7 @@
 // killed write of the same documents left, and nothing else in the workspace.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -58,5 +58,19 @@ describe('the account program', () => {
     });
     assert.deepEqual(run({ op: 'remove', dir: join(dir, 'real') }), {});
     assert.equal(readdirSync(dir).includes('real'), false);
+  });
+
+  it('steps through directories the account may search but not read (0711, as the root keeps them), as the account', () => {
+    const searchOnly = join(dir, 'search-only');
+    const ws = join(searchOnly, 'ws');
+    mkdirSync(ws, { recursive: true });
+    chmodSync(dir, 0o711);
+    chmodSync(searchOnly, 0o711);
+    chownSync(ws, 65534, 65534);
+    chmodSync(ws, 0o700);
+    const request = { op: 'write', dir: ws, files: [{ name: 'SOUL.md', content: 'searched\n' }] };
+    const out = execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', '--', process.execPath, '-e', ACCOUNT_PROGRAM], { input: JSON.stringify(request), encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(out), {});
+    assert.equal(readFileSync(join(ws, 'SOUL.md'), 'utf8'), 'searched\n');
   });
 });

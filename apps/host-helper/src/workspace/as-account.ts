@@ -32,22 +32,26 @@ const fail = (code) => Object.assign(new Error(code), { code });
 // Security: every path is walked from / one name at a time, each opened O_NOFOLLOW beneath the descriptor
 // of the one before (the /proc/self/fd/N/name form is openat(N, name)): no link is followed at any component.
 const at = (fd, name) => '/proc/self/fd/' + fd + '/' + name;
+// O_PATH (Linux; Node does not name it): the root's directories are search-only to the account, and a
+// step through them needs no right to read them. Only the directory worked in is opened for reading.
+const O_PATH = 0o10000000;
 function names(path) {
   const parts = path.split('/');
   if (parts[0] !== '' || parts.slice(1).some((p) => p === '' || p === '.' || p === '..')) throw fail('EINVAL');
   return parts.slice(1);
 }
-function openDirs(parts) {
-  let fd = fs.openSync('/', O_RDONLY | O_DIRECTORY);
-  for (const part of parts) {
+function openDirs(parts, readable) {
+  let fd = fs.openSync('/', (readable && parts.length === 0 ? O_RDONLY : O_PATH) | O_DIRECTORY);
+  parts.forEach((part, i) => {
+    const mode = readable && i === parts.length - 1 ? O_RDONLY : O_PATH;
     let next;
-    try { next = fs.openSync(at(fd, part), O_RDONLY | O_DIRECTORY | O_NOFOLLOW); } finally { fs.closeSync(fd); }
+    try { next = fs.openSync(at(fd, part), mode | O_DIRECTORY | O_NOFOLLOW); } finally { fs.closeSync(fd); }
     fd = next;
-  }
+  });
   return fd;
 }
 // The descriptor of the path's parent and the path's last name; the caller closes it.
-function parentOf(path) { const parts = names(path); return { fd: openDirs(parts.slice(0, -1)), name: parts[parts.length - 1] }; }
+function parentOf(path) { const parts = names(path); return { fd: openDirs(parts.slice(0, -1), false), name: parts[parts.length - 1] }; }
 function withParent(path, use) { const p = parentOf(path); try { return use(p.fd, p.name); } finally { fs.closeSync(p.fd); } }
 function kindOf(path) {
   try { return withParent(path, (fd, name) => fs.lstatSync(at(fd, name)).isDirectory() ? 'dir' : 'other'); }
@@ -65,7 +69,7 @@ function entry(dfd, name) {
 function inspect(r) {
   const dir = kindOf(r.dir), files = {};
   if (dir === 'dir') {
-    const dfd = openDirs(names(r.dir));
+    const dfd = openDirs(names(r.dir), true);
     try { for (const name of r.names) files[name] = entry(dfd, name); } finally { fs.closeSync(dfd); }
   }
   return { dir, files };
@@ -73,7 +77,7 @@ function inspect(r) {
 function write(r) {
   if (r.mkdir) withParent(r.dir, (fd, name) => { try { fs.mkdirSync(at(fd, name), { mode: 0o700 }); } catch (e) { if (e.code !== 'EEXIST') throw e; } });
   // A link at any component (O_DIRECTORY with O_NOFOLLOW) fails ENOTDIR.
-  const dfd = openDirs(names(r.dir));
+  const dfd = openDirs(names(r.dir), true);
   try {
     // A temp of ours that a killed write left (its name is ours and the document's): unlink never follows a link.
     const swept = new Set(r.sweep || []);
