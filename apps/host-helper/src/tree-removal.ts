@@ -13,8 +13,8 @@ export type { AccountIds } from './commands.js';
 
 /**
  * Runs `command` in its own process group and resolves with its exit code. Rejects with the signal's
- * reason (the session's `cancelled` or `timeout`) once it aborts, after killing the whole group:
- * find's rm children must not go on removing after the helper has answered.
+ * reason (the session's `cancelled` or `timeout`) once it aborts or at its own bound, after killing the
+ * whole group: nothing may go on removing after the helper has answered.
  */
 export async function runUntilAborted(runner: HostRunner, command: Command, signal: AbortSignal): Promise<number> {
   return (await runner.runChild(command, { env: PROGRAM_ENV, cwd: '/', output: false, signal, timeoutMs: TREE_CHILD_MS })).code;
