@@ -9,6 +9,7 @@ import type { OpContext } from './context.js';
 import { expectOwner, readMarker, writeMarker } from './marker-io.js';
 import { ownershipError } from './safe-read.js';
 import { mustRun, type HostRunner } from './system.js';
+import { clearUid } from './uid-leftovers.js';
 
 export interface Account {
   name: string;
@@ -173,10 +174,14 @@ export async function readRemovableAccount(ctx: OpContext, owner: AgentOwner): P
   return null;
 }
 
-/** Removes an owned account: user, then group, then its marker, so a retry finds what is left. */
-export async function removeAccount(runner: HostRunner, markerPath: string, marker: AccountMarker): Promise<void> {
+/**
+ * Removes an owned account: what its UID holds outside the Agent's tree, then user, group and its
+ * marker, so a retry finds what is left. Security: the UID is freed only once it holds nothing.
+ */
+export async function removeAccount(runner: HostRunner, markerPath: string, marker: AccountMarker, signal: AbortSignal): Promise<void> {
   const { user, group } = await verifyRemovable(runner, markerPath, marker);
   if (user || group) beforeChange();
+  if (user) await clearUid(runner, user.id, signal);
   if (user) await mustRun(runner, userdelArgv(marker.account));
   // userdel already drops a same-named primary group where USERGROUPS_ENAB is set.
   if (group && (await lookup(runner, 'group', marker.account))) await mustRun(runner, groupdelArgv(marker.account));

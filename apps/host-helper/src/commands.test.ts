@@ -4,9 +4,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import {
   asAccountArgv,
-  chmodOpenArgv,
   duBytesArgv,
-  findRemoveEntriesArgv,
+  diesWithHelperArgv,
+  findOwnedArgv,
+  ipcrmArgv,
   flockHoldArgv,
   getentArgv,
   groupaddArgv,
@@ -76,27 +77,30 @@ describe('tree and account-bound commands', () => {
 
   it('setpriv runs the inner command as exactly the account, without supplementary groups', () => {
     const ids = { uid: 991, gid: 992 };
-    const asAccount = ['setpriv', '--reuid=991', '--regid=992', '--clear-groups', '--'];
-    assert.deepEqual(argv(asAccountArgv(ids, findRemoveEntriesArgv('/srv/h'))), [
-      ...asAccount,
-      'find',
-      '/srv/h',
-      '-mindepth',
-      '1',
-      '-maxdepth',
-      '1',
-      '-exec',
-      'rm',
-      '--recursive',
-      '--force',
-      '--one-file-system',
-      '--',
-      '{}',
-      '+',
-    ]);
-    assert.deepEqual(argv(asAccountArgv(ids, chmodOpenArgv('/srv/h'))), [...asAccount, 'chmod', '--recursive', 'u+rwx', '--', '/srv/h']);
+    const asAccount = ['setpriv', '--reuid=991', '--regid=992', '--clear-groups', '--pdeathsig=SIGKILL', '--'];
     assert.deepEqual(argv(asAccountArgv(ids, duBytesArgv('/srv/c'))), [...asAccount, 'du', '--summarize', '--bytes', '--one-file-system', '/srv/c']);
     assert.deepEqual(argv(asAccountArgv(ids, nodeEvalArgv('/usr/bin/node', 'program'))), [...asAccount, '/usr/bin/node', '-e', 'program']);
+  });
+});
+
+describe('children that die with the helper, and what a UID leaves behind', () => {
+  it('a root child is wrapped to die with the helper; an as-account one already carries the signal, set after its credentials', () => {
+    assert.deepEqual(argv(diesWithHelperArgv(rmTreeArgv('/srv/x'))), ['setpriv', '--pdeathsig=SIGKILL', '--', 'rm', '--recursive', '--force', '--one-file-system', '--', '/srv/x']);
+    const asAccount = asAccountArgv({ uid: 991, gid: 992 }, duBytesArgv('/srv/c'));
+    assert.equal(diesWithHelperArgv(asAccount), asAccount);
+  });
+
+  it('files of a UID are found and deleted without following a link or leaving the mount; IPC objects go by ID', () => {
+    assert.deepEqual(argv(findOwnedArgv(['/tmp', '/dev/shm'], 991, 'delete')), ['find', '/tmp', '/dev/shm', '-xdev', '-uid', '991', '-delete']);
+    assert.deepEqual(argv(findOwnedArgv(['/tmp'], 991, 'first')), ['find', '/tmp', '-xdev', '-uid', '991', '-print', '-quit']);
+    assert.deepEqual(
+      (['shm', 'msg', 'sem'] as const).map((kind) => argv(ipcrmArgv(kind, 7))),
+      [
+        ['ipcrm', '--shmem-id', '7'],
+        ['ipcrm', '--queue-id', '7'],
+        ['ipcrm', '--semaphore-id', '7'],
+      ],
+    );
   });
 });
 

@@ -69,18 +69,41 @@ export interface AccountIds {
   gid: number;
 }
 
-/** `inner` run as exactly the account's uid and gid, with no supplementary groups. */
+/** The signal a child gets when the helper dies (PR_SET_PDEATHSIG); setpriv has `--pdeathsig` since util-linux 2.33. */
+const PARENT_DEATH = '--pdeathsig=SIGKILL';
+
+/**
+ * `inner` run as exactly the account's uid and gid, with no supplementary groups, killed when the
+ * helper dies: the kernel clears the parent-death signal on a change of credentials, so setpriv sets
+ * it after its own.
+ */
 export function asAccountArgv(account: AccountIds, inner: Command): Command {
-  return command('setpriv', [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', '--', inner.file, ...inner.args]);
+  return command('setpriv', [`--reuid=${account.uid}`, `--regid=${account.gid}`, '--clear-groups', PARENT_DEATH, '--', inner.file, ...inner.args]);
+}
+
+/** `inner` killed when the helper dies; an as-account command already is. */
+export function diesWithHelperArgv(inner: Command): Command {
+  if (inner.file === 'setpriv' && inner.args.includes(PARENT_DEATH)) return inner;
+  return command('setpriv', [PARENT_DEATH, '--', inner.file, ...inner.args]);
 }
 
 /** A fixed program for node, as text on argv (its input comes on stdin, never here). */
 export const nodeEvalArgv = (nodePath: string, program: string) => command(nodePath, ['-e', program]);
 
-/** Each entry of `dir` (not `dir` itself) removed, never through a link, never into another mount. */
-export const findRemoveEntriesArgv = (dir: string) => command('find', [dir, '-mindepth', '1', '-maxdepth', '1', '-exec', 'rm', '--recursive', '--force', '--one-file-system', '--', '{}', '+']);
-export const chmodOpenArgv = (dir: string) => command('chmod', ['--recursive', 'u+rwx', '--', dir]);
 export const duBytesArgv = (path: string) => command('du', ['--summarize', '--bytes', '--one-file-system', path]);
+
+export type IpcKind = 'shm' | 'msg' | 'sem';
+const IPCRM_FLAG: Record<IpcKind, string> = { shm: '--shmem-id', msg: '--queue-id', sem: '--semaphore-id' };
+/** Removes one SysV IPC object by its ID. */
+export const ipcrmArgv = (kind: IpcKind, id: number) => command('ipcrm', [IPCRM_FLAG[kind], String(id)]);
+
+/**
+ * What `uid` owns under each of `dirs` (one missing is skipped), never through a link, never into
+ * another mount: deleted (a directory only once empty), or the first one printed.
+ */
+export function findOwnedArgv(dirs: readonly string[], uid: number, what: 'delete' | 'first'): Command {
+  return command('find', [...dirs, '-xdev', '-uid', String(uid), ...(what === 'delete' ? ['-delete'] : ['-print', '-quit'])]);
+}
 
 /** Holds an exclusive flock on the caller's fd 3 (see flock-child.ts), exiting `conflictExit` when the wait ends. */
 export const flockHoldArgv = (seconds: string, conflictExit: number) =>

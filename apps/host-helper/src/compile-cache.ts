@@ -26,7 +26,8 @@ const REMOVE_MS = 20_000;
 /**
  * Security: the cache is the Agent's and its gateway may have planted anything in it, so root never
  * walks or deletes it: `du` and `rm` run as the Agent's account, which can only touch what it owns,
- * without crossing into another filesystem, killed at their bound or when `signal` (the session's) aborts.
+ * without crossing into another filesystem, killed with their group at their bound, once found stopped,
+ * or when `signal` (the session's) aborts.
  * Returns whether the cache was removed. Best effort: a failure leaves the cache and is not fatal.
  */
 export async function boundCompileCache(runner: HostRunner, cache: string, account: Ids, signal: AbortSignal): Promise<boolean> {
@@ -42,10 +43,13 @@ export async function boundCompileCache(runner: HostRunner, cache: string, accou
   return removal !== 'failed' && removal !== 'timeout';
 }
 
-/** The command's output on success, else how it ended. Never throws. */
+/**
+ * The command's output on success, else how it ended. Never throws. A child the account stopped is
+ * `failed`, not `timeout`: it says nothing of the cache's size, so nothing is removed for it.
+ */
 function asBounded(runner: HostRunner, command: Command, timeoutMs: number, signal: AbortSignal): Promise<string | 'failed' | 'timeout'> {
-  return runner.run(command, { timeoutMs, killSignal: 'SIGKILL', signal, maxBuffer: 64 * 1024, env: PROGRAM_ENV }).then(
+  return runner.runChild(command, { timeoutMs, signal, output: true, env: PROGRAM_ENV, cwd: '/' }).then(
     (result) => (result.code === 0 ? result.stdout : 'failed'),
-    (error: unknown) => (error instanceof CommandNotRun && error.killed && !signal.aborted ? 'timeout' : 'failed'),
+    (error: unknown) => (error instanceof CommandNotRun && error.killed && !error.stopped && !signal.aborted ? 'timeout' : 'failed'),
   );
 }

@@ -4,6 +4,7 @@ import { guardChanges } from './change-guard.js';
 import type { Command } from './commands.js';
 import type { OpContext } from './context.js';
 import type { ChildOptions, CommandResult, HostRunner } from './system.js';
+import type { UidHolders } from './uid-holders.js';
 
 /** What the script answers for one command; undefined: exit code 0 and no output. */
 type Script = (command: Command, stdin?: string) => Partial<CommandResult> | undefined;
@@ -22,6 +23,15 @@ export class RecordingRunner implements HostRunner {
     if (options.signal.aborted) return Promise.reject(options.signal.reason as Error);
     const answer = this.record(command, options.stdin);
     return Promise.resolve({ code: answer?.code ?? 0, stdout: answer?.stdout ?? '' });
+  }
+
+  /** Nothing holds a UID here: no process, no IPC object. */
+  holdersOf(): UidHolders {
+    return { pids: [], ipc: [] };
+  }
+
+  killProcess(pid: number): never {
+    throw new Error(`the recording runner kills no process (${pid})`);
   }
 
   spawn(command: Command): never {

@@ -2,8 +2,10 @@
 // fixed environment, and bounded time and output. Operations reach it through the runner on their
 // context, so a unit test can hand `apply` a recording runner instead and assert the exact commands.
 import { execFile, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { ComputeError } from '@occ-ssh/protocol';
-import type { Command } from './commands.js';
+import { diesWithHelperArgv, type Command } from './commands.js';
+import { readUidHolders, type UidHolders } from './uid-holders.js';
 
 export interface CommandResult {
   code: number;
@@ -21,7 +23,10 @@ interface RunOptions {
   signal?: AbortSignal;
 }
 
-/** A child in its own process group, killed whole once `signal` aborts; stdout kept (bounded) only when `output`. */
+/**
+ * A child in its own process group, killed whole once `signal` aborts, once it has run `timeoutMs`, or
+ * once it is found stopped; it dies with the helper too. stdout kept (bounded) only when `output`.
+ */
 export interface ChildOptions {
   env: Env;
   cwd: string;
@@ -29,6 +34,8 @@ export interface ChildOptions {
   stdin?: string;
   output: boolean;
   signal: AbortSignal;
+  /** Its own bound, whatever the session has left: the work it does may be sized by an Agent. */
+  timeoutMs: number;
 }
 
 export interface HostRunner {
@@ -38,6 +45,10 @@ export interface HostRunner {
   runChild(command: Command, options: ChildOptions): Promise<{ code: number; stdout: string }>;
   /** A long-lived child the caller drives itself (the flock holder, journalctl's stream). */
   spawn(command: Command, options: { stdio: StdioOptions; env: Env }): ChildProcess;
+  /** What holds a UID on the host: its processes and SysV IPC objects, read from /proc. */
+  holdersOf(uid: number): UidHolders;
+  /** SIGKILL to one process; one already gone is no error. */
+  killProcess(pid: number): void;
 }
 
 /** A command that ran to no exit code: not found, killed at its bound, or cut by its signal. */
@@ -47,6 +58,8 @@ export class CommandNotRun extends ComputeError {
     reason: string,
     /** Killed (its time or output bound), as opposed to never started. */
     readonly killed: boolean,
+    /** Killed because it was found stopped (by its account), not because it ran long. */
+    readonly stopped = false,
   ) {
     super('host-command', `${file} could not be run (${reason})`);
   }
@@ -56,6 +69,26 @@ const MAX_OUTPUT = 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** What a child answers at most on stdout (the account program's one JSON line). */
 const MAX_CHILD_OUTPUT = 64 * 1024;
+
+/** How often a running child is checked for having been stopped. */
+const STOP_CHECK_MS = 100;
+
+/**
+ * Whether the process is stopped by a signal: `T` in the state field of /proc/<pid>/stat, after the
+ * command name. A tracing stop (`t`) is not: only root can trace the helper's children (an account's
+ * gateway has no right to them across its user namespace), and a root tracer (strace) stops them at
+ * each traced call.
+ */
+export function stoppedProcess(pid: number): boolean {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return false;
+  }
+  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  return state === 'T';
+}
 
 /** The only PATH host programs are looked up in. */
 export const HOST_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -79,42 +112,77 @@ export const hostRunner: HostRunner = {
     });
   },
 
-  runChild({ file, args }, options) {
+  runChild(command, options) {
     return new Promise((resolve, reject) => {
       const { signal } = options;
+      const { file } = command;
       if (signal.aborted) return reject(signal.reason as Error);
       const stdin = options.stdin === undefined ? 'ignore' : 'pipe';
       // Security: output that could echo document text is discarded at this boundary unless asked for.
-      const child = spawn(file, args, { stdio: [stdin, options.output ? 'pipe' : 'ignore', 'ignore'], env: options.env, cwd: options.cwd, detached: true });
+      // The child dies with the helper (PR_SET_PDEATHSIG, set after any change of credentials), so not
+      // even a helper killed outright leaves it behind.
+      const launched = diesWithHelperArgv(command);
+      const child = spawn(launched.file, launched.args, { stdio: [stdin, options.output ? 'pipe' : 'ignore', 'ignore'], env: options.env, cwd: options.cwd, detached: true });
       let stdout = '';
       child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
         stdout = (stdout + chunk).slice(0, MAX_CHILD_OUTPUT);
       });
       child.stdin?.on('error', () => undefined);
       child.stdin?.end(options.stdin ?? '');
-      // The whole group: children the program started (find's rm) must not go on after the helper answered.
-      const onAbort = () => {
+      let settled = false;
+      const finish = () => {
+        settled = true;
+        clearTimeout(bound);
+        clearInterval(watch);
+        signal.removeEventListener('abort', onAbort);
+      };
+      // The whole group, with SIGKILL, which reaches a stopped process too: children the program started
+      // must not go on after the helper answered.
+      const killGroup = (reason: Error) => {
+        if (settled) return;
+        finish();
         try {
           if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
         } catch {
           // already gone
         }
-        reject(signal.reason as Error);
+        reject(reason);
       };
+      const onAbort = () => killGroup(signal.reason as Error);
+      const bound = setTimeout(() => killGroup(new CommandNotRun(file, `still running after ${options.timeoutMs} ms; killed`, true)), options.timeoutMs);
+      // Security: an account may stop every process of its UID (kill(-1, SIGSTOP)); a child of ours it
+      // stopped will not go on, so it is killed at once rather than waited for to its bound.
+      const watch = setInterval(() => {
+        if (child.pid !== undefined && stoppedProcess(child.pid)) killGroup(new CommandNotRun(file, 'stopped by a signal from outside the helper; killed', true, true));
+      }, STOP_CHECK_MS);
       signal.addEventListener('abort', onAbort, { once: true });
       child.once('error', (error: NodeJS.ErrnoException) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(new ComputeError('host-command', `${file} could not be run (${error.code ?? 'error'})`));
+        if (settled) return;
+        finish();
+        reject(new CommandNotRun(file, error.code ?? 'error', false));
       });
       child.once('close', (code, killedBy) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve({ code: code ?? (killedBy ? 128 : 1), stdout });
+        if (settled) return;
+        finish();
+        // setpriv's own answer when it could not execute the program: not found (127) or not executable (126).
+        if (code === 126 || code === 127) reject(new CommandNotRun(file, code === 127 ? 'not found' : 'not executable', false));
+        else resolve({ code: code ?? (killedBy ? 128 : 1), stdout });
       });
     });
   },
 
   spawn({ file, args }, options) {
     return spawn(file, args, { stdio: options.stdio, env: options.env });
+  },
+
+  holdersOf: readUidHolders,
+
+  killProcess(pid) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
   },
 };
 

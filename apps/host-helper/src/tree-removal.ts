@@ -12,12 +12,15 @@ import { PROGRAM_ENV, type HostRunner } from './system.js';
 
 /**
  * Runs `command` in its own process group and resolves with its exit code. Rejects with the signal's
- * reason (the session's `cancelled` or `timeout`) once it aborts, after killing the whole group:
- * find's rm children must not go on removing after the helper has answered.
+ * reason (the session's `cancelled` or `timeout`) once it aborts or at its own bound, after killing the
+ * whole group: nothing may go on removing after the helper has answered.
  */
 export async function runUntilAborted(runner: HostRunner, command: Command, signal: AbortSignal): Promise<number> {
-  return (await runner.runChild(command, { env: PROGRAM_ENV, cwd: '/', output: false, signal })).code;
+  return (await runner.runChild(command, { env: PROGRAM_ENV, cwd: '/', output: false, signal, timeoutMs: TREE_CHILD_MS })).code;
 }
+
+/** Security: each removal's own bound, as the tree's size is the Agent's; a removal cut here resumes at the retry. */
+const TREE_CHILD_MS = 150_000;
 
 /** Removes a tree as root: no recursion in the helper, never through a link, never into another mount. */
 export async function removeTreeBounded(runner: HostRunner, path: string, signal: AbortSignal): Promise<void> {

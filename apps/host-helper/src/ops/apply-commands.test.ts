@@ -31,7 +31,9 @@ const NAME = 'openclaw-d74736b6a770';
 const { account: accountMarker, agent } = EXAMPLE_MARKERS;
 const UNIT = 'openclaw-enterprise-gateway-fcfbd503951a.service';
 const SETUP_UNIT = 'openclaw-enterprise-setup-fcfbd503951a.service';
-const AS_ACCOUNT = 'setpriv --reuid=991 --regid=992 --clear-groups --';
+const AS_ACCOUNT = 'setpriv --reuid=991 --regid=992 --clear-groups --pdeathsig=SIGKILL --';
+/** The sweep of what the UID holds outside its tree, then the look for anything left, before userdel. */
+const SWEEP = ['find /tmp /var/tmp /dev/shm /dev/mqueue /run/lock -xdev -uid 991 -delete', 'find /tmp /var/tmp /dev/shm /dev/mqueue /run/lock -xdev -uid 991 -print -quit'];
 const PASSWD = { stdout: `${NAME}:x:991:992:OpenClaw Enterprise agent:/home:/usr/sbin/nologin\n` };
 const GROUP = { stdout: `${NAME}:x:992:\n` };
 const ABSENT = { code: 2 };
@@ -161,6 +163,7 @@ describe('apply against a recording runner', () => {
       'systemctl daemon-reload',
       `getent passwd ${NAME}`,
       `getent group ${NAME}`,
+      ...SWEEP,
       `userdel ${NAME}`,
       `getent group ${NAME}`,
       `rm --recursive --force --one-file-system -- ${root}/.removing/<token>`,
@@ -198,6 +201,7 @@ describe('apply against a recording runner', () => {
       'systemctl daemon-reload',
       `getent passwd ${NAME}`,
       `getent group ${NAME}`,
+      ...SWEEP,
       `userdel ${NAME}`,
       `getent group ${NAME}`,
       `groupdel ${NAME}`,

@@ -75,7 +75,7 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       applied.accounts.set(step.name, await createAccount(ctx.runner, step));
       return;
     case 'remove-account':
-      return removeAccount(ctx.runner, step.marker, step.account);
+      return removeAccount(ctx.runner, step.marker, step.account, ctx.session.signal);
     case 'enable-unit':
       await enableUnit(ctx.runner, step.path);
       return;

@@ -1,7 +1,8 @@
 // File work inside an Agent's workspace, done by a child process running as the Agent's own account.
 // Security: the workspace is the Agent's to shape, so root never opens, writes or renames anything in
-// it. A link the Agent planted can only lead this child where the Agent could already write, and
-// every open refuses to follow a link anyway (O_NOFOLLOW, O_EXCL temps, rename over the name).
+// it. No link the Agent planted is followed, at any component of any path (each is walked from / by
+// descriptor, O_NOFOLLOW at every step): this child runs outside the Agent's sandbox, so a link
+// followed here could leave a file of the UID where the sandbox never lets the Agent write.
 import { ComputeError } from '@occ-ssh/protocol';
 import { asAccountArgv, nodeEvalArgv, type AccountIds } from '../commands.js';
 import { PROGRAM_ENV, type HostRunner } from '../system.js';
@@ -27,10 +28,38 @@ export const ACCOUNT_PROGRAM = String.raw`'use strict';
 const fs = require('fs'), crypto = require('crypto');
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK, O_DIRECTORY } = fs.constants;
 const MAX = 1048576;
-function kindOf(path) { try { return fs.lstatSync(path).isDirectory() ? 'dir' : 'other'; } catch (e) { if (e.code === 'ENOENT') return 'absent'; throw e; } }
-function entry(path) {
+const fail = (code) => Object.assign(new Error(code), { code });
+// Security: every path is walked from / one name at a time, each opened O_NOFOLLOW beneath the descriptor
+// of the one before (the /proc/self/fd/N/name form is openat(N, name)): no link is followed at any component.
+const at = (fd, name) => '/proc/self/fd/' + fd + '/' + name;
+// O_PATH (Linux; Node does not name it): the root's directories are search-only to the account, and a
+// step through them needs no right to read them. Only the directory worked in is opened for reading.
+const O_PATH = 0o10000000;
+function names(path) {
+  const parts = path.split('/');
+  if (parts[0] !== '' || parts.slice(1).some((p) => p === '' || p === '.' || p === '..')) throw fail('EINVAL');
+  return parts.slice(1);
+}
+function openDirs(parts, readable) {
+  let fd = fs.openSync('/', (readable && parts.length === 0 ? O_RDONLY : O_PATH) | O_DIRECTORY);
+  parts.forEach((part, i) => {
+    const mode = readable && i === parts.length - 1 ? O_RDONLY : O_PATH;
+    let next;
+    try { next = fs.openSync(at(fd, part), mode | O_DIRECTORY | O_NOFOLLOW); } finally { fs.closeSync(fd); }
+    fd = next;
+  });
+  return fd;
+}
+// The descriptor of the path's parent and the path's last name; the caller closes it.
+function parentOf(path) { const parts = names(path); return { fd: openDirs(parts.slice(0, -1), false), name: parts[parts.length - 1] }; }
+function withParent(path, use) { const p = parentOf(path); try { return use(p.fd, p.name); } finally { fs.closeSync(p.fd); } }
+function kindOf(path) {
+  try { return withParent(path, (fd, name) => fs.lstatSync(at(fd, name)).isDirectory() ? 'dir' : 'other'); }
+  catch (e) { if (e.code === 'ENOENT') return 'absent'; if (e.code === 'ELOOP' || e.code === 'ENOTDIR') return 'other'; throw e; }
+}
+function entry(dfd, name) {
   let fd;
-  try { fd = fs.openSync(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK); } catch (e) { if (e.code === 'ENOENT') return { kind: 'absent' }; if (e.code === 'ELOOP') return { kind: 'other' }; throw e; }
+  try { fd = fs.openSync(at(dfd, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK); } catch (e) { if (e.code === 'ENOENT') return { kind: 'absent' }; if (e.code === 'ELOOP') return { kind: 'other' }; throw e; }
   try {
     const s = fs.fstatSync(fd);
     if (!s.isFile() || s.size > MAX) return { kind: 'other' };
@@ -39,29 +68,38 @@ function entry(path) {
 }
 function inspect(r) {
   const dir = kindOf(r.dir), files = {};
-  if (dir === 'dir') for (const name of r.names) files[name] = entry(r.dir + '/' + name);
+  if (dir === 'dir') {
+    const dfd = openDirs(names(r.dir), true);
+    try { for (const name of r.names) files[name] = entry(dfd, name); } finally { fs.closeSync(dfd); }
+  }
   return { dir, files };
 }
 function write(r) {
-  if (r.mkdir) { try { fs.mkdirSync(r.dir, { mode: 0o700 }); } catch (e) { if (e.code !== 'EEXIST') throw e; } }
-  if (kindOf(r.dir) !== 'dir') throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-  // A temp of ours that a killed write left (its name is ours and the document's): unlink never follows a link.
-  const swept = new Set(r.sweep || []);
-  for (const n of fs.readdirSync(r.dir)) {
-    const m = /^\.(.+)\.occ-[0-9a-f]{12}$/.exec(n);
-    if (m && swept.has(m[1])) { try { fs.unlinkSync(r.dir + '/' + n); } catch (e) { if (e.code !== 'ENOENT' && e.code !== 'EISDIR') throw e; } }
-  }
-  for (const f of r.files) {
-    const temp = r.dir + '/.' + f.name + '.occ-' + crypto.randomBytes(6).toString('hex');
-    const fd = fs.openSync(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-    try { fs.writeFileSync(fd, f.content); fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
-    fs.renameSync(temp, r.dir + '/' + f.name);
-  }
-  const dfd = fs.openSync(r.dir, O_RDONLY | O_DIRECTORY);
-  try { fs.fsyncSync(dfd); } finally { fs.closeSync(dfd); }
+  if (r.mkdir) withParent(r.dir, (fd, name) => { try { fs.mkdirSync(at(fd, name), { mode: 0o700 }); } catch (e) { if (e.code !== 'EEXIST') throw e; } });
+  // A link at any component (O_DIRECTORY with O_NOFOLLOW) fails ENOTDIR.
+  const dfd = openDirs(names(r.dir), true);
+  try {
+    // A temp of ours that a killed write left (its name is ours and the document's): unlink never follows a link.
+    const swept = new Set(r.sweep || []);
+    for (const n of fs.readdirSync(at(dfd, '.'))) {
+      const m = /^\.(.+)\.occ-[0-9a-f]{12}$/.exec(n);
+      if (m && swept.has(m[1])) { try { fs.unlinkSync(at(dfd, n)); } catch (e) { if (e.code !== 'ENOENT' && e.code !== 'EISDIR') throw e; } }
+    }
+    for (const f of r.files) {
+      const temp = '.' + f.name + '.occ-' + crypto.randomBytes(6).toString('hex');
+      const fd = fs.openSync(at(dfd, temp), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+      try { fs.writeFileSync(fd, f.content); fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+      fs.renameSync(at(dfd, temp), at(dfd, f.name));
+    }
+    fs.fsyncSync(dfd);
+  } finally { fs.closeSync(dfd); }
   return {};
 }
-function remove(r) { fs.rmSync(r.dir, { recursive: true, force: true }); return {}; }
+function remove(r) {
+  try { withParent(r.dir, (fd, name) => fs.rmSync(at(fd, name), { recursive: true, force: true })); }
+  catch (e) { if (e.code !== 'ENOENT') throw e; }
+  return {};
+}
 let input = '';
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (chunk) => { input += chunk; });
@@ -73,10 +111,16 @@ process.stdin.on('end', () => {
 });
 `;
 
+/**
+ * Security: each request's own bound. A real one (documents of at most a MiB each) ends in well under
+ * a second; a `remove` of a scratch tree the Agent filled may not, and is cut here to resume at the retry.
+ */
+const ACCOUNT_CHILD_MS = 30_000;
+
 /** One request to the account program; a failure names the request's directory and the errno, never a document. */
 export async function asAccount<T>(runner: HostRunner, nodePath: string, account: AccountIds, request: AccountRequest, signal: AbortSignal): Promise<T> {
   const command = asAccountArgv(account, nodeEvalArgv(nodePath, ACCOUNT_PROGRAM));
-  const { code, stdout } = await runner.runChild(command, { env: PROGRAM_ENV, cwd: '/', stdin: JSON.stringify(request), signal, output: true });
+  const { code, stdout } = await runner.runChild(command, { env: PROGRAM_ENV, cwd: '/', stdin: JSON.stringify(request), signal, output: true, timeoutMs: ACCOUNT_CHILD_MS });
   let answer: unknown;
   try {
     answer = JSON.parse(stdout);

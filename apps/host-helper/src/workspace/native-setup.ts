@@ -133,7 +133,8 @@ export async function runNativeSetup(runner: HostRunner, run: NativeSetupRun, si
   let code: number;
   try {
     // stdin an empty pipe, as systemd-run has always been given.
-    const options = { env: { PATH: HOST_PATH, LANG: 'C.UTF-8', SYSTEMD_COLORS: '0' }, cwd: '/', stdin: '', signal: bounded, output: false };
+    // Its own bound is past the one above, whose message names the setup: systemd-run runs as root and waits for the unit.
+    const options = { env: { PATH: HOST_PATH, LANG: 'C.UTF-8', SYSTEMD_COLORS: '0' }, cwd: '/', stdin: '', signal: bounded, output: false, timeoutMs: Math.max(1000, timeoutMs) + 5000 };
     ({ code } = await runner.runChild(systemdRunArgv(nativeSetupArgv(run, timeoutMs)), options));
   } catch (error) {
     // systemd-run's own death leaves the unit running: stop it, so nothing of this run outlives the call.
