@@ -1,12 +1,19 @@
 // Which addresses a test, chaos case or benchmark may dial: loopback and the test-host range only.
 import { isIPv4, isIPv6 } from 'node:net';
 
-export type AddressClass = 'loopback' | 'unspecified' | 'test-range' | 'documentation' | 'other';
+export type AddressClass = 'loopback' | 'unspecified' | 'test-range' | 'documentation' | 'link-local' | 'other';
 
 const octets = (a: string) => a.split('.').map(Number);
 
 /** Documentation ranges (RFC 5737, RFC 3849): fine as configuration text, never to be dialled. */
 const DOCUMENTATION_V4 = ['192.0.2.', '198.51.100.', '203.0.113.'];
+
+/**
+ * Link-local (169.254.0.0/16, fe80::/10): the ranges the gateway unit denies, so they appear as deny
+ * rules, and as the metadata stand-in a test puts on a test host's own loopback, dialled only inside
+ * that host. Never dialled from this machine: the run-time guard refuses them like any other.
+ */
+const isLinkLocalV6 = (a: string) => /^fe[89ab][0-9a-f]:/.test(a);
 
 export function addressClass(address: string): AddressClass {
   const a = address.toLowerCase().replace(/^\[|\]$/g, '');
@@ -15,12 +22,14 @@ export function addressClass(address: string): AddressClass {
     if (first === 127) return 'loopback';
     if (a === '0.0.0.0') return 'unspecified';
     if (first === 10 && second === 213) return 'test-range';
+    if (first === 169 && second === 254) return 'link-local';
     return DOCUMENTATION_V4.some((p) => a.startsWith(p)) ? 'documentation' : 'other';
   }
   if (isIPv6(a)) {
     if (a === '::1') return 'loopback';
     if (/^[0:]+$/.test(a)) return 'unspecified';
     if (a.startsWith('::ffff:') && isIPv4(a.slice(7))) return addressClass(a.slice(7));
+    if (isLinkLocalV6(a)) return 'link-local';
     return /^2001:db8:/.test(a) ? 'documentation' : 'other';
   }
   return a === 'localhost' ? 'loopback' : 'other';

@@ -31,6 +31,11 @@ describe('address classes', () => {
     }
     assert.equal(addressClass('::ffff:10.213.1.2'), 'test-range');
     assert.equal(addressClass('203.0.113.10'), 'documentation');
+    for (const a of ['169.254.169.254', '169.254.0.0', 'fe80::', 'fe80::1', 'febf::2']) {
+      assert.equal(addressClass(a), 'link-local', a);
+      assert.match(dialProblem(a) ?? '', /refusing to dial/, a);
+    }
+    assert.equal(addressClass('fec0::1'), 'other');
   });
 
   test('literals are found with their lines, versions and times are not', () => {
@@ -54,7 +59,7 @@ describe('address classes', () => {
 });
 
 describe('sources', () => {
-  test('tests, chaos and benchmarks name no address outside loopback, the test range and documentation ranges', () => {
+  test('tests, chaos and benchmarks name no address outside loopback, the test range, documentation ranges and link-local deny rules', () => {
     const offenders: string[] = [];
     let files = 0;
     for (const top of SCANNED) {
