@@ -1,40 +1,35 @@
-// How long the secrets section lets the real OpenClaw gateway take to answer /readyz on this machine.
-// An activation may wait at most the protocol's 120 s, and on a fresh, slower machine the real
-// gateway's first start (its compile cache empty) took longer: the section then failed whole and
-// produced no results. So the machine is measured first: the real OpenClaw's `--version` as an
-// unprivileged account (loading its code, which also warms the page cache). Its gateway's cold start
-// took 8 times that on the idle developers' machine (10.3 s against 1.3 s) and over 37 times under the
-// load of six engineers' test hosts (over 60 s against 1.6 s); the section expects 40 times. It always
-// waits the full 120 s, says beforehand when the measured machine is too slow for that, and a native
-// part that fails is a problem of its own, not the end of the section.
+// How long the secrets section lets the real OpenClaw gateway take to answer /readyz, and what it
+// records of the machine. An activation may wait at most the protocol's 120 s; the real gateway's cold
+// start (its compile cache empty) took 10 s on the idle developers' machine and more than 120 s on a
+// fresh, slower machine and on a machine loaded by other test hosts (load average 15 on 2 cores). No
+// multiple of a measurement predicts it under such load, so the section gives it the full 120 s,
+// measures the machine first (the real OpenClaw's `--version` as `nobody`, which also warms the page
+// cache, and the load average), and a native part that fails says so with those figures: it is that
+// part's problem, and the rest of the section still runs and is judged.
+import { loadavg } from 'node:os';
 import { MAX_READINESS_TIMEOUT_MS } from '@occ-ssh/protocol';
 import type { HostLink } from './ssh.js';
 
-export const START_MULTIPLE = 40;
-
-export interface RealGatewayBound {
-  /** `openclaw --version` as measured on this host. */
+export interface RealGatewayStart {
+  /** `openclaw --version` as `nobody` on this host, the second of two runs. */
   versionMs: number;
-  /** What its gateway's cold start is expected to need here. */
-  expectedStartMs: number;
+  /** The one-minute load average when it was measured (the test hosts share this kernel). */
+  load: number;
   /** The activation's readinessTimeoutMs: the most an activation may wait. */
   readinessMs: number;
-  /** Set when the expected start is longer than an activation may wait. */
-  tooSlow?: string;
 }
 
-export function realGatewayBound(versionMs: number): RealGatewayBound {
-  const expectedStartMs = START_MULTIPLE * versionMs;
-  const readinessMs = MAX_READINESS_TIMEOUT_MS;
-  const tooSlow =
-    expectedStartMs > readinessMs
-      ? `the real OpenClaw's --version took ${versionMs} ms here, so its gateway's cold start may need ${Math.round(expectedStartMs / 1000)} s, more than the ${readinessMs / 1000} s an activation may wait`
-      : undefined;
-  return { versionMs, expectedStartMs, readinessMs, ...(tooSlow ? { tooSlow } : {}) };
+export function realGatewayStart(versionMs: number, load: number): RealGatewayStart {
+  return { versionMs, load: Math.round(load * 10) / 10, readinessMs: MAX_READINESS_TIMEOUT_MS };
+}
+
+/** The figures a failed native part is reported with. */
+export function describeStart(start: RealGatewayStart): string {
+  return `the real OpenClaw's --version took ${start.versionMs} ms here at load average ${start.load}; its gateway had ${start.readinessMs / 1000} s, the most an activation may wait`;
 }
 
 /** Runs the real OpenClaw's `--version` as nobody, twice (the first warms the page cache), and takes the second. */
-export async function measureRealGateway(link: HostLink): Promise<RealGatewayBound> {
+export async function measureRealGateway(link: HostLink): Promise<RealGatewayStart> {
   let ms = 0;
   for (let i = 0; i < 2; i += 1) {
     const started = Date.now();
@@ -42,5 +37,5 @@ export async function measureRealGateway(link: HostLink): Promise<RealGatewayBou
     ms = Date.now() - started;
     if (run.code !== 0) throw new Error(`the real OpenClaw's --version exited ${String(run.code)}: ${run.stderr.trim().slice(0, 200)}`);
   }
-  return realGatewayBound(ms);
+  return realGatewayStart(ms, loadavg()[0] ?? 0);
 }

@@ -15,7 +15,7 @@ import { collect } from '@occ-ssh/ssh-client';
 import { controller, installationYaml, memoryLogger } from './controllers.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, UNIT_DIR } from '@occ-ssh/test-support';
-import { measureRealGateway } from './real-gateway-bound.js';
+import { describeStart, measureRealGateway } from './real-gateway-bound.js';
 import type { Rng } from './rng.js';
 import { findSightings, helperInvocations, type Corpus, type Secret, type Sighting } from './sightings.js';
 import type { HostLink } from './ssh.js';
@@ -202,9 +202,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   const wsLayout = agentLayout(ROOT, UNIT_DIR, namespace.id, wsBinding.agent.id);
   // The real gateway gets the most an activation may wait, and the machine is measured (real-gateway-bound.ts).
   const realStart = await measureRealGateway(link);
-  progress(
-    `secrets: the real OpenClaw's --version took ${realStart.versionMs} ms; its gateway's cold start may need ${Math.round(realStart.expectedStartMs / 1000)} s; it gets ${realStart.readinessMs / 1000} s`,
-  );
+  progress(`secrets: ${describeStart(realStart)}`);
   const native = controller(link.host, [namespace.name], { logger: log.logger, realOpenClaw: true, readinessTimeoutMs: realStart.readinessMs });
   const work = mkdtempSync(`${tmpdir()}/occ-chaos-secrets-`);
   const cliOutput: string[] = [];
@@ -257,7 +255,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
         );
       }
     };
-    await nativeDocuments().catch((error: unknown) => problems.push(`workspace documents by native setup${realStart.tooSlow ? ` (${realStart.tooSlow})` : ''}: ${describe(error)}`));
+    await nativeDocuments().catch((error: unknown) => problems.push(`workspace documents by native setup (${describeStart(realStart)}): ${describe(error)}`));
     await readOthers();
 
     // Failures: an activation that never becomes ready, a plaintext password, and a failing hook.
