@@ -1,19 +1,17 @@
 // The faults section: faults on the host side while an activation runs: the helper SIGKILLed, sshd
 // restarted, the host rebooted, and activations of a revision that never becomes ready
 // (served.json must never name it; a new revision recovers). After each: invariants, then a retry
-// that must converge. Then the unlocked readiness wait: a kill, and a later operation on the same
-// Agent, while an activation waits.
+// that must converge. The unlocked readiness wait has its lane in wait-faults.ts.
 import { unitName } from '@occ-ssh/markers';
 import { assertNever, encodeArgument, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from './collector.js';
-import { checkInvariants } from './invariants.js';
 import type { Listing } from './listing.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { call, envelopeFor, ok, type CallOutcome } from '@occ-ssh/test-support';
 import { activateArgs, ownerOf, prepareArgs, targetArgs } from './fixture-args.js';
 import type { Rng } from './rng.js';
 import type { HostLink } from './ssh.js';
-import { runTrial, SETTINGS, type TrialRecord } from './trial.js';
+import { runTrial, type TrialRecord } from './trial.js';
 
 export interface FaultPlan {
   helperKills: number;
@@ -131,117 +129,11 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
   return { records, activateMs };
 }
 
-function servedNames(listing: Listing, revisionId: string): string[] {
+export function servedNames(listing: Listing, revisionId: string): string[] {
   const served = listing.entries.find((entry) => entry.path.endsWith('/served.json') && entry.text?.includes(`"revisionId": "${revisionId}"`));
   return served ? [`served.json names ${revisionId}, which never became ready`] : [];
 }
 
 function hasServed(listing: Listing): boolean {
   return listing.entries.some((entry) => entry.path.startsWith('namespaces/') && entry.path.endsWith('/served.json'));
-}
-
-/**
- * What may happen to an Agent while its activation waits for readiness without the host lock: the
- * helper killed, or a stop, retire, Namespace delete or newer activation of the same Agent. The
- * kill is a trial like the others (invariants, then a retry that converges); in the other four the
- * later operation must win: the waiting activation answers a retryable conflict, served.json never
- * names its revision over the newer state, and the host keeps every invariant.
- */
-export const WAIT_FAULTS = ['wait-sigkill', 'wait-stop', 'wait-retire', 'wait-delete', 'wait-newer'] as const;
-type WaitFault = (typeof WAIT_FAULTS)[number];
-
-/** Long enough for a fault to land inside the wait on a loaded host. */
-const WAIT_READY_MS = 4000;
-
-export async function waitLane(link: HostLink, rng: Rng, progress: (record: TrialRecord) => void): Promise<TrialRecord[]> {
-  const records: TrialRecord[] = [];
-  for (const [index, kind] of rng.shuffle([...WAIT_FAULTS]).entries()) {
-    const owner = ownerOf(`wait${index}`);
-    await ok(link, 'ensure-namespace', { namespace: owner.namespace }, { send: link.mux });
-    const waiting = prepareArgs(owner, 1, { readyAfterMs: WAIT_READY_MS });
-    await ok(link, 'prepare-revision', waiting, { send: link.mux });
-    const newer = prepareArgs(owner, 2, { readyAfterMs: 300 });
-    if (kind === 'wait-newer') await ok(link, 'prepare-revision', newer, { send: link.mux });
-    const before = listingOf((await runSteps(link, [{ collect: {} }]))[0]);
-    const args = activateArgs(waiting);
-    const record = kind === 'wait-sigkill' ? await killInWait(link, before, args) : await raceInWait(link, kind, args, newer);
-    records.push(record);
-    progress(record);
-    if (kind !== 'wait-delete') await ok(link, 'delete-namespace', { namespace: owner.namespace }, { send: link.mux });
-  }
-  return records;
-}
-
-/** Sends the activation and resolves once its gateway was restarted: from then on it waits unlocked. */
-async function inWait(link: HostLink, args: OperationArgs<'activate-revision'>): Promise<{ pending: Promise<CallOutcome>; atMs: number }> {
-  const unit = unitName(args.owner.agent.id);
-  const invocation = async () => (await link.exec(['systemctl', 'show', '--property=InvocationID', '--value', unit])).stdout.trim();
-  const before = await invocation();
-  const sent = Date.now();
-  const pending = call(link, 'activate-revision', args);
-  for (let i = 0; i < 200; i += 1) {
-    const now = await invocation();
-    if (now && now !== before) return { pending, atMs: Date.now() - sent };
-    await sleep(25);
-  }
-  throw new Error('wait lane: the activation never restarted its gateway');
-}
-
-async function killInWait(link: HostLink, before: Listing, args: OperationArgs<'activate-revision'>): Promise<TrialRecord> {
-  let atMs = 0;
-  const { record } = await runTrial({
-    link,
-    step: { operation: 'activate-revision', args },
-    before,
-    fault: 'wait-sigkill',
-    atMs: 0,
-    measuredMs: WAIT_READY_MS,
-    interrupted: async () => {
-      const { pending, atMs: at } = await inWait(link, args);
-      atMs = at;
-      await link.exec(['pkill', '-KILL', '-f', `^${link.nodePath} - `]);
-      return pending;
-    },
-  });
-  return { ...record, atMs };
-}
-
-async function raceInWait(link: HostLink, kind: Exclude<WaitFault, 'wait-sigkill'>, args: OperationArgs<'activate-revision'>, newer: OperationArgs<'prepare-revision'>): Promise<TrialRecord> {
-  const { owner, revision } = args;
-  const { pending, atMs } = await inWait(link, args);
-  const later =
-    kind === 'wait-stop'
-      ? call(link, 'stop-revision', { owner, revision })
-      : kind === 'wait-retire'
-        ? call(link, 'retire-revision', { owner, revision })
-        : kind === 'wait-delete'
-          ? call(link, 'delete-namespace', { namespace: owner.namespace })
-          : call(link, 'activate-revision', activateArgs(newer));
-  const [first, second] = await Promise.all([pending, later]);
-  const listing = listingOf((await runSteps(link, [{ collect: {} }]))[0]);
-  const verdict = checkInvariants(listing, SETTINGS);
-  const problems: string[] = [];
-  if (!second.line?.ok) problems.push(`the later ${kind.slice(5)} failed: ${second.line && !second.line.ok ? second.line.error.code : 'no result line'}`);
-  if (first.line?.ok !== false || first.line.error.code !== 'conflict')
-    problems.push(`the waiting activation answered ${first.line ? (first.line.ok ? 'ok' : first.line.error.code) : 'nothing'}, not conflict`);
-  problems.push(...servedNames(listing, revision.id), ...verdict.pending.map((item) => `pending: ${item}`));
-  if (kind === 'wait-newer' && !listing.entries.some((entry) => entry.path.endsWith('/served.json') && entry.text?.includes(`"revisionId": "${newer.revision.id}"`))) {
-    problems.push('served.json does not name the newer revision');
-  }
-  return {
-    operation: 'activate-revision',
-    subject: `${owner.namespace.id}/${owner.agent.id}/${revision.id}`,
-    fault: kind,
-    atMs,
-    measuredMs: WAIT_READY_MS,
-    completedFirst: first.line !== undefined,
-    firstMs: first.ms,
-    effect: 'complete',
-    ...(first.line && !first.line.ok ? { firstError: `${first.line.error.code}: ${first.line.error.message}` } : {}),
-    helperWaitMs: listing.quiet.waitedMs,
-    violations: verdict.violations,
-    pendingAfterFault: verdict.pending,
-    retry: { ok: true, ms: 0 },
-    problems,
-  };
 }

@@ -4,7 +4,7 @@
 // prints (one as it begins each change), so where it lands does not depend on the machine's load.
 import { encodeArgument, MUTATING_OPERATIONS, type MutatingOperation } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from './collector.js';
-import { DEFAULT_PROGRESS_LINES, RecentMedians } from './recent-medians.js';
+import { DEFAULT_PROGRESS_LINES, progressLinesOf, RecentMedians } from './recent-medians.js';
 import type { MutatingArgs } from './expectations.js';
 import type { Listing } from './listing.js';
 import { auditOf, call, envelopeFor } from '@occ-ssh/test-support';
@@ -64,7 +64,8 @@ export interface LaneResult {
 
 /**
  * Measures each operation once, unkilled, through a fresh client, so kill instants are drawn
- * within what the operation really takes on this host under this load. The shortest lifecycle that
+ * within what the operation really takes on this host under this load: its duration, and from its
+ * audit line the changes it makes, which place the kills among its own progress lines. The shortest lifecycle that
  * runs all eight: stop of a running gateway, and retirement of the current revision (which stops it).
  */
 async function calibrate(link: HostLink, rng: Rng, lane: string, durations: RecentMedians, lines: RecentMedians): Promise<void> {
@@ -80,7 +81,8 @@ async function calibrate(link: HostLink, rng: Rng, lane: string, durations: Rece
     const outcome = await call(link, step.operation, step.args as never, { wrap: SLOW_HELPER });
     if (!outcome.line?.ok) throw new Error(`calibration ${step.operation} failed: ${outcome.line && !outcome.line.ok ? outcome.line.error.message : `ssh exit ${String(outcome.code)}`}`);
     durations.observe(step.operation, outcome.ms);
-    lines.observe(step.operation, outcome.heartbeats.length);
+    const audit = outcome.requestId ? await auditOf(link, outcome.requestId) : undefined;
+    lines.observe(step.operation, audit ? progressLinesOf(audit.changes, outcome.heartbeats.length) : outcome.heartbeats.length);
   }
 }
 
@@ -168,7 +170,7 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
       if (record.effect === 'none' && record.retry.ok) durations.observe(step.operation, record.retry.ms + handshake);
       else if (record.completedFirst && !record.firstError) {
         durations.observe(step.operation, record.firstMs);
-        if (first) lines.observe(stepKey, first.heartbeats.length);
+        if (first) lines.observe(stepKey, helper?.outcome === 'ok' ? progressLinesOf(helper.changes, first.heartbeats.length) : first.heartbeats.length);
       }
       records.push(record);
       progress(record);

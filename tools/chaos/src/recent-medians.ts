@@ -15,7 +15,7 @@ export const DEFAULT_DURATION_MS: Record<MutatingOperation, number> = {
   'delete-namespace': 3800,
 };
 
-/** Heartbeat lines of an unkilled run on an idle test host (one per change begun, one a second of waiting). */
+/** Progress lines of an unkilled run's own steps on an idle test host (the checks before and after the lock, one per change begun). */
 export const DEFAULT_PROGRESS_LINES: Record<MutatingOperation, number> = {
   'ensure-namespace': 3,
   'prepare-revision': 8,
@@ -26,6 +26,21 @@ export const DEFAULT_PROGRESS_LINES: Record<MutatingOperation, number> = {
   'delete-agent': 8,
   'delete-namespace': 6,
 };
+
+/** The helper's checks before it takes the lock and right after: each prints a progress line before its first change. */
+export const CHECKS_BEFORE_CHANGES = 2;
+
+/**
+ * The progress lines of an operation's own steps, from an uncut run: its checks, then one per change its
+ * audit line says it began, and never more lines than the run printed (a check whose line would land
+ * inside a timer beat's is skipped). Not every line counted: the helper adds one a second while it
+ * waits, so a slow machine would count lines that come after the last change and draw most kills past
+ * it (retire-revision, two changes, was cut between them in 9 of 67 kills on such a machine). The count
+ * of changes is the same on any machine.
+ */
+export function progressLinesOf(changes: number, printed: number): number {
+  return Math.max(1, Math.min(printed, CHECKS_BEFORE_CHANGES + changes));
+}
 
 const WINDOW = 7;
 

@@ -15,6 +15,7 @@ import { collect } from '@occ-ssh/ssh-client';
 import { controller, installationYaml, memoryLogger } from './controllers.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT, UNIT_DIR } from '@occ-ssh/test-support';
+import { describeStart, measureRealGateway } from './real-gateway-bound.js';
 import type { Rng } from './rng.js';
 import { findSightings, helperInvocations, type Corpus, type Secret, type Sighting } from './sightings.js';
 import type { HostLink } from './ssh.js';
@@ -199,7 +200,10 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   const layout = agentLayout(ROOT, UNIT_DIR, namespace.id, binding.agent.id);
   const wsBinding = { namespace, agent: { id: 'agent-secrets-ws', namespaceId: namespace.id, servicePrincipalId: 'sp-secrets-ws' } };
   const wsLayout = agentLayout(ROOT, UNIT_DIR, namespace.id, wsBinding.agent.id);
-  const native = controller(link.host, [namespace.name], { logger: log.logger, realOpenClaw: true, readinessTimeoutMs: 120_000 });
+  // The real gateway gets the most an activation may wait, and the machine is measured (real-gateway-bound.ts).
+  const realStart = await measureRealGateway(link);
+  progress(`secrets: ${describeStart(realStart)}`);
+  const native = controller(link.host, [namespace.name], { logger: log.logger, realOpenClaw: true, readinessTimeoutMs: realStart.readinessMs });
   const work = mkdtempSync(`${tmpdir()}/occ-chaos-secrets-`);
   const cliOutput: string[] = [];
   const others = { files: [] as string[], properties: [] as string[], units: 0 };
@@ -211,7 +215,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   };
   let password: string;
   let delivered: boolean;
-  let wsDelivered: boolean;
+  let wsDelivered = false;
   try {
     if (!(await driver.ensureNamespace(namespace)).namespaceReady) throw new Error('secrets: ensureNamespace failed');
     driver.bindAgent(binding);
@@ -225,29 +229,33 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
     if (password.length < 20) problems.push('could not read the managed password back from the host');
 
     // Workspace documents: delivered by native setup, then refused when malformed or for another Agent.
-    native.bindAgent(wsBinding);
-    const documents = { 'SOUL.md': `# SOUL.md\n\n${workspaceSentinel}\n`, 'USER.md': `# USER.md\n\n${workspaceSentinel}-user\n` };
-    const setup = (files: Record<string, string>, agentId = wsBinding.agent.id) => ({
-      harnessAuth: { method: 'runtime' },
-      secretEnvironment: [],
-      workspaceSetup: { id: 'setup-secrets', namespaceId: namespace.id, agentId, files, completed: false },
-    });
-    const wsRevision = {
-      ...revision(1, {}),
-      id: 'rev-secrets-ws-1',
-      agentId: wsBinding.agent.id,
-      servicePrincipalId: wsBinding.agent.servicePrincipalId,
-      configuration: { gateway: { mode: 'local', bind: 'loopback' } },
+    // A failure here is this part's problem: the rest of the section still runs and is judged.
+    const nativeDocuments = async () => {
+      native.bindAgent(wsBinding);
+      const documents = { 'SOUL.md': `# SOUL.md\n\n${workspaceSentinel}\n`, 'USER.md': `# USER.md\n\n${workspaceSentinel}-user\n` };
+      const setup = (files: Record<string, string>, agentId = wsBinding.agent.id) => ({
+        harnessAuth: { method: 'runtime' },
+        secretEnvironment: [],
+        workspaceSetup: { id: 'setup-secrets', namespaceId: namespace.id, agentId, files, completed: false },
+      });
+      const wsRevision = {
+        ...revision(1, {}),
+        id: 'rev-secrets-ws-1',
+        agentId: wsBinding.agent.id,
+        servicePrincipalId: wsBinding.agent.servicePrincipalId,
+        configuration: { gateway: { mode: 'local', bind: 'loopback' } },
+      };
+      await sampleArgv(link, () => native.prepareRevision(wsRevision, setup(documents)), argv);
+      await sampleArgv(link, () => native.activateRevision(wsRevision, setup(documents)), argv);
+      wsDelivered = (await link.exec(['grep', '-rlF', '-f', '-', `${wsLayout.state}/workspace`], { input: workspaceSentinel })).stdout.trim() !== '';
+      for (const bad of [setup({ 'SOUL.md': `${workspaceSentinel}\0` }), setup({ 'TOOLS.md': workspaceSentinel }), setup(documents, binding.agent.id)]) {
+        await native.prepareRevision(wsRevision, bad).then(
+          () => problems.push('a malformed workspace setup was admitted'),
+          (error: unknown) => errors.push(describe(error)),
+        );
+      }
     };
-    await sampleArgv(link, () => native.prepareRevision(wsRevision, setup(documents)), argv);
-    await sampleArgv(link, () => native.activateRevision(wsRevision, setup(documents)), argv);
-    wsDelivered = (await link.exec(['grep', '-rlF', '-f', '-', `${wsLayout.state}/workspace`], { input: workspaceSentinel })).stdout.trim() !== '';
-    for (const bad of [setup({ 'SOUL.md': `${workspaceSentinel}\0` }), setup({ 'TOOLS.md': workspaceSentinel }), setup(documents, binding.agent.id)]) {
-      await native.prepareRevision(wsRevision, bad).then(
-        () => problems.push('a malformed workspace setup was admitted'),
-        (error: unknown) => errors.push(describe(error)),
-      );
-    }
+    await nativeDocuments().catch((error: unknown) => problems.push(`workspace documents by native setup (${describeStart(realStart)}): ${describe(error)}`));
     await readOthers();
 
     // Failures: an activation that never becomes ready, a plaintext password, and a failing hook.

@@ -27,6 +27,10 @@ export interface Sizes {
   /** Hostile tenants: how deep the planted chains are, and how many files are planted. */
   tenantTreeDepth: number;
   tenantTreeFiles: number;
+  /** Hostile tenants, host pressure: names planted for a deletion to remove, the journal flood's entry size and each /readyz sample's length. */
+  tenantPlantedNames: number;
+  tenantFloodEntryMiB: number;
+  tenantFloodSampleMs: number;
 }
 
 export const QUICK: Sizes = {
@@ -50,6 +54,9 @@ export const QUICK: Sizes = {
   tenantTrickleTrials: 1,
   tenantTreeDepth: 3000,
   tenantTreeFiles: 20_000,
+  tenantPlantedNames: 200_000,
+  tenantFloodEntryMiB: 32,
+  tenantFloodSampleMs: 5000,
 };
 
 export const FULL: Sizes = {
@@ -73,4 +80,7 @@ export const FULL: Sizes = {
   tenantTrickleTrials: 3,
   tenantTreeDepth: 10_000,
   tenantTreeFiles: 100_000,
+  tenantPlantedNames: 1_500_000,
+  tenantFloodEntryMiB: 32,
+  tenantFloodSampleMs: 20_000,
 };

@@ -62,7 +62,7 @@ const sections = {
   crashPoints: crash(5),
   injectedErrors: crash(1),
   hostileTenants: {
-    plan: { lockTrials: 2, trickleTrials: 1, treeDepth: 3000, treeFiles: 20_000 },
+    plan: { lockTrials: 2, trickleTrials: 1, treeDepth: 3000, treeFiles: 20_000, plantedNames: 200_000, floodEntryMiB: 32, floodSampleMs: 5000 },
     bounds: { operationMs: 1000, readinessTimeoutMs: 1000, readinessMarginMs: 1000, inventoryMs: 1000 },
     lock: [],
     trickle: [],

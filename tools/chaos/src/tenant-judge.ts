@@ -1,5 +1,6 @@
 // The hostile-tenants section's targets, judged on outcomes only (what the calls answered and when,
 // what inventory showed, what a sibling could read or see). Pure.
+import { pressureTargets } from './pressure-judge.js';
 import { describeCall, type TenantsResult, type Timed } from './tenant-results.js';
 
 export interface TenantTarget {
@@ -25,6 +26,7 @@ export function tenantTargets(result: TenantsResult): TenantTarget[] {
     `forged audit ${result.forgedAudit ? 'ran' : 'missing'}`,
     `huge trees ${result.hugeTrees ? 'ran' : 'missing'}`,
     `placeholder readers ${result.placeholders ? 'ran' : 'missing'}`,
+    ...(['planted', 'stopper', 'flood'] as const).map((name) => `${name} ${result.pressure?.[name] ? 'ran' : 'missing'}`),
   ];
   want(
     'every attack ran',
@@ -33,7 +35,10 @@ export function tenantTargets(result: TenantsResult): TenantTarget[] {
       result.trickle.length >= result.plan.trickleTrials &&
       !!result.forgedAudit &&
       !!result.hugeTrees &&
-      !!result.placeholders,
+      !!result.placeholders &&
+      !!result.pressure?.planted &&
+      !!result.pressure.stopper &&
+      !!result.pressure.flood,
     [...ran, ...result.problems].join('; '),
   );
 
@@ -111,6 +116,7 @@ export function tenantTargets(result: TenantsResult): TenantTarget[] {
         ? `${judged.length} probes, nothing revealed`
         : revealed.map((row) => `${row.gateway}: ${row.category} ${row.path} (${row.seen})`).join('; '),
   );
+  targets.push(...pressureTargets(result.pressure ?? {}));
   return targets;
 }
 

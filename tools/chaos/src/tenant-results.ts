@@ -107,15 +107,67 @@ export interface PlaceholderReaders {
   problems: string[];
 }
 
+/** The host-pressure attacks (pressure.ts), judged in pressure-judge.ts. */
+export interface PlantedNames {
+  names: number;
+  planted?: { ms: number; names: number };
+  /** The sibling's stop with nothing else going on. */
+  idleStop?: Timed;
+  deletion?: Timed;
+  /** The sibling's stop, sent once the planted Agent's unit was down (its deletion was removing). */
+  stop?: Timed;
+  /** ms after the deletion was sent that the stop was; and whether that was before the deletion answered. */
+  stopSentAtMs?: number;
+  landed: boolean;
+  problems: string[];
+}
+
+export interface Stopper {
+  /** prepare + activate of a new revision of a quiet sibling, then of the stopper. */
+  quietRedeploy?: Timed;
+  redeploy?: Timed;
+  /** Processes of the stopper's UID outside its unit after the redeploy, then any left once its unit stopped: `pid stat args`. */
+  strays: string[];
+  leftAfterStop: string[];
+  problems: string[];
+}
+
+export interface JournalFlood {
+  entryMiB: number;
+  idle?: LatencySample;
+  flooded?: LatencySample;
+  /** Entries of entryMiB MiB the flooder had started, and finished, sending when the sampling ended. */
+  entriesStarted: number;
+  entriesSent: number;
+  problems: string[];
+}
+
+export interface LatencySample {
+  requests: number;
+  failed: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+export interface PressureResults {
+  planted?: PlantedNames;
+  stopper?: Stopper;
+  flood?: JournalFlood;
+  durationMs?: number;
+}
+
 export interface TenantsResult {
   /** What was planned: trials of each kind and the size of the planted trees. */
-  plan: { lockTrials: number; trickleTrials: number; treeDepth: number; treeFiles: number };
+  plan: { lockTrials: number; trickleTrials: number; treeDepth: number; treeFiles: number; plantedNames: number; floodEntryMiB: number; floodSampleMs: number };
   bounds: TenantBounds;
   lock: LockTrial[];
   trickle: TrickleTrial[];
   forgedAudit?: ForgedAudit;
   hugeTrees?: HugeTrees;
   placeholders?: PlaceholderReaders;
+  /** The host-pressure attacks: planted names during deletion, the stopper, the journal flood. */
+  pressure?: PressureResults;
   /** An attack that could not be set up or run: its targets are not met. */
   problems: string[];
   durationMs: number;

@@ -4,6 +4,7 @@
 // that never completes, a sighting, a visible sibling) while a clean result meets them all.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { cleanPressure } from './pressure-fixture.js';
 import { QUICK } from './sizes.js';
 import { countsOf, judge } from './report.js';
 import { LOCK_TRIAL_CALLS, tenantTargets } from './tenant-judge.js';
@@ -16,7 +17,7 @@ const call = (key: string, change: Partial<Timed> = {}): Timed => {
 
 function clean(): TenantsResult {
   return {
-    plan: { lockTrials: 2, trickleTrials: 1, treeDepth: 3000, treeFiles: 20_000 },
+    plan: { lockTrials: 2, trickleTrials: 1, treeDepth: 3000, treeFiles: 20_000, plantedNames: 200_000, floodEntryMiB: 32, floodSampleMs: 5000 },
     bounds: { operationMs: 15_000, readinessTimeoutMs: 15_000, readinessMarginMs: 10_000, inventoryMs: 10_000, heartbeatGapMs: 5000, deleteAttempts: 3 },
     lock: (['shared', 'exclusive'] as const).map((mode) => ({ mode, held: false, attacker: 'could not hold', calls: LOCK_TRIAL_CALLS.map((key) => call(key)), problems: [] })),
     trickle: [
@@ -45,6 +46,7 @@ function clean(): TenantsResult {
       visibility: [{ gateway: 'reader-same gateway', path: '/var/lib/openclaw-enterprise/accounts', category: 'accounts directory', revealed: false, seen: 'stat ENOENT' }],
       problems: [],
     },
+    pressure: cleanPressure(),
     problems: [],
     durationMs: 60_000,
   };
@@ -58,7 +60,7 @@ describe('hostile-tenants targets', () => {
     const targets = judge({ hostileTenants: clean() }, QUICK, ['hostile-tenants']);
     assert.equal(targets.length, tenantTargets(clean()).length);
     assert.ok(targets.every((target) => target.section === 'hostile-tenants' && target.met));
-    assert.deepEqual(countsOf({ hostileTenants: clean() })['hostileTenants'], { trials: 6, violations: 0, sightings: 0 });
+    assert.deepEqual(countsOf({ hostileTenants: clean() })['hostileTenants'], { trials: 9, violations: 0, sightings: 0 });
   });
 
   it('a section that ran without results fails', () => {

@@ -3,7 +3,8 @@
 // host. It judges outcomes only, as the attacker and the victims see them: whether sibling calls
 // answer in time and succeed, what inventory shows, whether deletion completes, what a sibling can
 // read. Attacks: a gateway holding the host's serialization lock, a gateway trickling /readyz,
-// forged audit lines, huge trees in home/ and state/, and siblings reading launch placeholders.
+// forged audit lines, huge trees in home/ and state/, and siblings reading launch placeholders. The
+// host-pressure attacks (pressure.ts) run on a second host of the section.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import type { InventoryResult } from '@occ-ssh/protocol';

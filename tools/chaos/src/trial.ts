@@ -31,6 +31,11 @@ export interface TrialRecord {
   midway?: boolean;
   /** The interrupted call still printed its result line (the fault came too late to cut it). */
   completedFirst: boolean;
+  /**
+   * Wait faults: the activation had answered before the later operation took the host lock, so the
+   * fault could not land in the wait on this machine. Judged on the invariants only; not counted as landed.
+   */
+  notLanded?: boolean;
   /** How long the interrupted call ran, as the local client saw it. */
   firstMs: number;
   /**

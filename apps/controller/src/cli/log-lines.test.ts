@@ -30,4 +30,21 @@ describe('CLI log lines', () => {
     assert.equal(tty.text(), '\r\x1b[K14:00:00.123 INFO  operation done host=stable operation=probe ms=42\n');
     assert.equal(pipe.text(), `${LINE}\n`);
   });
+
+  test('a host’s text in a message or field is shown escaped on a terminal, never obeyed', () => {
+    const line = JSON.stringify({ level: 50, time: 1764511200123, msg: 'failed \u202eko\u202c\x1b[2J', detail: 'a\tb\u2028c\\x1b', n: { s: '\u009b' } });
+    assert.equal(readableLine(line), '14:00:00.123 ERROR failed \\u202eko\\u202c\\x1b[2J detail=a\\x09b\\u2028c\\\\x1b n={"s":"\\u009b"}');
+    assert.equal(readableLine('not json \u202e\x1b'), 'not json \\u202e\\x1b');
+  });
+
+  test('a pipe gets JSON lines with C1, bidi and zero-width characters escaped, split characters included', async () => {
+    const pipe = sink(false);
+    const dest = logDestination(pipe.stream);
+    const bytes = Buffer.from(`${JSON.stringify({ msg: 'x\u202ey\u0085\u200b' })}\n`);
+    // Cut inside the three bytes of U+202E.
+    dest.write(bytes.subarray(0, 10));
+    dest.write(bytes.subarray(10));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(pipe.text(), '{"msg":"x\\u202ey\\u0085\\u200b"}\n');
+  });
 });

@@ -1,6 +1,7 @@
-// occ-ssh logs against a real host whose gateway is compromised: it writes escape sequences and a line
-// that looks like the helper's audit trail. Both are printed as the Agent's words with every control
-// character shown, --json carries them as data, and --follow stops on Ctrl-C leaving no journalctl behind.
+// occ-ssh logs against a real host whose gateway is compromised: it writes escape sequences, a line
+// that looks like the helper's audit trail, and a line of tabs, bidi overrides, zero-width characters and
+// line separators. All are printed as the Agent's words with every hidden character shown escaped,
+// --json carries them as data in escaped JSON text, and --follow stops on Ctrl-C leaving no journalctl behind.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -13,11 +14,19 @@ import { cliRunner } from '../../test/cli-runner.js';
 import { hostInfo, installationYaml } from '../../test/hosts.js';
 import { EXIT } from './main.js';
 
+/** Reordered, hidden and separated text, and a backslash that would forge an escape. */
+const SPOOF = 'spoof\t|\u202eb-tnega\u202c|\u2066x\u2069\u200e\u200f\u061c|\u200b\u200c\u200d\u2060\ufeff|\u2028\u2029|\u0085\u009b|\\u202e end';
+const SPOOF_SHOWN = 'spoof\\x09|\\u202eb-tnega\\u202c|\\u2066x\\u2069\\u200e\\u200f\\u061c|\\u200b\\u200c\\u200d\\u2060\\ufeff|\\u2028\\u2029|\\x85\\x9b|\\\\u202e end';
+/** What a terminal would obey, reorder by or hide. */
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
+
 const ATTACK = `
+const SPOOF = ${JSON.stringify(SPOOF)};
 console.log('hostile \\x1b[2J\\x1b]0;owned\\x07\\x9b31m end');
 // On its own output, not through logger: journald finds a short-lived logger's unit only while it still runs.
 console.log('operation=delete-namespace outcome=ok request=forged namespace=ns-victim');
 process.stdout.write('first\\noperation=retire-revision outcome=ok request=forged-newline\\n');
+console.log(SPOOF);
 let tick = 0;
 setInterval(() => console.log('tick ' + tick++), 300).unref();
 `;
@@ -53,7 +62,11 @@ describe('occ-ssh logs of a compromised gateway, on a real host', () => {
   test('escape sequences and a forged audit line are printed neutralised, each as the Agent’s own line', async () => {
     const result = await cli('logs', 'agent-logs', '--revision', revision, '--lines', '1000');
     assert.equal(result.code, EXIT.ok, result.err);
-    assert.equal(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(result.out), false, 'no control character reaches the terminal');
+    assert.equal(HIDDEN.test(result.out.replaceAll('\n', '')), false, 'no control, bidi or invisible character reaches the terminal');
+    assert.ok(
+      result.out.split('\n').some((line) => line.endsWith(`]: ${SPOOF_SHOWN}`)),
+      result.out,
+    );
     assert.match(result.out, /^\S+Z agent-logs\[\d+\]: hostile \\x1b\[2J\\x1b\]0;owned\\x07\\x9b31m end$/m);
     assert.match(result.out, /^\S+Z agent-logs\[\d+\]: operation=delete-namespace outcome=ok request=forged namespace=ns-victim$/m);
     // Every printed line is either the header or attributed to the Agent: the newline inside an entry starts nothing.
@@ -67,6 +80,13 @@ describe('occ-ssh logs of a compromised gateway, on a real host', () => {
     const json = JSON.parse(result.out) as { ok: boolean; result: { entries: { message: string }[]; truncated: boolean } };
     assert.equal(json.ok, true);
     assert.ok(json.result.entries.some((e) => e.message === 'hostile \x1b[2J\x1b]0;owned\x07\u009b31m end'));
+    assert.ok(
+      json.result.entries.some((e) => e.message === SPOOF),
+      result.out,
+    );
+    // The JSON text itself shows them as \u escapes: a terminal reading it obeys and hides nothing.
+    assert.equal(HIDDEN.test(result.out.replaceAll('\n', '')), false, 'no control, bidi or invisible character in the JSON text');
+    assert.ok(result.out.includes('\\u202eb-tnega\\u202c'), result.out);
     assert.equal(json.result.truncated, false);
   });
 

@@ -3,7 +3,7 @@
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { MAX_LOG_LINES, type LogEntry } from '@occ-ssh/protocol';
 import type { CommandContext } from './commands.js';
-import { neutralise } from './journal-text.js';
+import { neutralise, printableJson } from './journal-text.js';
 import { DEFAULT_LOG_LINES } from './args.js';
 import { bindingFrom, resourcesFrom } from './resources.js';
 import { previousInstance, runtimeBinding } from './runtime.js';
@@ -18,7 +18,7 @@ export async function logs({ options, driver, report, print, signal }: CommandCo
     for (const entry of entries)
       print(
         options.json
-          ? `${JSON.stringify(entry)}\n`
+          ? `${printableJson(entry)}\n`
           : `${entry.time} ${binding.agent.id}[${entry.pid ?? '-'}]: ${entry.message === null ? '(message over 4096 bytes not shown)' : neutralise(entry.message)}\n`,
       );
   };

@@ -10,6 +10,7 @@ import { COMMAND_HELP, USAGE, UsageError, parseCli, type CliOptions } from './ar
 import { HostsFailed, deleteAgent, deleteNamespace, deploy, preflight, retire, status, stop, type CommandContext } from './commands.js';
 import { confirmed, type Input } from './confirm.js';
 import { diagnose } from './diagnose.js';
+import { printableJson } from './journal-text.js';
 import { logDestination } from './log-lines.js';
 import { logs } from './logs.js';
 import { plan } from './plan.js';
@@ -48,7 +49,7 @@ export async function runCli(argv: readonly string[], out: Stream = process.stdo
   try {
     options = parseCli(argv);
   } catch (error) {
-    if (json) out.write(`${JSON.stringify({ ok: false, error: { code: 'usage', message: (error as Error).message } })}\n`);
+    if (json) out.write(`${printableJson({ ok: false, error: { code: 'usage', message: (error as Error).message } })}\n`);
     else err.write(`occ-ssh: ${(error as Error).message}\n\n${USAGE}\n`);
     return EXIT.usage;
   }
@@ -102,16 +103,16 @@ async function execute(options: CliOptions, out: Stream, err: Stream, signal: Ab
     }
     if (options.command === 'logs' && options.follow) return EXIT.ok;
     if (isNothingDone(result)) {
-      if (options.json) out.write(`${JSON.stringify({ ok: true, command: options.command, result, steps: report.steps, hosts: report.hosts, totalMs: report.totalMs() })}\n`);
+      if (options.json) out.write(`${printableJson({ ok: true, command: options.command, result, steps: report.steps, hosts: report.hosts, totalMs: report.totalMs() })}\n`);
       else out.write(`${options.command}: ${result.nothingDone}; nothing changed\n`);
       return EXIT.nothingToDo;
     }
-    if (options.json) out.write(`${JSON.stringify({ ok: true, command: options.command, result, steps: report.steps, hosts: report.hosts, totalMs: report.totalMs() })}\n`);
+    if (options.json) out.write(`${printableJson({ ok: true, command: options.command, result, steps: report.steps, hosts: report.hosts, totalMs: report.totalMs() })}\n`);
     else out.write(`${options.command}: done in ${seconds(report.totalMs())}\n`);
     return EXIT.ok;
   } catch (error) {
     if (error instanceof UsageError) {
-      if (options.json) out.write(`${JSON.stringify({ ok: false, command: options.command, error: { code: 'usage', message: error.message } })}\n`);
+      if (options.json) out.write(`${printableJson({ ok: false, command: options.command, error: { code: 'usage', message: error.message } })}\n`);
       else err.write(`occ-ssh: ${error.message}\n\n${COMMAND_HELP[options.command]}\n`);
       return EXIT.usage;
     }
@@ -120,7 +121,7 @@ async function execute(options: CliOptions, out: Stream, err: Stream, signal: Ab
     if (options.json) {
       const shape = (e: ComputeError) => ({ code: e.code, failure: e.failure, message: e.message, ...e.details });
       out.write(
-        `${JSON.stringify({ ok: false, command: options.command, error: shape(toComputeError(error)), ...(failures.length > 1 ? { failures: failures.map(shape) } : {}), steps: report.steps, hosts: report.hosts })}\n`,
+        `${printableJson({ ok: false, command: options.command, error: shape(toComputeError(error)), ...(failures.length > 1 ? { failures: failures.map(shape) } : {}), steps: report.steps, hosts: report.hosts })}\n`,
       );
     } else {
       for (const failure of failures) {
