@@ -20,15 +20,15 @@ export async function pass(namespace: Namespace, revision: AgentRevision): Promi
 // The package's own types stay usable by a consumer that wants the richer class.
 export const own: SshComputeDriver = createDriver({ id: 'x', implementation: 'y', configuration: {} });
 
-// OCC's optional runtime diagnostics: the driver has the member, in OCC's exact type.
-export const diagnosing: Required<Pick<ComputeDriver, 'diagnoseAgentDeployment'>> = own;
-
+// OCC's optional runtime diagnostics, called with OCC's exact types.
 export function diagnose(binding: ComputeAgentRevisionBinding): Promise<AgentDeploymentDiagnostics> {
   return own.diagnoseAgentDeployment(binding);
 }
+
 // OCC's runtime routes (the console's Logs tab, `occ agent runtime|logs`) answer 501 without these
-// optional members: with them required here, a missing or drifted one fails this check.
-export const runtimeView: Required<Pick<ComputeDriver, 'describeAgentRuntime' | 'readAgentRuntimeLogs' | 'runtimeLogging'>> = createDriver({
+// optional members, and its deployment diagnostics answer "dependency unavailable": with them
+// required here, a missing or drifted one fails this check.
+export const runtimeView: Required<Pick<ComputeDriver, 'describeAgentRuntime' | 'readAgentRuntimeLogs' | 'runtimeLogging' | 'diagnoseAgentDeployment'>> = createDriver({
   id: 'compute-ssh',
   implementation: '@occ-ssh/compute-driver@0.0.0',
   configuration: {},

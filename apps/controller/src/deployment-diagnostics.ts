@@ -35,7 +35,7 @@ export function fromHost(revisionId: string, answer: HostAnswer, observed: Date)
   return { revisionId, observedAt, checks };
 }
 
-export function unreached(revisionId: string, code: string, observed: Date): AgentDeploymentDiagnostics {
+function unreached(revisionId: string, code: string, observed: Date): AgentDeploymentDiagnostics {
   const observedAt = observed.toISOString();
   return {
     revisionId,

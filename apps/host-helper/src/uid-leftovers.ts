@@ -11,7 +11,7 @@ import { CommandNotRun, PROGRAM_ENV, mustRun, type HostRunner } from './system.j
  * tmpfs, /run is read-only, its IPC namespace private); these are swept anyway, the second line behind
  * the sandbox and the as-account children that follow no link.
  */
-export const SHARED_DIRS = ['/tmp', '/var/tmp', '/dev/shm', '/dev/mqueue', '/run/lock'] as const;
+const SHARED_DIRS = ['/tmp', '/var/tmp', '/dev/shm', '/dev/mqueue', '/run/lock'] as const;
 
 /** How long processes of the UID get to vanish after SIGKILL (one in uninterruptible sleep may take a moment). */
 const PROCESS_GONE_MS = 5000;

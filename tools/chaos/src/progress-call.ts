@@ -7,7 +7,7 @@ import { collect, remoteCommand, sshEnv } from '@occ-ssh/ssh-client';
 import { envelopeFor, helperArtifact, sshCallArgv, wireFor } from '@occ-ssh/test-support';
 import type { HostLink } from './ssh.js';
 
-export interface ProgressOutcome {
+interface ProgressOutcome {
   line: ResultLine | undefined;
   /** When the call was sent and when it ended (Date.now()), and how long it ran. */
   sentAt: number;

@@ -28,7 +28,7 @@ export const DEFAULT_PROGRESS_LINES: Record<MutatingOperation, number> = {
 };
 
 /** The helper's checks before it takes the lock and right after: each prints a progress line before its first change. */
-export const CHECKS_BEFORE_CHANGES = 2;
+const CHECKS_BEFORE_CHANGES = 2;
 
 /**
  * The progress lines of an operation's own steps, from an uncut run: its checks, then one per change its

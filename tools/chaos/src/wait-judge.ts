@@ -7,8 +7,8 @@
 import type { ResultLine } from '@occ-ssh/protocol';
 
 /** The shortest readiness wait, and how many times a fresh-client locked call it must outlast. */
-export const WAIT_FLOOR_MS = 4000;
-export const WAIT_CALLS = 4;
+const WAIT_FLOOR_MS = 4000;
+const WAIT_CALLS = 4;
 
 /**
  * How long the waiting activation's gateway takes to become ready: long enough for the later
