@@ -6,7 +6,7 @@ import { readArtifact, type HelperArtifact } from '@occ-ssh/helper-call';
 import { assertNever, ComputeError } from '@occ-ssh/protocol';
 import type { SshClientSettings } from '@occ-ssh/ssh-client';
 import type { SshComputeConfiguration } from './config/schema.js';
-import { HostLimiter } from './limiter.js';
+import { HostLimiter, sessionsPerHost } from './limiter.js';
 import { createLogger, type Logger } from './logging.js';
 import type { HelperProgress } from './public-types.js';
 import type { HelperTracer } from './telemetry.js';
@@ -61,7 +61,7 @@ export function createExecutor(config: SshComputeConfiguration): CommandExecutor
     case 'openssh-mux':
       return new OpenSshMuxExecutor(settings);
     case 'ssh2':
-      return new Ssh2PoolExecutor(settings, { maxChannelsPerHost: config.maxConcurrentOperationsPerHost });
+      return new Ssh2PoolExecutor(settings, { maxChannelsPerHost: sessionsPerHost(config.maxConcurrentOperationsPerHost) });
     default:
       return assertNever(config.transport, 'transport');
   }

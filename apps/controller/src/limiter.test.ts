@@ -1,7 +1,7 @@
 // HostLimiter: a per-host bound on concurrent operations, first come first served.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HostLimiter, Semaphore } from './limiter.js';
+import { HostLimiter, Semaphore, sessionsPerHost, viewSlotsFor } from './limiter.js';
 import { deferred, settle } from '../test/fakes.js';
 
 /** Tasks that record start/end and finish only when released, tracking the peak concurrency per host. */
@@ -119,6 +119,29 @@ describe('HostLimiter', () => {
     await h.release('newcomer');
     await Promise.all([first, waiting, newcomer]);
     assert.deepEqual(h.started, ['first', 'waiting', 'newcomer']);
+  });
+});
+
+describe("HostLimiter: the runtime reads' own slots", () => {
+  it('starts a runtime read at once while every operation slot is taken, and bounds the reads by their own two', async () => {
+    const limiter = new HostLimiter(2);
+    const h = harness();
+    const operations = ['op1', 'op2', 'op3'].map((name) => limiter.run('stable', h.task('stable', name)));
+    const views = ['v1', 'v2', 'v3'].map((name) => limiter.run('stable', h.task('stable view', name), 'view'));
+    await settle();
+    assert.deepEqual(h.started, ['op1', 'op2', 'v1', 'v2']);
+    await h.release('v1');
+    assert.deepEqual(h.started, ['op1', 'op2', 'v1', 'v2', 'v3'], 'a freed read slot admits the next read, not an operation');
+    for (const name of ['op1', 'op2', 'op3', 'v2', 'v3']) await h.release(name);
+    await Promise.all([...operations, ...views]);
+    assert.deepEqual([h.peak.get('stable'), h.peak.get('stable view')], [2, 2]);
+  });
+
+  it("keeps every host within sshd's 10 sessions per connection: with no room left, reads share the operations' slots", async () => {
+    assert.deepEqual([1, 4, 8, 9, 10].map(viewSlotsFor), [2, 2, 2, 1, 0]);
+    assert.deepEqual([1, 4, 8, 9, 10].map(sessionsPerHost), [3, 6, 10, 10, 10]);
+    const limiter = new HostLimiter(10);
+    assert.equal(limiter.semaphoreFor('stable', 'view'), limiter.semaphoreFor('stable'));
   });
 });
 

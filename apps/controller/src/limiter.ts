@@ -50,24 +50,47 @@ export class Semaphore {
   }
 }
 
-/** Bounds concurrent operations per host, below sshd's default MaxStartups of 10. */
+/** OpenSSH's default MaxSessions: the most sessions one multiplexed connection may carry at once. */
+const SESSIONS_PER_CONNECTION = 10;
+/** Slots of their own for OCC's runtime reads, beside the host's operations. */
+const VIEW_SLOTS = 2;
+
+/** Which slots a helper call takes: `view` for OCC's runtime reads, `operation` for everything else. */
+export type Lane = 'operation' | 'view';
+
+/** The runtime reads' own slots for a per-host bound: two, within sshd's 10 sessions per connection. */
+export const viewSlotsFor = (perHost: number) => Math.max(0, Math.min(VIEW_SLOTS, SESSIONS_PER_CONNECTION - perHost));
+
+/** Sessions one host's connection may need at once: its operations and its runtime reads. */
+export const sessionsPerHost = (perHost: number) => perHost + viewSlotsFor(perHost);
+
+/**
+ * Bounds concurrent operations per host, below sshd's default MaxStartups of 10. OCC's runtime reads
+ * (describe, logs, diagnostics) have slots of their own, so activations waiting for slow gateways never
+ * hold them up; with no room left under MaxSessions they share the operations' slots.
+ */
 export class HostLimiter {
   private readonly hosts = new Map<string, Semaphore>();
+  private readonly viewSlots: number;
 
-  constructor(private readonly perHost: number) {}
+  constructor(private readonly perHost: number) {
+    this.viewSlots = viewSlotsFor(perHost);
+  }
 
-  /** The semaphore of one host key (`user@address:port`), made on first use. */
-  semaphoreFor(host: string): Semaphore {
-    let semaphore = this.hosts.get(host);
+  /** The semaphore of one host key (`user@address:port`) and lane, made on first use. */
+  semaphoreFor(host: string, lane: Lane = 'operation'): Semaphore {
+    const own = lane === 'view' && this.viewSlots > 0;
+    const key = own ? `${host} view` : host;
+    let semaphore = this.hosts.get(key);
     if (!semaphore) {
-      semaphore = new Semaphore(this.perHost);
-      this.hosts.set(host, semaphore);
+      semaphore = new Semaphore(own ? this.viewSlots : this.perHost);
+      this.hosts.set(key, semaphore);
     }
     return semaphore;
   }
 
-  async run<T>(host: string, task: () => Promise<T>): Promise<T> {
-    const ticket = this.semaphoreFor(host).acquire();
+  async run<T>(host: string, task: () => Promise<T>, lane: Lane = 'operation'): Promise<T> {
+    const ticket = this.semaphoreFor(host, lane).acquire();
     // A free slot starts the task at once, as a caller that did not wait would expect.
     if (!ticket.immediate) await ticket.granted;
     try {

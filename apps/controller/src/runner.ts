@@ -5,10 +5,15 @@ import { toComputeError, type OperationArgs, type OperationName } from '@occ-ssh
 import { hostFor, runtimeSettingsFor } from './config/hosts.js';
 import type { SshComputeConfiguration } from './config/schema.js';
 import type { DriverDeps } from './deps.js';
+import type { Lane } from './limiter.js';
 import { machineOf } from './telemetry.js';
 import type { HostTarget } from './transport/executor.js';
 import { OPERATION_TIMEOUT_MS, runOperation, type OperationOutcome } from './transport/run-operation.js';
 import { DRIVER_VERSION } from './version.js';
+
+/** OCC's runtime reads: they take the limiter's view slots, so slow activations never hold them up. */
+const VIEW_LANE: ReadonlySet<OperationName> = new Set(['describe-runtime', 'diagnose-deployment', 'read-logs']);
+const laneOf = (operation: OperationName): Lane => (VIEW_LANE.has(operation) ? 'view' : 'operation');
 
 export class OperationRunner {
   constructor(
@@ -31,7 +36,11 @@ export class OperationRunner {
       const onHeartbeat = progress && ((seq: number) => progress({ host: machineOf(host), namespaceName: host.name, operation, heartbeats: seq + 1, elapsedMs: Date.now() - started }));
       const request = { operation, args, host, requestId, runtime: runtimeSettingsFor(this.config, namespaceName), ...(signal ? { signal } : {}), ...(onHeartbeat ? { onHeartbeat } : {}) };
       // Keyed by the connection, not the Namespace: several Namespaces may share one host.
-      const outcome = await limiter.run(`${host.user}@${host.address}:${host.port}`, () => runOperation(executor, helper, DRIVER_VERSION, request, this.operationTimeoutMs, observer.trace));
+      const outcome = await limiter.run(
+        `${host.user}@${host.address}:${host.port}`,
+        () => runOperation(executor, helper, DRIVER_VERSION, request, this.operationTimeoutMs, observer.trace),
+        laneOf(operation),
+      );
       log.info({ durationMs: Date.now() - started, timings: outcome.timings }, 'operation succeeded');
       return outcome;
     } catch (error) {

@@ -19,7 +19,7 @@ const MAX_CHANNELS_PER_CONNECTION = 10;
 const DEFAULT_IDLE_MS = 60_000;
 
 export interface Ssh2PoolOptions {
-  /** Exec channels open at once on one host's connection: the Installation's maxConcurrentOperationsPerHost (1..10). */
+  /** Exec channels open at once on one host's connection: the limiter's sessions per host (its operations and runtime reads, at most 10). */
   maxChannelsPerHost: number;
   /** A connection without channels is closed after this long (default 60 s). */
   idleTimeoutMs?: number;
