@@ -18,6 +18,8 @@ const UNIT_DIR = '/etc/systemd/system';
 const PASSWORD = { mode: 'password', password: { ...MANAGED_PASSWORD_REF } };
 /** How long a refused document is given to answer: far beyond the ~10 s the gateway needs here. */
 const REFUSED_WAIT_MS = 60_000;
+/** How long after the refused activation its gateway's own refusal may take to reach the journal. */
+const REFUSAL_LOG_WAIT_MS = 90_000;
 /**
  * What an admitted gateway is given to answer: the first start of the real gateway on a fresh host
  * passed 90 s with other real gateways starting beside it on two cores; kept below the helper's
@@ -126,7 +128,11 @@ export class GatewaySettingsHost {
       {},
     );
     await assert.rejects(activation, (error: unknown) => error instanceof ComputeError && error.code === 'not-ready');
-    const log = await host.run(['journalctl', `--namespace=+${GATEWAY_LOG_NAMESPACE}`, '-u', layout.unitName, '--since', `@${since}`, '-o', 'cat', '--no-pager']);
+    // A loaded machine can leave the gateway still starting when the wait ends, or its last lines not
+    // yet written by the namespace's journald: read again until its refusal shows, within a bound.
+    const readLog = () => host.run(['journalctl', `--namespace=+${GATEWAY_LOG_NAMESPACE}`, '-u', layout.unitName, '--since', `@${since}`, '-o', 'cat', '--no-pager']);
+    let log = await readLog();
+    for (const until = Date.now() + REFUSAL_LOG_WAIT_MS; !journal.test(log) && Date.now() < until; log = await readLog()) await new Promise((resolve) => setTimeout(resolve, 2000));
     assert.match(log, journal, log.slice(-2000));
 
     await driver.stopRevision(revision);
