@@ -91,11 +91,16 @@ describe('createExecutor', () => {
     await executor.close();
   });
 
-  it('returns the ssh2 pool for ssh2, bounded by maxConcurrentOperationsPerHost', async () => {
-    for (const limit of [1, 4, 10]) {
+  it('returns the ssh2 pool for ssh2, with channels for maxConcurrentOperationsPerHost and the runtime reads, at most 10', async () => {
+    for (const [limit, channels] of [
+      [1, 3],
+      [4, 6],
+      [9, 10],
+      [10, 10],
+    ] as const) {
       const executor = createExecutor(config('ssh2', limit));
       assert.ok(executor instanceof Ssh2PoolExecutor);
-      assert.equal(executor.maxChannelsPerHost, limit);
+      assert.equal(executor.maxChannelsPerHost, channels);
       assert.equal(executor.openConnections, 0);
       await executor.close();
     }
