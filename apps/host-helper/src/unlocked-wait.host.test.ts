@@ -8,7 +8,11 @@ import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { activateArgs, call, exists, gatewayStarts, layoutOf, ok, owner, prepareArgs, type CallOutcome } from '@occ-ssh/test-support';
 
 /** Long enough that lock holds (unit write, reload, restart) are small beside it, short enough for CI. */
-const START_DELAY_MS = 8000;
+/**
+ * Longer than the other activations' lock holds together (8 of about 1 to 1.7 s each on a loaded
+ * 2-core machine), so a gateway can start late only if an activation held the lock through its wait.
+ */
+const START_DELAY_MS = 20_000;
 const AGENTS = 8;
 
 describe('readiness wait outside the host lock on a real host', () => {
