@@ -3,7 +3,7 @@ import { agentLayout, namespaceLayout, revisionLayout, rootLayout, type AgentLay
 import type { AgentOwner, RevisionIdentity, RuntimeSettings } from '@occ-ssh/protocol';
 import type { LockScope } from './lock.js';
 import type { Session } from './session.js';
-import type { HostRunner } from './system.js';
+import type { HostRunner } from './run/system.js';
 
 export interface OpContext {
   runtime: RuntimeSettings;

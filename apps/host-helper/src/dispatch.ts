@@ -2,7 +2,7 @@
 import { rootLayout } from '@occ-ssh/markers';
 import { OPERATIONS, type Envelope, type HelperTimings, type OperationArgs, type OperationName, type OperationResult } from '@occ-ssh/protocol';
 import { sweepTemps } from './atomic-write.js';
-import { guardChanges } from './change-guard.js';
+import { guardChanges } from './run/change-guard.js';
 import type { OpContext } from './context.js';
 import { LockScope } from './lock.js';
 import { activateRevision } from './ops/activate-revision.js';

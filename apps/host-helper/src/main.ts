@@ -6,7 +6,7 @@ import { ComputeError, PROTOCOL_VERSION, decodeArgument, formatLine, toComputeEr
 import { audit } from './audit.js';
 import { dispatch } from './dispatch.js';
 import { Session } from './session.js';
-import { hostRunner } from './system.js';
+import { hostRunner } from './run/system.js';
 import { HELPER_VERSION } from './version.js';
 
 async function main(argument: string | undefined, sealed: unknown): Promise<number> {

@@ -13,11 +13,11 @@ import * as fs from 'node:fs';
 import { ComputeError, DRIVER_ID } from '@occ-ssh/protocol';
 import { removalArea, removalLayout, removalMarker, removalOfMarkerFile, type RemovalMarker } from '@occ-ssh/markers';
 import { ensureDir, parentOf, removeFile, sweepTemps, syncDir } from './atomic-write.js';
-import { beforeChange } from './change-guard.js';
+import { beforeChange } from './run/change-guard.js';
 import { holdFlock, type HeldFlock } from './flock-child.js';
 import { readMarker, writeMarker } from './marker-io.js';
 import { listDir, lstatOrNull } from './safe-read.js';
-import type { HostRunner } from './system.js';
+import type { HostRunner } from './run/system.js';
 import { removeTreeBounded } from './tree-removal.js';
 
 const AREA_OWNER = { uid: 0, gid: 0, mode: 0o700 };

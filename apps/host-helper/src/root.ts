@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { rootLayout } from '@occ-ssh/markers';
 import { ensureDir, parentOf } from './atomic-write.js';
-import { beforeChange } from './change-guard.js';
+import { beforeChange } from './run/change-guard.js';
 import type { OpContext } from './context.js';
 import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError } from './safe-read.js';
 

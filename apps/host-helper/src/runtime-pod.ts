@@ -4,13 +4,13 @@
 import { createHash } from 'node:crypto';
 import type { AgentLayout } from '@occ-ssh/markers';
 import { MAX_RUNTIME_EVENTS, type AgentOwner, type RevisionIdentity, type RuntimeEvent } from '@occ-ssh/protocol';
-import { systemctlArgv } from './commands.js';
+import { systemctlArgv } from './run/commands.js';
 import { verifyAccount } from './accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from './context.js';
 import { intOrNull, isoMicros, journalRecords } from './journal.js';
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifyUnitFile } from './ownership.js';
 import { ownershipError } from './safe-read.js';
-import { SYSTEMD_ENV } from './system.js';
+import { SYSTEMD_ENV } from './run/system.js';
 
 /** systemd's message IDs (sd-messages.h) of the unit state changes the view reports. */
 const MESSAGES = {

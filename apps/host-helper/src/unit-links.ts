@@ -4,7 +4,7 @@
 import { unitLinkPath, unitWantsLinkPath } from '@occ-ssh/markers';
 import { removeFile } from './atomic-write.js';
 import { lstatOrNull } from './safe-read.js';
-import type { HostRunner } from './system.js';
+import type { HostRunner } from './run/system.js';
 import { linkUnit, stopAndDisable } from './systemd.js';
 import { readlinkSync } from 'node:fs';
 

@@ -31,7 +31,7 @@ import { ownedListener, probeReady, waitReady, type Readiness } from '../readine
 import { refuseRollback } from '../revision-order.js';
 import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
 import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../safe-read.js';
-import type { HostRunner } from '../system.js';
+import type { HostRunner } from '../run/system.js';
 import { isActive, isEnabled, unitFacts } from '../systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;

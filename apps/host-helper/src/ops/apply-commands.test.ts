@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { after, describe, it } from 'node:test';
 import { agentLayout, deletingAgentPath, EXAMPLE_MARKERS, namespaceLayout, revisionLayout, sha256Hex } from '@occ-ssh/markers';
 import { OPERATIONS } from '@occ-ssh/protocol';
-import type { Command } from '../commands.js';
+import type { Command } from '../run/commands.js';
 import { apply } from '../plan/apply.js';
 import type { Step } from '../plan/steps.js';
 import { RecordingRunner, recordingContext } from '../recording-runner.js';

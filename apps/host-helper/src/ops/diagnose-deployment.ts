@@ -6,7 +6,7 @@ import { accountMarker, accountMarkerPath, accountName, namespaceMarker, renderU
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { lookup, type Account } from '../accounts.js';
 import { NEW_AGENT_MIN_FREE_BYTES, NEW_AGENT_MIN_FREE_INODES, rootFree } from '../capacity.js';
-import { systemctlArgv } from '../commands.js';
+import { systemctlArgv } from '../run/commands.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { DeploymentChecks, failed, passed, readQuietly, undecided } from '../deployment-checks.js';
 import { listenersOn, socketInodesOf } from '../listeners.js';

@@ -17,7 +17,7 @@ import type { OpContext } from '../context.js';
 import { hostTree } from '../marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';
 import { listDir, lstatOrNull, readSymlink } from '../safe-read.js';
-import type { HostRunner } from '../system.js';
+import type { HostRunner } from '../run/system.js';
 import { isEnabled, unitUsage } from '../systemd.js';
 
 const RECENT_AUDIT_LINES = 10;

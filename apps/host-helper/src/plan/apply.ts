@@ -5,7 +5,7 @@
 import { renameSync } from 'node:fs';
 import { createAccount, removeAccount, type Account } from '../accounts.js';
 import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
-import { beforeChange } from '../change-guard.js';
+import { beforeChange } from '../run/change-guard.js';
 import type { OpContext } from '../context.js';
 import { assertNever } from '@occ-ssh/protocol';
 import { writeMarker } from '../marker-io.js';

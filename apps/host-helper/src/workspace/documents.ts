@@ -3,7 +3,7 @@
 import { sha256Hex } from '@occ-ssh/markers';
 import type { WorkspaceFileName } from '@occ-ssh/protocol';
 import { ownershipError } from '../safe-read.js';
-import type { HostRunner } from '../system.js';
+import type { HostRunner } from '../run/system.js';
 import { asAccount, type AccountIds, type Inspection } from './as-account.js';
 
 export interface Document {
