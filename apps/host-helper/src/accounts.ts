@@ -2,12 +2,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { accountMarker, accountMarkerPath, accountName, type AccountMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type AgentOwner } from '@occ-ssh/protocol';
-import { removeFile } from './atomic-write.js';
+import { removeFile } from './fs/atomic-write.js';
 import { beforeChange } from './run/change-guard.js';
 import { getentArgv, groupaddArgv, groupdelArgv, useraddArgv, userdelArgv } from './run/commands.js';
 import type { OpContext } from './context.js';
-import { expectOwner, readMarker, writeMarker } from './marker-io.js';
-import { ownershipError } from './safe-read.js';
+import { expectOwner, readMarker, writeMarker } from './fs/marker-io.js';
+import { ownershipError } from './fs/safe-read.js';
 import { mustRun, type HostRunner } from './run/system.js';
 import { clearUid } from './uid-leftovers.js';
 

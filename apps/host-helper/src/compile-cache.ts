@@ -1,7 +1,7 @@
 // Keeps the Agent's Node compile cache (NODE_COMPILE_CACHE, in its home/) within a size bound.
 import { beforeChange } from './run/change-guard.js';
 import { asAccountArgv, duBytesArgv, rmTreeArgv, type Command } from './run/commands.js';
-import { lstatOrNull } from './safe-read.js';
+import { lstatOrNull } from './fs/safe-read.js';
 import { CommandNotRun, PROGRAM_ENV, type HostRunner } from './run/system.js';
 
 /**

@@ -1,7 +1,7 @@
 // Runs one decoded operation: root and lock for mutations, none for read-only ones.
 import { rootLayout } from '@occ-ssh/markers';
 import { OPERATIONS, type Envelope, type HelperTimings, type OperationArgs, type OperationName, type OperationResult } from '@occ-ssh/protocol';
-import { sweepTemps } from './atomic-write.js';
+import { sweepTemps } from './fs/atomic-write.js';
 import { guardChanges } from './run/change-guard.js';
 import type { OpContext } from './context.js';
 import { LockScope } from './lock.js';

@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { after, describe, it } from 'node:test';
 import { removalLayout, removalMarker } from '@occ-ssh/markers';
 import { guardChanges } from './run/change-guard.js';
-import { readMarker } from './marker-io.js';
+import { readMarker } from './fs/marker-io.js';
 import { claimRemovals, finishRemovals, stageRemoval } from './removal-area.js';
 import { hostRunner } from './run/system.js';
 

@@ -2,8 +2,8 @@
 import type { OperationArgs } from '@occ-ssh/protocol';
 import { verifyAccount } from './accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from './context.js';
-import { readAgent, readCurrent, readRevision, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from './ownership.js';
-import { lstatOrNull, ownershipError } from './safe-read.js';
+import { readAgent, readCurrent, readRevision, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from './fs/ownership.js';
+import { lstatOrNull, ownershipError } from './fs/safe-read.js';
 
 type RevisionTarget = OperationArgs<'verify-revision'>;
 

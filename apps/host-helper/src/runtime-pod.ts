@@ -8,8 +8,8 @@ import { systemctlArgv } from './run/commands.js';
 import { verifyAccount } from './accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from './context.js';
 import { intOrNull, isoMicros, journalRecords } from './journal.js';
-import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifyUnitFile } from './ownership.js';
-import { ownershipError } from './safe-read.js';
+import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifyUnitFile } from './fs/ownership.js';
+import { ownershipError } from './fs/safe-read.js';
 import { SYSTEMD_ENV } from './run/system.js';
 
 /** systemd's message IDs (sd-messages.h) of the unit state changes the view reports. */

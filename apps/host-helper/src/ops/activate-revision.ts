@@ -20,9 +20,9 @@ import {
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import type { Account } from '../accounts.js';
 import { verifyClaim } from '../activation-claim.js';
-import { parentOf, refuseDirectory } from '../atomic-write.js';
+import { parentOf, refuseDirectory } from '../fs/atomic-write.js';
 import type { OpContext } from '../context.js';
-import { readCurrent, readServed, verifyUnitFile } from '../ownership.js';
+import { readCurrent, readServed, verifyUnitFile } from '../fs/ownership.js';
 import { requirePasswordFile } from '../password.js';
 import { boundCompileCache } from '../compile-cache.js';
 import { applyPlanned } from '../plan/render.js';
@@ -30,7 +30,7 @@ import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownedListener, probeReady, waitReady, type Readiness } from '../readiness.js';
 import { refuseRollback } from '../revision-order.js';
 import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
-import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../safe-read.js';
+import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../fs/safe-read.js';
 import type { HostRunner } from '../run/system.js';
 import { isActive, isEnabled, unitFacts } from '../systemd.js';
 

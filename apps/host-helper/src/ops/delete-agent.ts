@@ -4,13 +4,13 @@
 import { deletingAgentPath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs, OperationResult } from '@occ-ssh/protocol';
 import { readRemovableAccount, verifyAccount } from '../accounts.js';
-import { TEMP_MARK } from '../atomic-write.js';
+import { TEMP_MARK } from '../fs/atomic-write.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context.js';
-import { hostTree } from '../marker-io.js';
-import { readAgent, readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../ownership.js';
+import { hostTree } from '../fs/marker-io.js';
+import { readAgent, readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../fs/ownership.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
-import { listDir, lstatOrNull, ownershipError } from '../safe-read.js';
+import { listDir, lstatOrNull, ownershipError } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'delete-agent'>;
 type Result = OperationResult<'delete-agent'>;

@@ -5,11 +5,11 @@ import { accountEntries, accountMarkerPath, agentEntries, deletingNamespacePath,
 import { DRIVER_ID, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyRemovable } from '../accounts.js';
 import { namespacePaths, type OpContext } from '../context.js';
-import { expectOwner, hostTree } from '../marker-io.js';
-import { readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../ownership.js';
+import { expectOwner, hostTree } from '../fs/marker-io.js';
+import { readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../fs/ownership.js';
 import { applyPlanned } from '../plan/render.js';
 import type { Plan, Step } from '../plan/steps.js';
-import { listDir, lstatOrNull, ownershipError } from '../safe-read.js';
+import { listDir, lstatOrNull, ownershipError } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'delete-namespace'>;
 type Result = OperationResult<'delete-namespace'>;

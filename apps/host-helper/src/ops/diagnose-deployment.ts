@@ -10,10 +10,10 @@ import { systemctlArgv } from '../run/commands.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
 import { DeploymentChecks, failed, passed, readQuietly, undecided } from '../deployment-checks.js';
 import { listenersOn, socketInodesOf } from '../listeners.js';
-import { readMarker } from '../marker-io.js';
-import { agentOwnerFields, readAgent, readCurrent, readRevision, readServed, verifySnapshot, verifyUnitFile } from '../ownership.js';
+import { readMarker } from '../fs/marker-io.js';
+import { agentOwnerFields, readAgent, readCurrent, readRevision, readServed, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';
 import { listenerVerdict, readyzAnswer } from '../readiness.js';
-import { lstatOrNull } from '../safe-read.js';
+import { lstatOrNull } from '../fs/safe-read.js';
 import { isEnabled } from '../systemd.js';
 
 type Args = OperationArgs<'diagnose-deployment'>;

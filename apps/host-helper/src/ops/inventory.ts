@@ -14,9 +14,9 @@ import {
 import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
 import { AUDIT_JOURNAL_MATCHES, recentAuditLines } from '../audit.js';
 import type { OpContext } from '../context.js';
-import { hostTree } from '../marker-io.js';
+import { hostTree } from '../fs/marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';
-import { listDir, lstatOrNull, readSymlink } from '../safe-read.js';
+import { listDir, lstatOrNull, readSymlink } from '../fs/safe-read.js';
 import type { HostRunner } from '../run/system.js';
 import { isEnabled, unitUsage } from '../systemd.js';
 

@@ -5,9 +5,9 @@ import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh
 import { verifyAccount } from '../accounts.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context.js';
 import { readJournal } from '../journal.js';
-import { readServed, requireAgent, verifyNamespace } from '../ownership.js';
+import { readServed, requireAgent, verifyNamespace } from '../fs/ownership.js';
 import { runtimeLogs } from '../runtime-logs.js';
-import { ownershipError } from '../safe-read.js';
+import { ownershipError } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'read-logs'>;
 

@@ -10,12 +10,12 @@ import { canonicalJson, managedWorkspaceDir, sha256Hex, workspaceSetupMarker, wo
 import { ComputeError, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { expectOwner, readMarker } from '../marker-io.js';
-import { agentOwnerFields, readRevision, requireAgent, verifyNamespace, verifySnapshot } from '../ownership.js';
+import { expectOwner, readMarker } from '../fs/marker-io.js';
+import { agentOwnerFields, readRevision, requireAgent, verifyNamespace, verifySnapshot } from '../fs/ownership.js';
 import { apply } from '../plan/apply.js';
 import { planDigest, renderSteps } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
-import { ownershipError, ROOT_FILE } from '../safe-read.js';
+import { ownershipError, ROOT_FILE } from '../fs/safe-read.js';
 import type { AgentLayout } from '@occ-ssh/markers';
 import { inspectWorkspace, refuseConflicts, replaceableDigests, type WorkspaceTarget } from '../workspace/documents.js';
 import { NATIVE_SETUP_TIMEOUT_MS, nativeSetupArgv, readOpenClawBuild, type NativeSetupRun, type OpenClawBuild } from '../workspace/native-setup.js';

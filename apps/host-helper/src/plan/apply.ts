@@ -4,13 +4,13 @@
 // Every external command goes through the context's runner (system.ts), built by commands.ts.
 import { renameSync } from 'node:fs';
 import { createAccount, removeAccount, type Account } from '../accounts.js';
-import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
+import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import { beforeChange } from '../run/change-guard.js';
 import type { OpContext } from '../context.js';
 import { assertNever } from '@occ-ssh/protocol';
-import { writeMarker } from '../marker-io.js';
+import { writeMarker } from '../fs/marker-io.js';
 import { ensurePasswordFile } from '../password.js';
-import type { Ownership } from '../safe-read.js';
+import type { Ownership } from '../fs/safe-read.js';
 import { stakeToken } from '../activation-claim.js';
 import { claimRemovals, finishRemovals, stageRemoval } from '../removal-area.js';
 import { daemonReload, enableUnit, restartUnit } from '../systemd.js';

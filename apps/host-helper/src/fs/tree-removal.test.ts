@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from 'node:os';
 import { after, describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
-import { hostRunner } from './run/system.js';
+import { hostRunner } from '../run/system.js';
 import { removeTreeBounded, runUntilAborted } from './tree-removal.js';
 
 const base = mkdtempSync(`${tmpdir()}/occ-tree-removal-`);

@@ -6,9 +6,9 @@
 // only waits for it, so its timers keep running, and kills it when the session ends. An Agent's
 // trees are removed only in the removal area, after the host lock is released (removal-area.ts).
 import { ComputeError } from '@occ-ssh/protocol';
-import { rmTreeArgv, type Command } from './run/commands.js';
+import { rmTreeArgv, type Command } from '../run/commands.js';
 import { lstatOrNull } from './safe-read.js';
-import { PROGRAM_ENV, type HostRunner } from './run/system.js';
+import { PROGRAM_ENV, type HostRunner } from '../run/system.js';
 
 /**
  * Runs `command` in its own process group and resolves with its exit code. Rejects with the signal's

@@ -3,9 +3,9 @@
 // temps an interrupted change left. None of them follows a link.
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { beforeChange } from './run/change-guard.js';
+import { beforeChange } from '../run/change-guard.js';
 import { expectOwnership, lstatOrNull, ownershipError, type Ownership } from './safe-read.js';
-import type { HostRunner } from './run/system.js';
+import type { HostRunner } from '../run/system.js';
 import { removeTreeBounded } from './tree-removal.js';
 
 const { O_CREAT, O_EXCL, O_WRONLY, O_RDONLY, O_NOFOLLOW, O_DIRECTORY } = fs.constants;
