@@ -4,7 +4,7 @@ import { OPERATIONS, type Envelope, type HelperTimings, type OperationArgs, type
 import { sweepTemps } from './fs/atomic-write.js';
 import { guardChanges } from './run/change-guard.js';
 import type { OpContext } from './context.js';
-import { LockScope } from './lock.js';
+import { LockScope } from './lock/lock.js';
 import { activateRevision } from './ops/activate-revision.js';
 import { deleteAgent } from './ops/delete-agent.js';
 import { deleteNamespace } from './ops/delete-namespace.js';

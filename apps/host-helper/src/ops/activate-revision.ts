@@ -19,7 +19,7 @@ import {
 } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import type { Account } from '../accounts.js';
-import { verifyClaim } from '../activation-claim.js';
+import { verifyClaim } from '../lock/activation-claim.js';
 import { parentOf, refuseDirectory } from '../fs/atomic-write.js';
 import type { OpContext } from '../context.js';
 import { readCurrent, readServed, verifyUnitFile } from '../fs/ownership.js';

@@ -5,10 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { removalLayout, removalMarker } from '@occ-ssh/markers';
-import { guardChanges } from './run/change-guard.js';
-import { readMarker } from './fs/marker-io.js';
+import { guardChanges } from '../run/change-guard.js';
+import { readMarker } from '../fs/marker-io.js';
 import { claimRemovals, finishRemovals, stageRemoval } from './removal-area.js';
-import { hostRunner } from './run/system.js';
+import { hostRunner } from '../run/system.js';
 
 const base = mkdtempSync('/var/lib/occ-removal-');
 after(() => spawnSync('rm', ['-rf', '--one-file-system', '--', base]));

@@ -12,13 +12,13 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { ComputeError, DRIVER_ID } from '@occ-ssh/protocol';
 import { removalArea, removalLayout, removalMarker, removalOfMarkerFile, type RemovalMarker } from '@occ-ssh/markers';
-import { ensureDir, parentOf, removeFile, sweepTemps, syncDir } from './fs/atomic-write.js';
-import { beforeChange } from './run/change-guard.js';
+import { ensureDir, parentOf, removeFile, sweepTemps, syncDir } from '../fs/atomic-write.js';
+import { beforeChange } from '../run/change-guard.js';
 import { holdFlock, type HeldFlock } from './flock-child.js';
-import { readMarker, writeMarker } from './fs/marker-io.js';
-import { listDir, lstatOrNull } from './fs/safe-read.js';
-import type { HostRunner } from './run/system.js';
-import { removeTreeBounded } from './fs/tree-removal.js';
+import { readMarker, writeMarker } from '../fs/marker-io.js';
+import { listDir, lstatOrNull } from '../fs/safe-read.js';
+import type { HostRunner } from '../run/system.js';
+import { removeTreeBounded } from '../fs/tree-removal.js';
 
 const AREA_OWNER = { uid: 0, gid: 0, mode: 0o700 };
 

@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { rootLayout } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
-import { TEMP_MARK, parentOf, sweepTemps, syncDir } from './fs/atomic-write.js';
-import { beforeChange } from './run/change-guard.js';
+import { TEMP_MARK, parentOf, sweepTemps, syncDir } from '../fs/atomic-write.js';
+import { beforeChange } from '../run/change-guard.js';
 import { holdFlock } from './flock-child.js';
 import { rootLockers } from './lock-holders.js';
 

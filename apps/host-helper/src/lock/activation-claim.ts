@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentLayout, AgentMarker, RevisionLayout } from '@occ-ssh/markers';
 import { ComputeError, type AgentOwner } from '@occ-ssh/protocol';
-import { writeFileAtomic } from './fs/atomic-write.js';
-import { readAgent, readCurrent, readRevision, verifyUnitFile } from './fs/ownership.js';
-import { ROOT_FILE, readOwnedFile } from './fs/safe-read.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { readAgent, readCurrent, readRevision, verifyUnitFile } from '../fs/ownership.js';
+import { ROOT_FILE, readOwnedFile } from '../fs/safe-read.js';
 
 /** What one activation set under the lock before it let go of it. */
 interface ActivationClaim {

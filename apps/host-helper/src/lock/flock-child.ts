@@ -1,8 +1,8 @@
 // A kernel flock on a descriptor the helper opened and verified, held by a child that dies with the helper.
 import type { ChildProcess } from 'node:child_process';
 import { ComputeError } from '@occ-ssh/protocol';
-import { flockHoldArgv } from './run/commands.js';
-import { HOST_PATH, hostRunner } from './run/system.js';
+import { flockHoldArgv } from '../run/commands.js';
+import { HOST_PATH, hostRunner } from '../run/system.js';
 
 const CONFLICT_EXIT = 75;
 
