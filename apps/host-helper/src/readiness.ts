@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { listenersOn, socketInodesOf, type Listener } from './listeners.js';
 import { abortableSleep, type Session } from './session.js';
 import type { HostRunner } from './run/system.js';
-import { unitProcesses, unitRun, type UnitRun } from './systemd.js';
+import { unitProcesses, unitRun, type UnitRun } from './systemd/systemd.js';
 
 /** What one GET /readyz found: 200, another status, no answer within the bound, or no connection. */
 export type ReadyzAnswer = 'ready' | 'not-ready' | 'no-answer' | 'refused';

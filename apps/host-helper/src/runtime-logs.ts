@@ -3,7 +3,7 @@
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { ComputeError, MAX_LOG_BYTES, keepNewestWithin, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from './context.js';
-import { intOrNull, isoMicros, journalRecords, messageOf } from './journal.js';
+import { intOrNull, isoMicros, journalRecords, messageOf } from './systemd/journal.js';
 import { podHistory, podOf, unitMessages } from './runtime-pod.js';
 
 /** Finding the pod and its invocations; the journal read then has its own bound. */

@@ -7,7 +7,7 @@ import { MAX_RUNTIME_EVENTS, type AgentOwner, type RevisionIdentity, type Runtim
 import { systemctlArgv } from './run/commands.js';
 import { verifyAccount } from './accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from './context.js';
-import { intOrNull, isoMicros, journalRecords } from './journal.js';
+import { intOrNull, isoMicros, journalRecords } from './systemd/journal.js';
 import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifyUnitFile } from './fs/ownership.js';
 import { ownershipError } from './fs/safe-read.js';
 import { SYSTEMD_ENV } from './run/system.js';

@@ -32,7 +32,7 @@ import { refuseRollback } from '../revision-order.js';
 import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
 import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../fs/safe-read.js';
 import type { HostRunner } from '../run/system.js';
-import { isActive, isEnabled, unitFacts } from '../systemd.js';
+import { isActive, isEnabled, unitFacts } from '../systemd/systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
 type Result = OperationResult<'activate-revision'>;

@@ -14,7 +14,7 @@ import { readMarker } from '../fs/marker-io.js';
 import { agentOwnerFields, readAgent, readCurrent, readRevision, readServed, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';
 import { listenerVerdict, readyzAnswer } from '../readiness.js';
 import { lstatOrNull } from '../fs/safe-read.js';
-import { isEnabled } from '../systemd.js';
+import { isEnabled } from '../systemd/systemd.js';
 
 type Args = OperationArgs<'diagnose-deployment'>;
 

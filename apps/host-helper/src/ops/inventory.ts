@@ -18,7 +18,7 @@ import { hostTree } from '../fs/marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';
 import { listDir, lstatOrNull, readSymlink } from '../fs/safe-read.js';
 import type { HostRunner } from '../run/system.js';
-import { isEnabled, unitUsage } from '../systemd.js';
+import { isEnabled, unitUsage } from '../systemd/systemd.js';
 
 const RECENT_AUDIT_LINES = 10;
 /** Each Agent's live checks end within this; PROBE_CONCURRENCY of them run at once. */

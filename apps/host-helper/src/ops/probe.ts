@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context.js';
 import { hostCapacity } from '../capacity.js';
-import { ipAddressDenyMissing, socketBindMissing } from '../socket-bind.js';
+import { ipAddressDenyMissing, socketBindMissing } from '../systemd/socket-bind.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
 const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];

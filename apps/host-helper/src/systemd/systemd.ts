@@ -1,8 +1,8 @@
 // systemctl steps for one gateway unit. A job handed to systemd completes even if we stop.
 import { constants } from 'node:os';
-import { beforeChange } from './run/change-guard.js';
-import { systemctlArgv, type SystemctlRequest } from './run/commands.js';
-import { mustRun, type CommandResult, type HostRunner } from './run/system.js';
+import { beforeChange } from '../run/change-guard.js';
+import { systemctlArgv, type SystemctlRequest } from '../run/commands.js';
+import { mustRun, type CommandResult, type HostRunner } from '../run/system.js';
 
 const SYSTEMCTL_TIMEOUT_MS = 90_000;
 /** A read-only query: callers with less time left (a readiness wait, inventory) pass their own bound. */

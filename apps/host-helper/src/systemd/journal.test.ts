@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MAX_LOG_BYTES } from '@occ-ssh/protocol';
 import { parsePage } from './journal.js';
-import { journalArgs } from './ops/read-logs.js';
+import { journalArgs } from '../ops/read-logs.js';
 
 const CURSOR = (i: number) => `s=${'a'.repeat(32)};i=${i.toString(16)};b=${'b'.repeat(32)};m=1;t=2;x=3`;
 const line = (i: number, message: unknown) => JSON.stringify({ __CURSOR: CURSOR(i), __REALTIME_TIMESTAMP: '1767225600123456', _PID: '42', MESSAGE: message });

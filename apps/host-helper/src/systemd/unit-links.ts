@@ -2,9 +2,9 @@
 // /etc/systemd/system, which a reboot or an operator may have taken away. Taking the unit down
 // links it again first, so disable finds it, and removes whatever link of ours is left after.
 import { unitLinkPath, unitWantsLinkPath } from '@occ-ssh/markers';
-import { removeFile } from './fs/atomic-write.js';
-import { lstatOrNull } from './fs/safe-read.js';
-import type { HostRunner } from './run/system.js';
+import { removeFile } from '../fs/atomic-write.js';
+import { lstatOrNull } from '../fs/safe-read.js';
+import type { HostRunner } from '../run/system.js';
 import { linkUnit, stopAndDisable } from './systemd.js';
 import { readlinkSync } from 'node:fs';
 

@@ -1,8 +1,8 @@
 // Reads journal entries with journalctl's JSON output, bounded in time and in bytes: a gateway that logs
 // without end, or entries of any size, never makes the helper hold more than RAW_LIMIT of it.
 import { ComputeError, MAX_LOG_BYTES, type LogEntry } from '@occ-ssh/protocol';
-import { journalctlArgv } from './run/commands.js';
-import { SYSTEMD_ENV, type HostRunner } from './run/system.js';
+import { journalctlArgv } from '../run/commands.js';
+import { SYSTEMD_ENV, type HostRunner } from '../run/system.js';
 
 /** journalctl's raw output is cut here (an entry is at most a few KiB: journalctl shows longer fields as null). */
 const RAW_LIMIT = 4 * 1024 * 1024;

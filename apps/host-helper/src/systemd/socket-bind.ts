@@ -6,8 +6,8 @@
 import { readFileSync, statfsSync } from 'node:fs';
 import { release } from 'node:os';
 import { gunzipSync } from 'node:zlib';
-import { systemctlArgv } from './run/commands.js';
-import type { HostRunner } from './run/system.js';
+import { systemctlArgv } from '../run/commands.js';
+import type { HostRunner } from '../run/system.js';
 
 const CGROUP2_SUPER_MAGIC = 0x63677270;
 const TMPFS_MAGIC = 0x01021994;
