@@ -12,7 +12,7 @@ import {
   type TreeReader,
 } from '@occ-ssh/markers';
 import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
-import { AUDIT_JOURNAL_MATCHES, recentAuditLines } from '../audit.js';
+import { AUDIT_JOURNAL_MATCHES, recentAuditLines } from '../audit/audit.js';
 import type { OpContext } from '../context.js';
 import { hostTree } from '../fs/marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';

@@ -4,8 +4,8 @@
 // launch placeholders are never part of it.
 import { runningBundleDigest } from '@occ-ssh/helper-call';
 import { OPERATIONS, resourcesOf, type Envelope } from '@occ-ssh/protocol';
-import { journalctlArgv, loggerArgv } from './run/commands.js';
-import type { HostRunner } from './run/system.js';
+import { journalctlArgv, loggerArgv } from '../run/commands.js';
+import type { HostRunner } from '../run/system.js';
 import { HELPER_VERSION } from './version.js';
 
 export const AUDIT_IDENTIFIER = 'occ-ssh-helper';
