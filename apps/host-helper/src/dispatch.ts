@@ -3,7 +3,7 @@ import { rootLayout } from '@occ-ssh/markers';
 import { OPERATIONS, type Envelope, type HelperTimings, type OperationArgs, type OperationName, type OperationResult } from '@occ-ssh/protocol';
 import { sweepTemps } from './fs/atomic-write.js';
 import { guardChanges } from './run/change-guard.js';
-import type { OpContext } from './context.js';
+import type { OpContext } from './context/context.js';
 import { LockScope } from './lock/lock.js';
 import { activateRevision } from './ops/activate-revision.js';
 import { deleteAgent } from './ops/delete-agent.js';

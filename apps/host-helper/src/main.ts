@@ -5,7 +5,7 @@ import { canonicalHash } from '@occ-ssh/markers';
 import { ComputeError, PROTOCOL_VERSION, decodeArgument, formatLine, toComputeError, type Envelope, type HelperTimings, type ResultLine } from '@occ-ssh/protocol';
 import { audit } from './audit/audit.js';
 import { dispatch } from './dispatch.js';
-import { Session } from './session.js';
+import { Session } from './context/session.js';
 import { hostRunner } from './run/system.js';
 import { HELPER_VERSION } from './audit/version.js';
 

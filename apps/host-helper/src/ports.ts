@@ -1,7 +1,7 @@
 // Gateway port allocation: the lowest port of the range no Agent marker under the root holds.
 import { agentEntries, namespaceEntries, namespaceLayout } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
-import type { OpContext } from './context.js';
+import type { OpContext } from './context/context.js';
 import { hostTree } from './fs/marker-io.js';
 import { ownershipError } from './fs/safe-read.js';
 

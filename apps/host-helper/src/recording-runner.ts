@@ -2,7 +2,7 @@
 // so a test can hand `apply` a plan and assert exactly which programs it would start, with no host.
 import { guardChanges } from './run/change-guard.js';
 import type { Command } from './run/commands.js';
-import type { OpContext } from './context.js';
+import type { OpContext } from './context/context.js';
 import type { ChildOptions, CommandResult, HostRunner } from './run/system.js';
 import type { UidHolders } from './run/uid-holders.js';
 

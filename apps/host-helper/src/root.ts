@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { rootLayout } from '@occ-ssh/markers';
 import { ensureDir, parentOf } from './fs/atomic-write.js';
 import { beforeChange } from './run/change-guard.js';
-import type { OpContext } from './context.js';
+import type { OpContext } from './context/context.js';
 import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError } from './fs/safe-read.js';
 
 /**

@@ -21,7 +21,7 @@ import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } fro
 import type { Account } from '../accounts.js';
 import { verifyClaim } from '../lock/activation-claim.js';
 import { parentOf, refuseDirectory } from '../fs/atomic-write.js';
-import type { OpContext } from '../context.js';
+import type { OpContext } from '../context/context.js';
 import { readCurrent, readServed, verifyUnitFile } from '../fs/ownership.js';
 import { requirePasswordFile } from '../password.js';
 import { boundCompileCache } from '../compile-cache.js';

@@ -5,7 +5,7 @@ import { deletingAgentPath, revisionEntries, type AccountMarker, type AgentLayou
 import type { AgentOwner, OperationArgs, OperationResult } from '@occ-ssh/protocol';
 import { readRemovableAccount, verifyAccount } from '../accounts.js';
 import { TEMP_MARK } from '../fs/atomic-write.js';
-import { agentPaths, namespacePaths, type OpContext } from '../context.js';
+import { agentPaths, namespacePaths, type OpContext } from '../context/context.js';
 import { hostTree } from '../fs/marker-io.js';
 import { readAgent, readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../fs/ownership.js';
 import { applyPlanned } from '../plan/render.js';

@@ -4,7 +4,7 @@
 import { accountEntries, accountMarkerPath, agentEntries, deletingNamespacePath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyRemovable } from '../accounts.js';
-import { namespacePaths, type OpContext } from '../context.js';
+import { namespacePaths, type OpContext } from '../context/context.js';
 import { expectOwner, hostTree } from '../fs/marker-io.js';
 import { readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../fs/ownership.js';
 import { applyPlanned } from '../plan/render.js';

@@ -7,7 +7,7 @@ import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/pr
 import { lookup, type Account } from '../accounts.js';
 import { NEW_AGENT_MIN_FREE_BYTES, NEW_AGENT_MIN_FREE_INODES, rootFree } from '../capacity.js';
 import { systemctlArgv } from '../run/commands.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
 import { DeploymentChecks, failed, passed, readQuietly, undecided } from '../deployment-checks.js';
 import { listenersOn, socketInodesOf } from '../listeners.js';
 import { readMarker } from '../fs/marker-io.js';

@@ -1,7 +1,7 @@
 // ensure-namespace: create the Namespace directory with its marker, or verify an existing one.
 import { namespaceMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { namespacePaths, rootPaths, type OpContext } from '../context.js';
+import { namespacePaths, rootPaths, type OpContext } from '../context/context.js';
 import { expectOwner, readMarker } from '../fs/marker-io.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan } from '../plan/steps.js';

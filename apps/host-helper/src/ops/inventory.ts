@@ -13,7 +13,7 @@ import {
 } from '@occ-ssh/markers';
 import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
 import { AUDIT_JOURNAL_MATCHES, recentAuditLines } from '../audit/audit.js';
-import type { OpContext } from '../context.js';
+import type { OpContext } from '../context/context.js';
 import { hostTree } from '../fs/marker-io.js';
 import { ownedListener, probeReady } from '../readiness.js';
 import { listDir, lstatOrNull, readSymlink } from '../fs/safe-read.js';

@@ -5,7 +5,7 @@ import { sha256Hex, type AgentLayout, type AgentMarker, type RevisionLayout } fr
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { creatingMarker, readAccount, verifyAccount, type Account, type AccountState } from '../accounts.js';
 import { refuseDirectory, TEMP_MARK } from '../fs/atomic-write.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
 import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';
 import { requirePasswordFile } from '../password.js';
 import { resolveAccount } from '../plan/apply.js';

@@ -3,7 +3,7 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
-import type { OpContext } from '../context.js';
+import type { OpContext } from '../context/context.js';
 import { hostCapacity } from '../capacity.js';
 import { ipAddressDenyMissing, socketBindMissing } from '../systemd/socket-bind.js';
 

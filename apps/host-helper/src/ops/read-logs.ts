@@ -3,7 +3,7 @@
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
-import { agentPaths, namespacePaths, type OpContext } from '../context.js';
+import { agentPaths, namespacePaths, type OpContext } from '../context/context.js';
 import { readJournal } from '../systemd/journal.js';
 import { readServed, requireAgent, verifyNamespace } from '../fs/ownership.js';
 import { runtimeLogs } from '../runtime-logs.js';

@@ -9,7 +9,7 @@
 import { canonicalJson, managedWorkspaceDir, sha256Hex, workspaceSetupMarker, workspaceSetupMarkerPath, type WorkspaceSetupMarker } from '@occ-ssh/markers';
 import { ComputeError, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyAccount } from '../accounts.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
 import { expectOwner, readMarker } from '../fs/marker-io.js';
 import { agentOwnerFields, readRevision, requireAgent, verifyNamespace, verifySnapshot } from '../fs/ownership.js';
 import { apply } from '../plan/apply.js';

@@ -6,7 +6,7 @@ import { renameSync } from 'node:fs';
 import { createAccount, removeAccount, type Account } from '../accounts.js';
 import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import { beforeChange } from '../run/change-guard.js';
-import type { OpContext } from '../context.js';
+import type { OpContext } from '../context/context.js';
 import { assertNever } from '@occ-ssh/protocol';
 import { writeMarker } from '../fs/marker-io.js';
 import { ensurePasswordFile } from '../password.js';

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { revisionLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { AUDIT_JOURNAL_MATCHES } from './audit/audit.js';
+import { AUDIT_JOURNAL_MATCHES } from '../audit/audit.js';
 import { activateArgs, call, exists, gatewayStarts, layoutOf, ok, owner, prepareArgs, shell, unitState } from '@occ-ssh/test-support';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

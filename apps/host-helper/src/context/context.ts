@@ -1,9 +1,9 @@
 // What every operation receives: trusted runtime settings, the session and the host layout.
 import { agentLayout, namespaceLayout, revisionLayout, rootLayout, type AgentLayout } from '@occ-ssh/markers';
 import type { AgentOwner, RevisionIdentity, RuntimeSettings } from '@occ-ssh/protocol';
-import type { LockScope } from './lock/lock.js';
+import type { LockScope } from '../lock/lock.js';
 import type { Session } from './session.js';
-import type { HostRunner } from './run/system.js';
+import type { HostRunner } from '../run/system.js';
 
 export interface OpContext {
   runtime: RuntimeSettings;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { PassThrough, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
-import { acquireLock } from './lock/lock.js';
+import { acquireLock } from '../lock/lock.js';
 import { Session } from './session.js';
 
 const aborted = (signal: AbortSignal) => new Promise<unknown>((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
