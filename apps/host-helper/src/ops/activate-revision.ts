@@ -18,7 +18,7 @@ import {
   type ServedMarker,
 } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import type { Account } from '../accounts.js';
+import type { Account } from '../accounts/accounts.js';
 import { verifyClaim } from '../lock/activation-claim.js';
 import { parentOf, refuseDirectory } from '../fs/atomic-write.js';
 import type { OpContext } from '../context/context.js';

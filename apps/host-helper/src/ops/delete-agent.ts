@@ -3,7 +3,7 @@
 // removed after the lock is released (removal-area.ts).
 import { deletingAgentPath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs, OperationResult } from '@occ-ssh/protocol';
-import { readRemovableAccount, verifyAccount } from '../accounts.js';
+import { readRemovableAccount, verifyAccount } from '../accounts/accounts.js';
 import { TEMP_MARK } from '../fs/atomic-write.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context/context.js';
 import { hostTree } from '../fs/marker-io.js';

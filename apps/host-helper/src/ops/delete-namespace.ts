@@ -3,7 +3,7 @@
 // released (removal-area.ts).
 import { accountEntries, accountMarkerPath, agentEntries, deletingNamespacePath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { verifyRemovable } from '../accounts.js';
+import { verifyRemovable } from '../accounts/accounts.js';
 import { namespacePaths, type OpContext } from '../context/context.js';
 import { expectOwner, hostTree } from '../fs/marker-io.js';
 import { readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../fs/ownership.js';

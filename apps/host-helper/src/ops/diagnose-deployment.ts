@@ -4,7 +4,7 @@
 // fixed names and codes leave the host: no path, file content, command output or log text.
 import { accountMarker, accountMarkerPath, accountName, namespaceMarker, renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { lookup, type Account } from '../accounts.js';
+import { lookup, type Account } from '../accounts/accounts.js';
 import { NEW_AGENT_MIN_FREE_BYTES, NEW_AGENT_MIN_FREE_INODES, rootFree } from '../capacity.js';
 import { systemctlArgv } from '../run/commands.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';

@@ -3,7 +3,7 @@
 // Everything it relies on is read and verified before its first change.
 import { sha256Hex, type AgentLayout, type AgentMarker, type RevisionLayout } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { creatingMarker, readAccount, verifyAccount, type Account, type AccountState } from '../accounts.js';
+import { creatingMarker, readAccount, verifyAccount, type Account, type AccountState } from '../accounts/accounts.js';
 import { refuseDirectory, TEMP_MARK } from '../fs/atomic-write.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
 import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';

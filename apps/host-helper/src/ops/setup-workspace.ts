@@ -8,7 +8,7 @@
 // missing or different marker is refused and the documents (the user's from then on) are never read.
 import { canonicalJson, managedWorkspaceDir, sha256Hex, workspaceSetupMarker, workspaceSetupMarkerPath, type WorkspaceSetupMarker } from '@occ-ssh/markers';
 import { ComputeError, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { verifyAccount } from '../accounts.js';
+import { verifyAccount } from '../accounts/accounts.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
 import { expectOwner, readMarker } from '../fs/marker-io.js';
 import { agentOwnerFields, readRevision, requireAgent, verifyNamespace, verifySnapshot } from '../fs/ownership.js';

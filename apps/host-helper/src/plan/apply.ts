@@ -3,7 +3,7 @@
 // plan between two steps exactly as before, and the audit line's count stays each change's own.
 // Every external command goes through the context's runner (system.ts), built by commands.ts.
 import { renameSync } from 'node:fs';
-import { createAccount, removeAccount, type Account } from '../accounts.js';
+import { createAccount, removeAccount, type Account } from '../accounts/accounts.js';
 import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../fs/atomic-write.js';
 import { beforeChange } from '../run/change-guard.js';
 import type { OpContext } from '../context/context.js';

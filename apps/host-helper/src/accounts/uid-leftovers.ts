@@ -2,8 +2,8 @@
 // `useradd --system` hands a freed UID to the next account, which would own whatever was left.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ComputeError } from '@occ-ssh/protocol';
-import { findOwnedArgv, ipcrmArgv } from './run/commands.js';
-import { CommandNotRun, PROGRAM_ENV, mustRun, type HostRunner } from './run/system.js';
+import { findOwnedArgv, ipcrmArgv } from '../run/commands.js';
+import { CommandNotRun, PROGRAM_ENV, mustRun, type HostRunner } from '../run/system.js';
 
 /**
  * The host's world-writable directories (each may be its own mount). The gateway's sandbox leaves it

@@ -2,13 +2,13 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { accountMarker, accountMarkerPath, accountName, type AccountMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type AgentOwner } from '@occ-ssh/protocol';
-import { removeFile } from './fs/atomic-write.js';
-import { beforeChange } from './run/change-guard.js';
-import { getentArgv, groupaddArgv, groupdelArgv, useraddArgv, userdelArgv } from './run/commands.js';
-import type { OpContext } from './context/context.js';
-import { expectOwner, readMarker, writeMarker } from './fs/marker-io.js';
-import { ownershipError } from './fs/safe-read.js';
-import { mustRun, type HostRunner } from './run/system.js';
+import { removeFile } from '../fs/atomic-write.js';
+import { beforeChange } from '../run/change-guard.js';
+import { getentArgv, groupaddArgv, groupdelArgv, useraddArgv, userdelArgv } from '../run/commands.js';
+import type { OpContext } from '../context/context.js';
+import { expectOwner, readMarker, writeMarker } from '../fs/marker-io.js';
+import { ownershipError } from '../fs/safe-read.js';
+import { mustRun, type HostRunner } from '../run/system.js';
 import { clearUid } from './uid-leftovers.js';
 
 export interface Account {
