@@ -5,14 +5,14 @@
 import { accountMarker, accountMarkerPath, accountName, namespaceMarker, renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { lookup, type Account } from '../accounts/accounts.js';
-import { NEW_AGENT_MIN_FREE_BYTES, NEW_AGENT_MIN_FREE_INODES, rootFree } from '../capacity.js';
+import { NEW_AGENT_MIN_FREE_BYTES, NEW_AGENT_MIN_FREE_INODES, rootFree } from '../gateway/capacity.js';
 import { systemctlArgv } from '../run/commands.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
 import { DeploymentChecks, failed, passed, readQuietly, undecided } from '../deployment-checks.js';
-import { listenersOn, socketInodesOf } from '../listeners.js';
+import { listenersOn, socketInodesOf } from '../gateway/listeners.js';
 import { readMarker } from '../fs/marker-io.js';
 import { agentOwnerFields, readAgent, readCurrent, readRevision, readServed, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';
-import { listenerVerdict, readyzAnswer } from '../readiness.js';
+import { listenerVerdict, readyzAnswer } from '../gateway/readiness.js';
 import { lstatOrNull } from '../fs/safe-read.js';
 import { isEnabled } from '../systemd/systemd.js';
 

@@ -15,7 +15,7 @@ import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ss
 import { AUDIT_JOURNAL_MATCHES, recentAuditLines } from '../audit/audit.js';
 import type { OpContext } from '../context/context.js';
 import { hostTree } from '../fs/marker-io.js';
-import { ownedListener, probeReady } from '../readiness.js';
+import { ownedListener, probeReady } from '../gateway/readiness.js';
 import { listDir, lstatOrNull, readSymlink } from '../fs/safe-read.js';
 import type { HostRunner } from '../run/system.js';
 import { isEnabled, unitUsage } from '../systemd/systemd.js';

@@ -7,12 +7,12 @@ import { creatingMarker, readAccount, verifyAccount, type Account, type AccountS
 import { refuseDirectory, TEMP_MARK } from '../fs/atomic-write.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
 import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';
-import { requirePasswordFile } from '../password.js';
+import { requirePasswordFile } from '../gateway/password.js';
 import { resolveAccount } from '../plan/apply.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Id, type Plan, type Step } from '../plan/steps.js';
-import { refuseFullDisk } from '../capacity.js';
-import { allocatePort } from '../ports.js';
+import { refuseFullDisk } from '../gateway/capacity.js';
+import { allocatePort } from '../gateway/ports.js';
 import { isSuperseded } from '../revision-order.js';
 import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError, verifyDir } from '../fs/safe-read.js';
 

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context/context.js';
-import { hostCapacity } from '../capacity.js';
+import { hostCapacity } from '../gateway/capacity.js';
 import { ipAddressDenyMissing, socketBindMissing } from '../systemd/socket-bind.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;

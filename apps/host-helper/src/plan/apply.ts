@@ -9,7 +9,7 @@ import { beforeChange } from '../run/change-guard.js';
 import type { OpContext } from '../context/context.js';
 import { assertNever } from '@occ-ssh/protocol';
 import { writeMarker } from '../fs/marker-io.js';
-import { ensurePasswordFile } from '../password.js';
+import { ensurePasswordFile } from '../gateway/password.js';
 import type { Ownership } from '../fs/safe-read.js';
 import { stakeToken } from '../lock/activation-claim.js';
 import { claimRemovals, finishRemovals, stageRemoval } from '../lock/removal-area.js';

@@ -2,7 +2,7 @@
 import { readFileSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ComputeError, type HostCapacity } from '@occ-ssh/protocol';
-import type { OpContext } from './context/context.js';
+import type { OpContext } from '../context/context.js';
 import { usedPorts } from './ports.js';
 
 /**

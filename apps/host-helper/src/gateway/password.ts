@@ -1,7 +1,7 @@
 // The per-Agent managed gateway password: made once when needed, never rotated, never logged.
 import { randomBytes } from 'node:crypto';
-import { writeFileAtomic } from './fs/atomic-write.js';
-import { ROOT_FILE, readOwnedFile } from './fs/safe-read.js';
+import { writeFileAtomic } from '../fs/atomic-write.js';
+import { ROOT_FILE, readOwnedFile } from '../fs/safe-read.js';
 
 /** Creates gateway-password.env only when missing; an existing file is verified, never rewritten. */
 export function ensurePasswordFile(path: string): 'created' | 'kept' {

@@ -2,9 +2,9 @@
 // step is held to the time left, whatever the gateway sends or how big its unit grows.
 import { request } from 'node:http';
 import { listenersOn, socketInodesOf, type Listener } from './listeners.js';
-import { abortableSleep, type Session } from './context/session.js';
-import type { HostRunner } from './run/system.js';
-import { unitProcesses, unitRun, type UnitRun } from './systemd/systemd.js';
+import { abortableSleep, type Session } from '../context/session.js';
+import type { HostRunner } from '../run/system.js';
+import { unitProcesses, unitRun, type UnitRun } from '../systemd/systemd.js';
 
 /** What one GET /readyz found: 200, another status, no answer within the bound, or no connection. */
 export type ReadyzAnswer = 'ready' | 'not-ready' | 'no-answer' | 'refused';

@@ -1,8 +1,8 @@
 // Keeps the Agent's Node compile cache (NODE_COMPILE_CACHE, in its home/) within a size bound.
-import { beforeChange } from './run/change-guard.js';
-import { asAccountArgv, duBytesArgv, rmTreeArgv, type Command } from './run/commands.js';
-import { lstatOrNull } from './fs/safe-read.js';
-import { CommandNotRun, PROGRAM_ENV, type HostRunner } from './run/system.js';
+import { beforeChange } from '../run/change-guard.js';
+import { asAccountArgv, duBytesArgv, rmTreeArgv, type Command } from '../run/commands.js';
+import { lstatOrNull } from '../fs/safe-read.js';
+import { CommandNotRun, PROGRAM_ENV, type HostRunner } from '../run/system.js';
 
 /**
  * OpenClaw keys its cache by its version and install, and Node by its own version inside that, so

@@ -1,9 +1,9 @@
 // Gateway port allocation: the lowest port of the range no Agent marker under the root holds.
 import { agentEntries, namespaceEntries, namespaceLayout } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
-import type { OpContext } from './context/context.js';
-import { hostTree } from './fs/marker-io.js';
-import { ownershipError } from './fs/safe-read.js';
+import type { OpContext } from '../context/context.js';
+import { hostTree } from '../fs/marker-io.js';
+import { ownershipError } from '../fs/safe-read.js';
 
 function choosePort(used: ReadonlySet<number>, range: { start: number; end: number }): number | undefined {
   for (let port = range.start; port <= range.end; port += 1) if (!used.has(port)) return port;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { listenerVerdict, pollDelay, probeReady, RESTARTS_BEFORE_GIVING_UP, unitVerdict } from './readiness.js';
-import { describeExit } from './systemd/systemd.js';
+import { describeExit } from '../systemd/systemd.js';
 
 /** A loopback server that answers each connection's first bytes with `answer`; resolves once listening. */
 async function serve(answer: (socket: Socket) => void): Promise<{ server: Server; port: number; closed: Promise<void> }> {

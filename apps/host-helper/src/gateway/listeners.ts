@@ -4,8 +4,8 @@ import { accessSync, closeSync, constants, opendirSync, openSync, readlinkSync, 
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
-import { ssListenersArgv } from './run/commands.js';
-import type { HostRunner } from './run/system.js';
+import { ssListenersArgv } from '../run/commands.js';
+import type { HostRunner } from '../run/system.js';
 
 export interface Listener {
   address: string;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
 import { listenersOn, parseListeners, parseSs, socketInodesOf, streamListeners } from './listeners.js';
-import { hostRunner } from './run/system.js';
+import { hostRunner } from '../run/system.js';
 
 const TCP = `  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode
    0: 0100007F:4970 00000000:0000 0A 00000000:00000000 00:00000000 00000000   998        0 41234 1 0000000000000000 100 0 0 10 0
