@@ -8,7 +8,7 @@ import { lookup, type Account } from '../accounts/accounts.js';
 import { NEW_AGENT_MIN_FREE_BYTES, NEW_AGENT_MIN_FREE_INODES, rootFree } from '../gateway/capacity.js';
 import { systemctlArgv } from '../run/commands.js';
 import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
-import { DeploymentChecks, failed, passed, readQuietly, undecided } from '../deployment-checks.js';
+import { DeploymentChecks, failed, passed, readQuietly, undecided } from '../runtime/deployment-checks.js';
 import { listenersOn, socketInodesOf } from '../gateway/listeners.js';
 import { readMarker } from '../fs/marker-io.js';
 import { agentOwnerFields, readAgent, readCurrent, readRevision, readServed, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';

@@ -6,7 +6,7 @@ import { verifyAccount } from '../accounts/accounts.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context/context.js';
 import { readJournal } from '../systemd/journal.js';
 import { readServed, requireAgent, verifyNamespace } from '../fs/ownership.js';
-import { runtimeLogs } from '../runtime-logs.js';
+import { runtimeLogs } from '../runtime/runtime-logs.js';
 import { ownershipError } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'read-logs'>;

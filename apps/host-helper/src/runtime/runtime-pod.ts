@@ -4,13 +4,13 @@
 import { createHash } from 'node:crypto';
 import type { AgentLayout } from '@occ-ssh/markers';
 import { MAX_RUNTIME_EVENTS, type AgentOwner, type RevisionIdentity, type RuntimeEvent } from '@occ-ssh/protocol';
-import { systemctlArgv } from './run/commands.js';
-import { verifyAccount } from './accounts/accounts.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from './context/context.js';
-import { intOrNull, isoMicros, journalRecords } from './systemd/journal.js';
-import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifyUnitFile } from './fs/ownership.js';
-import { ownershipError } from './fs/safe-read.js';
-import { SYSTEMD_ENV } from './run/system.js';
+import { systemctlArgv } from '../run/commands.js';
+import { verifyAccount } from '../accounts/accounts.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
+import { intOrNull, isoMicros, journalRecords } from '../systemd/journal.js';
+import { readCurrent, readRevision, readServed, requireAgent, verifyNamespace, verifyUnitFile } from '../fs/ownership.js';
+import { ownershipError } from '../fs/safe-read.js';
+import { SYSTEMD_ENV } from '../run/system.js';
 
 /** systemd's message IDs (sd-messages.h) of the unit state changes the view reports. */
 const MESSAGES = {

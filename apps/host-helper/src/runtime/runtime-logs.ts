@@ -2,8 +2,8 @@
 // it) of the pod that runs a revision, newest kept within OCC's line and byte bounds.
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { ComputeError, MAX_LOG_BYTES, keepNewestWithin, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import type { OpContext } from './context/context.js';
-import { intOrNull, isoMicros, journalRecords, messageOf } from './systemd/journal.js';
+import type { OpContext } from '../context/context.js';
+import { intOrNull, isoMicros, journalRecords, messageOf } from '../systemd/journal.js';
 import { podHistory, podOf, unitMessages } from './runtime-pod.js';
 
 /** Finding the pod and its invocations; the journal read then has its own bound. */
