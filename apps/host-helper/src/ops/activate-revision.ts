@@ -28,7 +28,7 @@ import { boundCompileCache } from '../gateway/compile-cache.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownedListener, probeReady, waitReady, type Readiness } from '../gateway/readiness.js';
-import { refuseRollback } from '../revision-order.js';
+import { refuseRollback } from '../revision/revision-order.js';
 import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
 import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../fs/safe-read.js';
 import type { HostRunner } from '../run/system.js';

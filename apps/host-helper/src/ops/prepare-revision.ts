@@ -13,7 +13,7 @@ import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Id, type Plan, type Step } from '../plan/steps.js';
 import { refuseFullDisk } from '../gateway/capacity.js';
 import { allocatePort } from '../gateway/ports.js';
-import { isSuperseded } from '../revision-order.js';
+import { isSuperseded } from '../revision/revision-order.js';
 import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError, verifyDir } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'prepare-revision'>;

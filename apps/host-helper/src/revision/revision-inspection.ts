@@ -1,9 +1,9 @@
 // What verify-, stop- and retire-revision read before acting on one revision: markers, account, snapshot, unit, pointers.
 import type { OperationArgs } from '@occ-ssh/protocol';
-import { verifyAccount } from './accounts/accounts.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from './context/context.js';
-import { readAgent, readCurrent, readRevision, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from './fs/ownership.js';
-import { lstatOrNull, ownershipError } from './fs/safe-read.js';
+import { verifyAccount } from '../accounts/accounts.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
+import { readAgent, readCurrent, readRevision, readServed, verifyNamespace, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';
+import { lstatOrNull, ownershipError } from '../fs/safe-read.js';
 
 type RevisionTarget = OperationArgs<'verify-revision'>;
 

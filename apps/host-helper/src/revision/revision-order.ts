@@ -1,8 +1,8 @@
 // Revision order on a host: an Agent only moves forward, so a late worker never rolls it back.
 import type { AgentLayout, RevisionMarker } from '@occ-ssh/markers';
 import type { AgentOwner, RevisionIdentity } from '@occ-ssh/protocol';
-import { readCurrent, readRevisionDir, readServed } from './fs/ownership.js';
-import { ownershipError } from './fs/safe-read.js';
+import { readCurrent, readRevisionDir, readServed } from '../fs/ownership.js';
+import { ownershipError } from '../fs/safe-read.js';
 
 /** The marker of the revision `current` points at, or null when nothing is current. */
 function currentRevision(layout: AgentLayout, owner: AgentOwner): RevisionMarker | null {
