@@ -9,7 +9,7 @@ import { OPERATIONS } from '@occ-ssh/protocol';
 import type { Command } from '../run/commands.js';
 import { apply } from '../plan/apply.js';
 import type { Step } from '../plan/steps.js';
-import { RecordingRunner, recordingContext } from '../recording-runner.js';
+import { RecordingRunner, recordingContext } from '../plan/recording-runner.js';
 import { nativeSetupArgv } from '../workspace/native-setup.js';
 import { planActivateRevision, type ActivateState } from './activate-revision.js';
 import { planDeleteAgent } from './delete-agent.js';

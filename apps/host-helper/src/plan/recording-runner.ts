@@ -1,10 +1,10 @@
 // A runner for unit tests: it runs nothing, records each command in order, and answers from a script,
 // so a test can hand `apply` a plan and assert exactly which programs it would start, with no host.
-import { guardChanges } from './run/change-guard.js';
-import type { Command } from './run/commands.js';
-import type { OpContext } from './context/context.js';
-import type { ChildOptions, CommandResult, HostRunner } from './run/system.js';
-import type { UidHolders } from './run/uid-holders.js';
+import { guardChanges } from '../run/change-guard.js';
+import type { Command } from '../run/commands.js';
+import type { OpContext } from '../context/context.js';
+import type { ChildOptions, CommandResult, HostRunner } from '../run/system.js';
+import type { UidHolders } from '../run/uid-holders.js';
 
 /** What the script answers for one command; undefined: exit code 0 and no output. */
 type Script = (command: Command, stdin?: string) => Partial<CommandResult> | undefined;
