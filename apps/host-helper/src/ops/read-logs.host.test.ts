@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { AUDIT_IDENTIFIER } from './audit/audit.js';
+import { AUDIT_IDENTIFIER } from '../audit/audit.js';
 import { accountOf, activateArgs, fails, installTenantGateway, layoutOf, ok, owner, prepareArgs, type CallOptions } from '@occ-ssh/test-support';
 
 const ESCAPES = '\\x1b[2J\\x1b]0;owned\\x07\\x9b31m';
