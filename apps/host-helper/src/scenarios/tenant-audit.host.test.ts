@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { AUDIT_IDENTIFIER, AUDIT_JOURNAL_MATCHES } from './audit/audit.js';
+import { AUDIT_IDENTIFIER, AUDIT_JOURNAL_MATCHES } from '../audit/audit.js';
 import { accountOf, activateArgs, call, installTenantGateway, layoutOf, ok, owner, prepareArgs, type CallOptions } from '@occ-ssh/test-support';
 import type { OperationArgs, OperationName } from '@occ-ssh/protocol';
 
@@ -32,7 +32,7 @@ spawnSync('/usr/bin/logger', ['--journald'], { input: fields.join('\\n') + '\\n'
 writeFileSync(process.env.OPENCLAW_STATE_DIR + '/forged.done', '${2 * FORGED + 1}\\n');
 `;
 
-const OPERATIONS_DOC = fileURLToPath(new URL('../../../docs/operations.md', import.meta.url));
+const OPERATIONS_DOC = fileURLToPath(new URL('../../../../docs/operations.md', import.meta.url));
 
 describe('a compromised gateway cannot forge the audit trail', () => {
   let host: TestHost;

@@ -9,7 +9,7 @@ import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { accountOf, activateArgs, installTenantGateway, layoutOf, ok, owner, prepareArgs, type CallOptions } from '@occ-ssh/test-support';
 import type { AgentOwner } from '@occ-ssh/protocol';
-import { AUDIT_JOURNAL_MATCHES } from './audit/audit.js';
+import { AUDIT_JOURNAL_MATCHES } from '../audit/audit.js';
 
 const FLOOD_SECONDS = 15;
 
