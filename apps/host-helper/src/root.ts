@@ -9,7 +9,7 @@ import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError } from './fs/safe-read.js
 /**
  * Creates the root (mode 0711) or accepts an operator-made one that is root-owned and not writable by
  * others. Before the lock (the lock file lives in the root), and like every change through the one
- * per-change check (change-guard.ts), which dispatch installs first.
+ * per-change check (run/change-guard.ts), which dispatch installs first.
  */
 export function ensureRoot(ctx: OpContext): void {
   const { root, accounts, namespaces } = rootLayout(ctx.runtime.root);

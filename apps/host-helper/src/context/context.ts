@@ -8,7 +8,7 @@ import type { HostRunner } from '../run/system.js';
 export interface OpContext {
   runtime: RuntimeSettings;
   session: Session;
-  /** Runs every external command of the operation (system.ts); a unit test hands `apply` a recording one. */
+  /** Runs every external command of the operation (run/system.ts); a unit test hands `apply` a recording one. */
   runner: HostRunner;
   /** The host lock, for mutating operations (dispatch takes it before they run). */
   lock?: LockScope;

@@ -173,7 +173,7 @@ export async function removeTree(runner: HostRunner, path: string, signal: Abort
 /**
  * Deletes temp files an interrupted write left in a directory the driver owns. Security: a temp is
  * the helper's own, made in a root-owned directory outside the unit's ReadWritePaths, so no tenant
- * can have filled it; a tenant's own trees are removed in the removal area instead (removal-area.ts).
+ * can have filled it; a tenant's own trees are removed in the removal area instead (lock/removal-area.ts).
  */
 export function sweepTemps(dir: string, prefix = '.'): void {
   // Only a real directory is swept: never through a link to somewhere else.

@@ -4,7 +4,7 @@
 // deadline timer and cancellation for its whole length), 000 modes and links pointing anywhere. GNU
 // rm walks with fts (no recursion limit, never follows a link, stays on one file system); the helper
 // only waits for it, so its timers keep running, and kills it when the session ends. An Agent's
-// trees are removed only in the removal area, after the host lock is released (removal-area.ts).
+// trees are removed only in the removal area, after the host lock is released (lock/removal-area.ts).
 import { ComputeError } from '@occ-ssh/protocol';
 import { rmTreeArgv, type Command } from '../run/commands.js';
 import { lstatOrNull } from './safe-read.js';

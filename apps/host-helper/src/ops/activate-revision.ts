@@ -1,5 +1,5 @@
 // activate-revision: render the unit, switch `current`, restart, wait for /readyz, record served.json.
-// Every change is made under the host lock; the readiness wait is not (see activation-claim.ts).
+// Every change is made under the host lock; the readiness wait is not (see lock/activation-claim.ts).
 //
 // Two plans around the wait: the switch, then the record. The record depends on what the wait found
 // and on the claim re-read under the lock once it is taken again, facts that do not exist when the

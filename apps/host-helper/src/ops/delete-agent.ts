@@ -1,6 +1,6 @@
 // delete-agent: verify one Agent's markers, account and unit, then stop and remove its unit, rename its
 // directory into the removal area and remove the account, all under the host lock; the tree itself is
-// removed after the lock is released (removal-area.ts).
+// removed after the lock is released (lock/removal-area.ts).
 import { deletingAgentPath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs, OperationResult } from '@occ-ssh/protocol';
 import { readRemovableAccount, verifyAccount } from '../accounts/accounts.js';

@@ -1,6 +1,6 @@
 // delete-namespace: validate the whole deletion set, then stop units, rename the tree into the removal
 // area and remove the accounts, all under the host lock; the tree itself is removed after the lock is
-// released (removal-area.ts).
+// released (lock/removal-area.ts).
 import { accountEntries, accountMarkerPath, agentEntries, deletingNamespacePath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { verifyRemovable } from '../accounts/accounts.js';

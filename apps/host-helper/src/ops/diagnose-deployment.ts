@@ -211,7 +211,7 @@ function envFileChecks(layout: AgentLayout, checks: DeploymentChecks): void {
   checks.set('env-file mode', (stat.mode & 0o7777) === 0o600 ? passed() : failed('ENV_FILE_MODE'));
 }
 
-/** Free space and inodes under the root: failed below what preparing a new Agent needs (capacity.ts). */
+/** Free space and inodes under the root: failed below what preparing a new Agent needs (gateway/capacity.ts). */
 function diskHeadroom(ctx: OpContext, checks: DeploymentChecks): void {
   const { bytes, inodes } = rootFree(ctx.runtime.root);
   checks.set('disk space', bytes === null ? undecided() : bytes >= NEW_AGENT_MIN_FREE_BYTES ? passed() : failed('DISK_SPACE_LOW'));

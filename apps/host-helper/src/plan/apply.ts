@@ -1,7 +1,7 @@
 // Runs a plan's steps in order with the existing primitives. Each primitive makes the per-change
-// check (change-guard.ts) before its change, so a closed session or a passed deadline stops the
+// check (run/change-guard.ts) before its change, so a closed session or a passed deadline stops the
 // plan between two steps exactly as before, and the audit line's count stays each change's own.
-// Every external command goes through the context's runner (system.ts), built by commands.ts.
+// Every external command goes through the context's runner (run/system.ts), built by run/commands.ts.
 import { renameSync } from 'node:fs';
 import { createAccount, removeAccount, type Account } from '../accounts/accounts.js';
 import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../fs/atomic-write.js';

@@ -105,6 +105,6 @@ export function findOwnedArgv(dirs: readonly string[], uid: number, what: 'delet
   return command('find', [...dirs, '-xdev', '-uid', String(uid), ...(what === 'delete' ? ['-delete'] : ['-print', '-quit'])]);
 }
 
-/** Holds an exclusive flock on the caller's fd 3 (see flock-child.ts), exiting `conflictExit` when the wait ends. */
+/** Holds an exclusive flock on the caller's fd 3 (see lock/flock-child.ts), exiting `conflictExit` when the wait ends. */
 export const flockHoldArgv = (seconds: string, conflictExit: number) =>
   command('flock', ['--exclusive', '--close', '--wait', seconds, '--conflict-exit-code', String(conflictExit), '/proc/self/fd/3', 'cat']);

@@ -25,7 +25,7 @@ export async function runtimeLogs(ctx: OpContext, args: Args): Promise<Operation
   const current = facts.pod.show('InvocationID');
   if (!/^[0-9a-f]{32}$/.test(current)) throw new ComputeError('host-command', `systemd named no invocation of ${unit}`);
   const invocation = args.instance === 'current' ? current : await previousInvocation(ctx, unit, current, facts.pod.servedAt, deadline);
-  // Newest first, so the raw bound (journal.ts) keeps the newest entries; --all, so no entry is withheld as a blob.
+  // Newest first, so the raw bound (systemd/journal.ts) keeps the newest entries; --all, so no entry is withheld as a blob.
   const journal = [
     '--no-pager',
     '--quiet',
