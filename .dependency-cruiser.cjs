@@ -6,8 +6,42 @@ const NODE_IO = '^(fs|fs/promises|child_process|net|http|https|http2|dgram|dns|d
 const LIBRARIES = '^libs/(protocol|markers|helper-call)/src/';
 const ZOD_MINI = '^node_modules/zod/(v4/)?mini/';
 
+// The helper's rooms, bottom up: a room imports only rooms on a lower floor (its own files too),
+// never one beside or above it; main.ts, dispatch.ts and root.ts above every room, imported by none.
+// Tests may import any room: a test sets up the state its source needs.
+const HELPER = '^apps/host-helper/src/';
+const HELPER_FLOORS = [['run'], ['fs', 'audit'], ['lock', 'systemd', 'workspace'], ['context'], ['accounts', 'gateway'], ['revision', 'runtime'], ['plan'], ['ops']];
+const HELPER_ROOMS = HELPER_FLOORS.flat();
+const helperRoomRules = HELPER_FLOORS.flatMap((floor, level) =>
+  floor.map((room) => {
+    const below = HELPER_FLOORS.slice(0, level).flat();
+    return {
+      name: `helper-${room}-imports-only-rooms-below`,
+      comment: below.length ? `The helper's ${room}/ may import only ${below.join(', ')} (and its own files).` : `The helper's ${room}/ imports no other room.`,
+      severity: 'error',
+      from: { path: `${HELPER}${room}/`, pathNot: TEST },
+      to: { path: HELPER, pathNot: `${HELPER}(${[room, ...below].join('|')})/` },
+    };
+  }),
+);
+
 module.exports = {
   forbidden: [
+    ...helperRoomRules,
+    {
+      name: 'helper-files-live-in-a-known-room',
+      comment: 'A helper source sits in one of the rooms above, or is main.ts, dispatch.ts or root.ts; a new room gets its floor here.',
+      severity: 'error',
+      from: { path: HELPER, pathNot: [`${HELPER}(${HELPER_ROOMS.join('|')}|scenarios)/`, `${HELPER}(main|dispatch|root)\\.ts$`] },
+      to: {},
+    },
+    {
+      name: 'helper-scenarios-are-tests',
+      comment: 'scenarios/ holds real-host test files only.',
+      severity: 'error',
+      from: { path: `${HELPER}scenarios/`, pathNot: TEST },
+      to: {},
+    },
     {
       name: 'helper-imports-only-the-libraries',
       comment: 'The helper runs as root on every host: its sources import only the three libraries, zod/mini and Node built-ins.',

@@ -1,10 +1,10 @@
 // Runs one decoded operation: root and lock for mutations, none for read-only ones.
 import { rootLayout } from '@occ-ssh/markers';
 import { OPERATIONS, type Envelope, type HelperTimings, type OperationArgs, type OperationName, type OperationResult } from '@occ-ssh/protocol';
-import { sweepTemps } from './atomic-write.js';
-import { guardChanges } from './change-guard.js';
-import type { OpContext } from './context.js';
-import { LockScope } from './lock.js';
+import { sweepTemps } from './fs/atomic-write.js';
+import { guardChanges } from './run/change-guard.js';
+import type { OpContext } from './context/context.js';
+import { LockScope } from './lock/lock.js';
 import { activateRevision } from './ops/activate-revision.js';
 import { deleteAgent } from './ops/delete-agent.js';
 import { deleteNamespace } from './ops/delete-namespace.js';

@@ -3,11 +3,11 @@
 import { openSealed, takeSealed } from '@occ-ssh/helper-call';
 import { canonicalHash } from '@occ-ssh/markers';
 import { ComputeError, PROTOCOL_VERSION, decodeArgument, formatLine, toComputeError, type Envelope, type HelperTimings, type ResultLine } from '@occ-ssh/protocol';
-import { audit } from './audit.js';
+import { audit } from './audit/audit.js';
 import { dispatch } from './dispatch.js';
-import { Session } from './session.js';
-import { hostRunner } from './system.js';
-import { HELPER_VERSION } from './version.js';
+import { Session } from './context/session.js';
+import { hostRunner } from './run/system.js';
+import { HELPER_VERSION } from './audit/version.js';
 
 async function main(argument: string | undefined, sealed: unknown): Promise<number> {
   const session = new Session();

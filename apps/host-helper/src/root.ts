@@ -1,15 +1,15 @@
 // The shared root: the inventory and serialization boundary of every Driver on this host.
 import { mkdirSync } from 'node:fs';
 import { rootLayout } from '@occ-ssh/markers';
-import { ensureDir, parentOf } from './atomic-write.js';
-import { beforeChange } from './change-guard.js';
-import type { OpContext } from './context.js';
-import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError } from './safe-read.js';
+import { ensureDir, parentOf } from './fs/atomic-write.js';
+import { beforeChange } from './run/change-guard.js';
+import type { OpContext } from './context/context.js';
+import { ROOT_PRIVATE_DIR, lstatOrNull, ownershipError } from './fs/safe-read.js';
 
 /**
  * Creates the root (mode 0711) or accepts an operator-made one that is root-owned and not writable by
  * others. Before the lock (the lock file lives in the root), and like every change through the one
- * per-change check (change-guard.ts), which dispatch installs first.
+ * per-change check (run/change-guard.ts), which dispatch installs first.
  */
 export function ensureRoot(ctx: OpContext): void {
   const { root, accounts, namespaces } = rootLayout(ctx.runtime.root);

@@ -22,13 +22,13 @@ describe('the e2e pool', () => {
     const jobs = discoverJobs(ROOT);
     const labels = jobs.map((j) => j.label);
     assert.ok(labels.includes('apps/controller/src/admission/gateway-settings.e2e.test.ts'));
-    assert.ok(labels.includes('apps/host-helper/src/session.host.test.ts'));
+    assert.ok(labels.includes('apps/host-helper/src/context/session.host.test.ts'));
     assert.ok(labels.includes('tools/testhost/src/teardown.host.test.ts'));
     assert.ok(labels.every((label) => /\.(host|e2e)\.test\.ts$/.test(label)));
-    const session = jobs.find((j) => j.label === 'apps/host-helper/src/session.host.test.ts');
+    const session = jobs.find((j) => j.label === 'apps/host-helper/src/context/session.host.test.ts');
     assert.deepEqual(session && { project: session.project, argv: session.argv }, {
       project: 'apps/host-helper',
-      argv: ['--import', 'tsx', '--import', '../../tools/netguard/src/register.ts', '--test', 'src/session.host.test.ts'],
+      argv: ['--import', 'tsx', '--import', '../../tools/netguard/src/register.ts', '--test', 'src/context/session.host.test.ts'],
     });
   });
 

@@ -229,7 +229,7 @@ export async function gatewayStarts(host: RemoteHost, who: AgentOwner): Promise<
 
 /**
  * The helper's own journal line for a request: how it ended and how many changes it began. Selected
- * as the helper's recentAudit selects them (apps/host-helper/src/audit.ts): written by root through
+ * as the helper's recentAudit selects them (apps/host-helper/src/audit/audit.ts): written by root through
  * the syslog socket, which a line forged under the same tag by another account is not.
  */
 export async function auditOf(host: RemoteHost, requestId: string): Promise<{ outcome: string; changes: number } | undefined> {

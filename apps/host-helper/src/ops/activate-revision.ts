@@ -1,5 +1,5 @@
 // activate-revision: render the unit, switch `current`, restart, wait for /readyz, record served.json.
-// Every change is made under the host lock; the readiness wait is not (see activation-claim.ts).
+// Every change is made under the host lock; the readiness wait is not (see lock/activation-claim.ts).
 //
 // Two plans around the wait: the switch, then the record. The record depends on what the wait found
 // and on the claim re-read under the lock once it is taken again, facts that do not exist when the
@@ -18,21 +18,21 @@ import {
   type ServedMarker,
 } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import type { Account } from '../accounts.js';
-import { verifyClaim } from '../activation-claim.js';
-import { parentOf, refuseDirectory } from '../atomic-write.js';
-import type { OpContext } from '../context.js';
-import { readCurrent, readServed, verifyUnitFile } from '../ownership.js';
-import { requirePasswordFile } from '../password.js';
-import { boundCompileCache } from '../compile-cache.js';
+import type { Account } from '../accounts/accounts.js';
+import { verifyClaim } from '../lock/activation-claim.js';
+import { parentOf, refuseDirectory } from '../fs/atomic-write.js';
+import type { OpContext } from '../context/context.js';
+import { readCurrent, readServed, verifyUnitFile } from '../fs/ownership.js';
+import { requirePasswordFile } from '../gateway/password.js';
+import { boundCompileCache } from '../gateway/compile-cache.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
-import { ownedListener, probeReady, waitReady, type Readiness } from '../readiness.js';
-import { refuseRollback } from '../revision-order.js';
+import { ownedListener, probeReady, waitReady, type Readiness } from '../gateway/readiness.js';
+import { refuseRollback } from '../revision/revision-order.js';
 import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
-import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../safe-read.js';
-import type { HostRunner } from '../system.js';
-import { isActive, isEnabled, unitFacts } from '../systemd.js';
+import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../fs/safe-read.js';
+import type { HostRunner } from '../run/system.js';
+import { isActive, isEnabled, unitFacts } from '../systemd/systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
 type Result = OperationResult<'activate-revision'>;

@@ -1,16 +1,16 @@
 // delete-agent: verify one Agent's markers, account and unit, then stop and remove its unit, rename its
 // directory into the removal area and remove the account, all under the host lock; the tree itself is
-// removed after the lock is released (removal-area.ts).
+// removed after the lock is released (lock/removal-area.ts).
 import { deletingAgentPath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import type { AgentOwner, OperationArgs, OperationResult } from '@occ-ssh/protocol';
-import { readRemovableAccount, verifyAccount } from '../accounts.js';
-import { TEMP_MARK } from '../atomic-write.js';
-import { agentPaths, namespacePaths, type OpContext } from '../context.js';
-import { hostTree } from '../marker-io.js';
-import { readAgent, readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../ownership.js';
+import { readRemovableAccount, verifyAccount } from '../accounts/accounts.js';
+import { TEMP_MARK } from '../fs/atomic-write.js';
+import { agentPaths, namespacePaths, type OpContext } from '../context/context.js';
+import { hostTree } from '../fs/marker-io.js';
+import { readAgent, readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../fs/ownership.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
-import { listDir, lstatOrNull, ownershipError } from '../safe-read.js';
+import { listDir, lstatOrNull, ownershipError } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'delete-agent'>;
 type Result = OperationResult<'delete-agent'>;

@@ -1,15 +1,15 @@
 // delete-namespace: validate the whole deletion set, then stop units, rename the tree into the removal
 // area and remove the accounts, all under the host lock; the tree itself is removed after the lock is
-// released (removal-area.ts).
+// released (lock/removal-area.ts).
 import { accountEntries, accountMarkerPath, agentEntries, deletingNamespacePath, revisionEntries, type AccountMarker, type AgentLayout, type AgentMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { verifyRemovable } from '../accounts.js';
-import { namespacePaths, type OpContext } from '../context.js';
-import { expectOwner, hostTree } from '../marker-io.js';
-import { readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../ownership.js';
+import { verifyRemovable } from '../accounts/accounts.js';
+import { namespacePaths, type OpContext } from '../context/context.js';
+import { expectOwner, hostTree } from '../fs/marker-io.js';
+import { readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../fs/ownership.js';
 import { applyPlanned } from '../plan/render.js';
 import type { Plan, Step } from '../plan/steps.js';
-import { listDir, lstatOrNull, ownershipError } from '../safe-read.js';
+import { listDir, lstatOrNull, ownershipError } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'delete-namespace'>;
 type Result = OperationResult<'delete-namespace'>;

@@ -3,9 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
-import type { OpContext } from '../context.js';
-import { ownedListener, probeReady } from '../readiness.js';
-import { mainExit, podHistory, podOf, systemdTime, unitMessages } from '../runtime-pod.js';
+import type { OpContext } from '../context/context.js';
+import { ownedListener, probeReady } from '../gateway/readiness.js';
+import { mainExit, podHistory, podOf, systemdTime, unitMessages } from '../runtime/runtime-pod.js';
 
 /** The whole answer's bound; systemd, the journal and the readiness probe share it. */
 const DESCRIBE_BOUND_MS = 4000;

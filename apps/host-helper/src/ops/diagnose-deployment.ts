@@ -4,17 +4,17 @@
 // fixed names and codes leave the host: no path, file content, command output or log text.
 import { accountMarker, accountMarkerPath, accountName, namespaceMarker, renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { lookup, type Account } from '../accounts.js';
-import { NEW_AGENT_MIN_FREE_BYTES, NEW_AGENT_MIN_FREE_INODES, rootFree } from '../capacity.js';
-import { systemctlArgv } from '../commands.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { DeploymentChecks, failed, passed, readQuietly, undecided } from '../deployment-checks.js';
-import { listenersOn, socketInodesOf } from '../listeners.js';
-import { readMarker } from '../marker-io.js';
-import { agentOwnerFields, readAgent, readCurrent, readRevision, readServed, verifySnapshot, verifyUnitFile } from '../ownership.js';
-import { listenerVerdict, readyzAnswer } from '../readiness.js';
-import { lstatOrNull } from '../safe-read.js';
-import { isEnabled } from '../systemd.js';
+import { lookup, type Account } from '../accounts/accounts.js';
+import { NEW_AGENT_MIN_FREE_BYTES, NEW_AGENT_MIN_FREE_INODES, rootFree } from '../gateway/capacity.js';
+import { systemctlArgv } from '../run/commands.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
+import { DeploymentChecks, failed, passed, readQuietly, undecided } from '../runtime/deployment-checks.js';
+import { listenersOn, socketInodesOf } from '../gateway/listeners.js';
+import { readMarker } from '../fs/marker-io.js';
+import { agentOwnerFields, readAgent, readCurrent, readRevision, readServed, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';
+import { listenerVerdict, readyzAnswer } from '../gateway/readiness.js';
+import { lstatOrNull } from '../fs/safe-read.js';
+import { isEnabled } from '../systemd/systemd.js';
 
 type Args = OperationArgs<'diagnose-deployment'>;
 
@@ -211,7 +211,7 @@ function envFileChecks(layout: AgentLayout, checks: DeploymentChecks): void {
   checks.set('env-file mode', (stat.mode & 0o7777) === 0o600 ? passed() : failed('ENV_FILE_MODE'));
 }
 
-/** Free space and inodes under the root: failed below what preparing a new Agent needs (capacity.ts). */
+/** Free space and inodes under the root: failed below what preparing a new Agent needs (gateway/capacity.ts). */
 function diskHeadroom(ctx: OpContext, checks: DeploymentChecks): void {
   const { bytes, inodes } = rootFree(ctx.runtime.root);
   checks.set('disk space', bytes === null ? undecided() : bytes >= NEW_AGENT_MIN_FREE_BYTES ? passed() : failed('DISK_SPACE_LOW'));

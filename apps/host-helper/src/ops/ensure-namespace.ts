@@ -1,11 +1,11 @@
 // ensure-namespace: create the Namespace directory with its marker, or verify an existing one.
 import { namespaceMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { namespacePaths, rootPaths, type OpContext } from '../context.js';
-import { expectOwner, readMarker } from '../marker-io.js';
+import { namespacePaths, rootPaths, type OpContext } from '../context/context.js';
+import { expectOwner, readMarker } from '../fs/marker-io.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan } from '../plan/steps.js';
-import { ROOT_PRIVATE_DIR, ownershipError, verifyDir } from '../safe-read.js';
+import { ROOT_PRIVATE_DIR, ownershipError, verifyDir } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'ensure-namespace'>;
 

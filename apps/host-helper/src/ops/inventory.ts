@@ -12,13 +12,13 @@ import {
   type TreeReader,
 } from '@occ-ssh/markers';
 import { ComputeError, type InventoryAgent, type OperationResult } from '@occ-ssh/protocol';
-import { AUDIT_JOURNAL_MATCHES, recentAuditLines } from '../audit.js';
-import type { OpContext } from '../context.js';
-import { hostTree } from '../marker-io.js';
-import { ownedListener, probeReady } from '../readiness.js';
-import { listDir, lstatOrNull, readSymlink } from '../safe-read.js';
-import type { HostRunner } from '../system.js';
-import { isEnabled, unitUsage } from '../systemd.js';
+import { AUDIT_JOURNAL_MATCHES, recentAuditLines } from '../audit/audit.js';
+import type { OpContext } from '../context/context.js';
+import { hostTree } from '../fs/marker-io.js';
+import { ownedListener, probeReady } from '../gateway/readiness.js';
+import { listDir, lstatOrNull, readSymlink } from '../fs/safe-read.js';
+import type { HostRunner } from '../run/system.js';
+import { isEnabled, unitUsage } from '../systemd/systemd.js';
 
 const RECENT_AUDIT_LINES = 10;
 /** Each Agent's live checks end within this; PROBE_CONCURRENCY of them run at once. */

@@ -3,7 +3,7 @@
 // one up; what it reads is written by atomic renames, so each marker is seen whole, and a change that
 // runs at the same time may make the plan stale, which its real run then re-plans under the lock.
 import type { OperationArgs, OperationResult, PlannedOperation } from '@occ-ssh/protocol';
-import type { OpContext } from '../context.js';
+import type { OpContext } from '../context/context.js';
 import { planDigest, renderSteps } from '../plan/render.js';
 import type { Step } from '../plan/steps.js';
 import { activateRevisionPlan } from './activate-revision.js';

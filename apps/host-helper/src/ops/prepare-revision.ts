@@ -3,18 +3,18 @@
 // Everything it relies on is read and verified before its first change.
 import { sha256Hex, type AgentLayout, type AgentMarker, type RevisionLayout } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { creatingMarker, readAccount, verifyAccount, type Account, type AccountState } from '../accounts.js';
-import { refuseDirectory, TEMP_MARK } from '../atomic-write.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../ownership.js';
-import { requirePasswordFile } from '../password.js';
+import { creatingMarker, readAccount, verifyAccount, type Account, type AccountState } from '../accounts/accounts.js';
+import { refuseDirectory, TEMP_MARK } from '../fs/atomic-write.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
+import { agentOwnerFields, readAgent, readRevision, readRevisionDir, verifyNamespace, verifySnapshot, verifyUnitFile } from '../fs/ownership.js';
+import { requirePasswordFile } from '../gateway/password.js';
 import { resolveAccount } from '../plan/apply.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Id, type Plan, type Step } from '../plan/steps.js';
-import { refuseFullDisk } from '../capacity.js';
-import { allocatePort } from '../ports.js';
-import { isSuperseded } from '../revision-order.js';
-import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError, verifyDir } from '../safe-read.js';
+import { refuseFullDisk } from '../gateway/capacity.js';
+import { allocatePort } from '../gateway/ports.js';
+import { isSuperseded } from '../revision/revision-order.js';
+import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError, verifyDir } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'prepare-revision'>;
 type Result = OperationResult<'prepare-revision'>;

@@ -3,9 +3,9 @@ import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
-import type { OpContext } from '../context.js';
-import { hostCapacity } from '../capacity.js';
-import { ipAddressDenyMissing, socketBindMissing } from '../socket-bind.js';
+import type { OpContext } from '../context/context.js';
+import { hostCapacity } from '../gateway/capacity.js';
+import { ipAddressDenyMissing, socketBindMissing } from '../systemd/socket-bind.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
 const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];

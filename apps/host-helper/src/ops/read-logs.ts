@@ -2,12 +2,12 @@
 // live account, never from the request; every other value is a number or a checked cursor.
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { verifyAccount } from '../accounts.js';
-import { agentPaths, namespacePaths, type OpContext } from '../context.js';
-import { readJournal } from '../journal.js';
-import { readServed, requireAgent, verifyNamespace } from '../ownership.js';
-import { runtimeLogs } from '../runtime-logs.js';
-import { ownershipError } from '../safe-read.js';
+import { verifyAccount } from '../accounts/accounts.js';
+import { agentPaths, namespacePaths, type OpContext } from '../context/context.js';
+import { readJournal } from '../systemd/journal.js';
+import { readServed, requireAgent, verifyNamespace } from '../fs/ownership.js';
+import { runtimeLogs } from '../runtime/runtime-logs.js';
+import { ownershipError } from '../fs/safe-read.js';
 
 type Args = OperationArgs<'read-logs'>;
 

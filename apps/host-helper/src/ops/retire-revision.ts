@@ -1,10 +1,10 @@
 // retire-revision: removes only this revision's snapshot; when it is current, the gateway is
 // stopped and the pointer removed first.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
-import type { OpContext } from '../context.js';
+import type { OpContext } from '../context/context.js';
 import { appliedPlan } from '../plan/render.js';
 import type { Plan, Step } from '../plan/steps.js';
-import { inspectRevisionForChange, type RevisionState } from '../revision-inspection.js';
+import { inspectRevisionForChange, type RevisionState } from '../revision/revision-inspection.js';
 
 type Result = OperationResult<'retire-revision'>;
 

@@ -8,14 +8,14 @@
 // missing or different marker is refused and the documents (the user's from then on) are never read.
 import { canonicalJson, managedWorkspaceDir, sha256Hex, workspaceSetupMarker, workspaceSetupMarkerPath, type WorkspaceSetupMarker } from '@occ-ssh/markers';
 import { ComputeError, type AgentOwner, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
-import { verifyAccount } from '../accounts.js';
-import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context.js';
-import { expectOwner, readMarker } from '../marker-io.js';
-import { agentOwnerFields, readRevision, requireAgent, verifyNamespace, verifySnapshot } from '../ownership.js';
+import { verifyAccount } from '../accounts/accounts.js';
+import { agentPaths, namespacePaths, revisionPaths, type OpContext } from '../context/context.js';
+import { expectOwner, readMarker } from '../fs/marker-io.js';
+import { agentOwnerFields, readRevision, requireAgent, verifyNamespace, verifySnapshot } from '../fs/ownership.js';
 import { apply } from '../plan/apply.js';
 import { planDigest, renderSteps } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
-import { ownershipError, ROOT_FILE } from '../safe-read.js';
+import { ownershipError, ROOT_FILE } from '../fs/safe-read.js';
 import type { AgentLayout } from '@occ-ssh/markers';
 import { inspectWorkspace, refuseConflicts, replaceableDigests, type WorkspaceTarget } from '../workspace/documents.js';
 import { NATIVE_SETUP_TIMEOUT_MS, nativeSetupArgv, readOpenClawBuild, type NativeSetupRun, type OpenClawBuild } from '../workspace/native-setup.js';

@@ -1,10 +1,10 @@
 // stop-revision: stops the gateway when it runs this revision (or nothing identifiable), keeping the
 // snapshot, home, state and credentials.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
-import type { OpContext } from '../context.js';
+import type { OpContext } from '../context/context.js';
 import { appliedPlan } from '../plan/render.js';
 import type { Plan } from '../plan/steps.js';
-import { inspectRevisionForChange, type RevisionState } from '../revision-inspection.js';
+import { inspectRevisionForChange, type RevisionState } from '../revision/revision-inspection.js';
 
 type Result = OperationResult<'stop-revision'>;
 

@@ -3,8 +3,8 @@
 // recorded UID/GID and a staged snapshot must still hash to its marker, else `snapshot: true` and the
 // port it reports would vouch for something the driver no longer owns.
 import type { OperationArgs, OperationResult } from '@occ-ssh/protocol';
-import type { OpContext } from '../context.js';
-import { inspectRevisionForChange } from '../revision-inspection.js';
+import type { OpContext } from '../context/context.js';
+import { inspectRevisionForChange } from '../revision/revision-inspection.js';
 
 export async function verifyRevision(ctx: OpContext, args: OperationArgs<'verify-revision'>): Promise<OperationResult<'verify-revision'>> {
   const seen = await inspectRevisionForChange(ctx, args);

@@ -1,20 +1,20 @@
 // Runs a plan's steps in order with the existing primitives. Each primitive makes the per-change
-// check (change-guard.ts) before its change, so a closed session or a passed deadline stops the
+// check (run/change-guard.ts) before its change, so a closed session or a passed deadline stops the
 // plan between two steps exactly as before, and the audit line's count stays each change's own.
-// Every external command goes through the context's runner (system.ts), built by commands.ts.
+// Every external command goes through the context's runner (run/system.ts), built by run/commands.ts.
 import { renameSync } from 'node:fs';
-import { createAccount, removeAccount, type Account } from '../accounts.js';
-import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../atomic-write.js';
-import { beforeChange } from '../change-guard.js';
-import type { OpContext } from '../context.js';
+import { createAccount, removeAccount, type Account } from '../accounts/accounts.js';
+import { createDirAtomic, ensureDir, parentOf, removeFile, removeTree, replaceSymlink, sweepTemps, syncDir, writeFileAtomic } from '../fs/atomic-write.js';
+import { beforeChange } from '../run/change-guard.js';
+import type { OpContext } from '../context/context.js';
 import { assertNever } from '@occ-ssh/protocol';
-import { writeMarker } from '../marker-io.js';
-import { ensurePasswordFile } from '../password.js';
-import type { Ownership } from '../safe-read.js';
-import { stakeToken } from '../activation-claim.js';
-import { claimRemovals, finishRemovals, stageRemoval } from '../removal-area.js';
-import { daemonReload, enableUnit, restartUnit } from '../systemd.js';
-import { stopAndDisableLinked } from '../unit-links.js';
+import { writeMarker } from '../fs/marker-io.js';
+import { ensurePasswordFile } from '../gateway/password.js';
+import type { Ownership } from '../fs/safe-read.js';
+import { stakeToken } from '../lock/activation-claim.js';
+import { claimRemovals, finishRemovals, stageRemoval } from '../lock/removal-area.js';
+import { daemonReload, enableUnit, restartUnit } from '../systemd/systemd.js';
+import { stopAndDisableLinked } from '../systemd/unit-links.js';
 import { NATIVE_SETUP_TIMEOUT_MS, runNativeSetup, stopNativeSetup } from '../workspace/native-setup.js';
 import { verifyDocuments, writeDocuments } from '../workspace/documents.js';
 import { relocate, type Id, type InnerStep, type PlannedMarker, type PlannedOwnership, type Step } from './steps.js';

@@ -4,7 +4,7 @@
 // `plan-operation` returns and what the real operation's audit line repeats as `plan=`.
 import { createHash } from 'node:crypto';
 import type { PlannedStep } from '@occ-ssh/protocol';
-import type { OpContext } from '../context.js';
+import type { OpContext } from '../context/context.js';
 import { apply, type Applied } from './apply.js';
 import type { Id, InnerStep, Plan, PlannedOwnership, Step } from './steps.js';
 

@@ -31,22 +31,22 @@ export type Step =
   | { op: 'create-password-file'; path: string }
   | { op: 'replace-symlink'; path: string; target: string }
   | { op: 'remove-file'; path: string }
-  /** In a child rm, never by recursion in the helper (see tree-removal.ts). */
+  /** In a child rm, never by recursion in the helper (see fs/tree-removal.ts). */
   | { op: 'remove-tree'; path: string }
-  /** A deleted tree renamed into the removal area, after its marker; the name there is made by `apply` (see removal-area.ts). */
+  /** A deleted tree renamed into the removal area, after its marker; the name there is made by `apply` (see lock/removal-area.ts). */
   | { op: 'stage-removal'; path: string; namespaceId: string; agentId?: string }
   /**
    * The last step of a deletion: claims, under the lock, the recorded removals of this Namespace (or
-   * only this Agent), releases the host lock, then removes them in a child rm (see removal-area.ts).
+   * only this Agent), releases the host lock, then removes them in a child rm (see lock/removal-area.ts).
    */
   | { op: 'finish-removals'; namespaceId: string; agentId?: string }
   | { op: 'rename'; from: string; to: string }
   /** useradd (or groupadd for a half-made account), then the account marker turned `active`. */
   | { op: 'create-account'; name: string; home: string; marker: string; creating: AccountMarker; userExists: boolean; groupExists: boolean; shell: string }
   | { op: 'remove-account'; marker: string; account: AccountMarker }
-  /** By the unit file's absolute path (see systemd.ts enableUnit). */
+  /** By the unit file's absolute path (see systemd/systemd.ts enableUnit). */
   | { op: 'enable-unit'; path: string }
-  /** With the unit directory outside the load path, relinked first and unlinked after (see unit-links.ts). */
+  /** With the unit directory outside the load path, relinked first and unlinked after (see systemd/unit-links.ts). */
   | { op: 'stop-and-disable'; unit: string }
   | { op: 'daemon-reload' }
   | { op: 'restart-unit'; unit: string; failed: boolean }
@@ -75,7 +75,7 @@ export interface Plan<R> {
   result: R;
 }
 
-/** The prefix of the temps an interrupted creation of `path` leaves beside it (see atomic-write.ts). */
+/** The prefix of the temps an interrupted creation of `path` leaves beside it (see fs/atomic-write.ts). */
 export function siblingTempPrefix(path: string): string {
   return `.${path.slice(path.lastIndexOf('/') + 1)}`;
 }

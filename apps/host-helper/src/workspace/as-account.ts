@@ -4,10 +4,10 @@
 // descriptor, O_NOFOLLOW at every step): this child runs outside the Agent's sandbox, so a link
 // followed here could leave a file of the UID where the sandbox never lets the Agent write.
 import { ComputeError } from '@occ-ssh/protocol';
-import { asAccountArgv, nodeEvalArgv, type AccountIds } from '../commands.js';
-import { PROGRAM_ENV, type HostRunner } from '../system.js';
+import { asAccountArgv, nodeEvalArgv, type AccountIds } from '../run/commands.js';
+import { PROGRAM_ENV, type HostRunner } from '../run/system.js';
 
-export type { AccountIds } from '../commands.js';
+export type { AccountIds } from '../run/commands.js';
 
 type EntryKind = { kind: 'absent' } | { kind: 'other' } | { kind: 'file'; sha256: string };
 export interface Inspection {

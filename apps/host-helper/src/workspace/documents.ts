@@ -2,8 +2,8 @@
 // document is written only over nothing, OpenClaw's stock text or the submitted text itself.
 import { sha256Hex } from '@occ-ssh/markers';
 import type { WorkspaceFileName } from '@occ-ssh/protocol';
-import { ownershipError } from '../safe-read.js';
-import type { HostRunner } from '../system.js';
+import { ownershipError } from '../fs/safe-read.js';
+import type { HostRunner } from '../run/system.js';
 import { asAccount, type AccountIds, type Inspection } from './as-account.js';
 
 export interface Document {

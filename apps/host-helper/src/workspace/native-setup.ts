@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { renderSandbox, sha256Hex, UnitRenderError, type AgentLayout } from '@occ-ssh/markers';
 import { ComputeError, WORKSPACE_FILE_NAMES, type GatewayLimits } from '@occ-ssh/protocol';
-import { systemctlArgv, systemdRunArgv } from '../commands.js';
-import { HOST_PATH, type HostRunner } from '../system.js';
+import { systemctlArgv, systemdRunArgv } from '../run/commands.js';
+import { HOST_PATH, type HostRunner } from '../run/system.js';
 import { asAccount, type AccountIds } from './as-account.js';
 
 /** The installed OpenClaw build: its version and the SHA-256 of each document as native setup writes it. */

@@ -1,0 +1,130 @@
+// systemctl steps for one gateway unit. A job handed to systemd completes even if we stop.
+import { constants } from 'node:os';
+import { beforeChange } from '../run/change-guard.js';
+import { systemctlArgv, type SystemctlRequest } from '../run/commands.js';
+import { mustRun, type CommandResult, type HostRunner } from '../run/system.js';
+
+const SYSTEMCTL_TIMEOUT_MS = 90_000;
+/** A read-only query: callers with less time left (a readiness wait, inventory) pass their own bound. */
+const QUERY_TIMEOUT_MS = 30_000;
+
+const systemctl = (runner: HostRunner, request: SystemctlRequest, timeoutMs?: number): Promise<CommandResult> => runner.run(systemctlArgv(request), timeoutMs === undefined ? {} : { timeoutMs });
+const mustSystemctl = (runner: HostRunner, request: SystemctlRequest) => mustRun(runner, systemctlArgv(request), SYSTEMCTL_TIMEOUT_MS);
+const show = async (runner: HostRunner, unit: string, properties: readonly string[], timeoutMs: number) => {
+  const result = await systemctl(runner, { verb: 'show', unit, properties }, timeoutMs);
+  return { code: result.code, value: (name: string) => new RegExp(`^${name}=(.*)$`, 'm').exec(result.stdout)?.[1]?.trim() ?? '' };
+};
+
+export const daemonReload = (runner: HostRunner) => (beforeChange(), mustSystemctl(runner, { verb: 'daemon-reload' }));
+/**
+ * An activation is an explicit request, not a crash loop: a failed unit is reset first, and a
+ * restart refused by the start rate limit (by default 5 starts in 10 s), which back-to-back
+ * activations can reach before systemd shows it, is retried once after a reset-failed.
+ */
+export async function restartUnit(runner: HostRunner, unit: string, failed: boolean): Promise<void> {
+  beforeChange();
+  if (failed) await systemctl(runner, { verb: 'reset-failed', unit }, SYSTEMCTL_TIMEOUT_MS);
+  if ((await systemctl(runner, { verb: 'restart', unit }, SYSTEMCTL_TIMEOUT_MS)).code === 0) return;
+  await systemctl(runner, { verb: 'reset-failed', unit }, SYSTEMCTL_TIMEOUT_MS);
+  await mustSystemctl(runner, { verb: 'restart', unit });
+}
+/**
+ * Only the symlinks: the caller runs the one daemon-reload (enable would run its own). By absolute
+ * path, so a unit kept outside systemd's load path gets its load-path link too; inside it, enabling
+ * by path makes the same wants link as by name.
+ */
+export const enableUnit = (runner: HostRunner, unitFile: string) => (beforeChange(), mustSystemctl(runner, { verb: 'enable', path: unitFile }));
+/** The load-path link alone (`systemctl link`), without the reload it would run. */
+export const linkUnit = (runner: HostRunner, unitFile: string) => (beforeChange(), mustSystemctl(runner, { verb: 'link', path: unitFile }));
+
+/**
+ * What activation reads of a unit before it restarts it, in one `systemctl show`. Not whether it is
+ * enabled: systemd caches UnitFileState until the next reload, so a wants link removed by hand still
+ * reads `enabled` there; `is-enabled` reads the disk.
+ */
+interface UnitFacts {
+  /** The unit file on disk differs from what systemd loaded (e.g. a reload was cut short). */
+  needsReload: boolean;
+  /** Failed, or its last start was refused (the start rate limit). */
+  failed: boolean;
+}
+
+export async function unitFacts(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitFacts> {
+  const { code, value } = await show(runner, unit, ['NeedDaemonReload', 'ActiveState', 'Result'], timeoutMs);
+  return {
+    needsReload: code !== 0 || value('NeedDaemonReload') !== 'no',
+    failed: code !== 0 || value('ActiveState') === 'failed' || !['success', ''].includes(value('Result')),
+  };
+}
+
+/**
+ * Stops and disables; a unit systemd does not know is already stopped. The stop is waited for once:
+ * when `disable --now` fails, a plain stop follows only if the unit is still running. A stop that
+ * timed out (processes in uninterruptible sleep outlasting TimeoutStopSec and SIGKILL) leaves the
+ * unit failed, and stopping it again would wait the whole bound a second time under the host lock.
+ */
+export async function stopAndDisable(runner: HostRunner, unit: string): Promise<void> {
+  beforeChange();
+  const disabled = await systemctl(runner, { verb: 'disable-now', unit }, SYSTEMCTL_TIMEOUT_MS);
+  if (disabled.code !== 0 && (await isRunning(runner, unit))) await mustSystemctl(runner, { verb: 'stop', unit });
+  // A gateway that needed SIGKILL leaves the unit `failed`; a deliberate stop should read as inactive.
+  await systemctl(runner, { verb: 'reset-failed', unit });
+}
+
+/** Running or on its way (a unit systemd does not know reads `inactive`); failed and inactive units are not. */
+async function isRunning(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  const result = await systemctl(runner, { verb: 'show', unit, properties: ['ActiveState'], value: true }, timeoutMs);
+  return result.code === 0 && ['active', 'activating', 'deactivating', 'reloading'].includes(result.stdout.trim());
+}
+
+export async function isActive(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  return (await systemctl(runner, { verb: 'is-active', unit }, timeoutMs)).code === 0;
+}
+
+export async function isEnabled(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<boolean> {
+  return (await systemctl(runner, { verb: 'is-enabled', unit }, timeoutMs)).code === 0;
+}
+
+/** ActiveState, MemoryCurrent (null when systemd accounts none: `[not set]` or the all-ones "infinity") and NRestarts of a unit. */
+export async function unitUsage(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ activeState: string; memoryBytes: number | null; restarts: number | null }> {
+  const { value } = await show(runner, unit, ['ActiveState', 'MemoryCurrent', 'NRestarts'], timeoutMs);
+  const count = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : null);
+  return { activeState: value('ActiveState') || 'unknown', memoryBytes: count(value('MemoryCurrent')), restarts: count(value('NRestarts')) };
+}
+
+/** systemd's view of a gateway's run: enough to tell a crash loop from a slow start, and nothing of its logs. */
+export interface UnitRun {
+  activeState: string;
+  result: string;
+  restarts: number;
+  /** The main process's last exit as systemd records it, e.g. `exit status 3`; none while it runs. */
+  exit: string | undefined;
+}
+
+export async function unitRun(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitRun> {
+  const { value } = await show(runner, unit, ['ActiveState', 'Result', 'NRestarts', 'ExecMainCode', 'ExecMainStatus'], timeoutMs);
+  return {
+    activeState: value('ActiveState') || 'unknown',
+    result: value('Result') || 'unknown',
+    restarts: Number(value('NRestarts')) || 0,
+    exit: describeExit(Number(value('ExecMainCode')), Number(value('ExecMainStatus'))),
+  };
+}
+
+/** ExecMainCode is the kernel's CLD_* code: 1 exited, 2 killed, 3 dumped core. */
+export function describeExit(code: number, status: number): string | undefined {
+  const signal = () => Object.entries(constants.signals).find(([, number]) => number === status)?.[0] ?? `signal ${status}`;
+  if (code === 1) return `exit status ${status}`;
+  if (code === 2) return `killed by ${signal()}`;
+  if (code === 3) return `dumped core on ${signal()}`;
+  return undefined;
+}
+
+/**
+ * The unit's control group as systemd names it (e.g. /system.slice/x.service; empty when it has none)
+ * and its main process (0 when none), which the listener check reads first.
+ */
+export async function unitProcesses(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ controlGroup: string; mainPid: number }> {
+  const { value } = await show(runner, unit, ['ControlGroup', 'MainPID'], timeoutMs);
+  return { controlGroup: value('ControlGroup'), mainPid: Number(value('MainPID')) || 0 };
+}
