@@ -10,7 +10,7 @@ import { helperArtifact, measuredCommit, runCommandLine } from '@occ-ssh/test-su
 import { parseOptions, SECTIONS, USAGE, type Options, type SectionName } from './campaign/options.js';
 import { countsOf, judge, summaryLines, type Results } from './report/report.js';
 import { Rng } from './campaign/rng.js';
-import { laneSightings } from './secrets/secrets.js';
+import { laneSightings } from './secrets/lane-documents.js';
 import { ANY_SECTIONS } from './campaign/sections.js';
 import { groupSightings, type Corpus } from './secrets/sightings.js';
 import { HostLink } from './host/ssh.js';

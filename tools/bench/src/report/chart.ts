@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { markdownTable } from './report.js';
+import { markdownTable } from './figure-table.js';
 import type { BenchResults, FigureRow } from './results.js';
 
 const GROUP_TITLES: Record<string, string> = {

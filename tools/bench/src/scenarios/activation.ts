@@ -91,6 +91,35 @@ function parseHostRecord(text: string, t0: number) {
   return { stopIssuedAt: stop ? stop.at : null, processStartedAt: started.at, gatewayStartedAt, gatewayReadyAt: ready.at, helperSawReadyAt };
 }
 
+/** One transport's samples summed up: activation against the gateway's own start-to-ready, and where the time went. */
+function transportActivation(transport: TransportActivation['transport'], samples: ActivationSample[]): TransportActivation {
+  const of = (pick: (s: ActivationSample) => number) => samples.map(pick);
+  const own = (s: ActivationSample) => s.gatewayReadyAt - s.processStartedAt;
+  const restartAt = (s: ActivationSample) => s.stopIssuedAt ?? s.processStartedAt;
+  const ready = samples.map((s) => s.helperReadyMs).filter((v): v is number => v !== null);
+  const m = (pick: (s: ActivationSample) => number) => Math.round(median(of(pick)) * 10) / 10;
+  return {
+    transport,
+    samples,
+    activationMs: summarize(of((s) => s.activationMs)),
+    gatewayStartToReadyMs: summarize(of(own)),
+    overheadMs: summarize(of((s) => s.activationMs - own(s))),
+    overheadFromRestartMs: summarize(of((s) => s.activationMs - (s.gatewayReadyAt - restartAt(s)))),
+    overheadFromGatewayCodeMs: summarize(of((s) => s.activationMs - (s.gatewayReadyAt - s.gatewayStartedAt))),
+    breakdownMedianMs: {
+      beforeRestartMs: m(restartAt),
+      outsideHelperMs: m((s) => s.activationMs - s.helperTotalMs),
+      helperBeforeRestartMs: m((s) => restartAt(s) - (s.activationMs - s.helperTotalMs)),
+      restartMs: m((s) => s.processStartedAt - restartAt(s)),
+      gatewayStartToReadyMs: m(own),
+      gatewayNodeStartMs: m((s) => s.gatewayStartedAt - s.processStartedAt),
+      pollLagMs: m((s) => s.helperSawReadyAt - s.gatewayReadyAt),
+      afterReadyMs: m((s) => s.activationMs - s.helperSawReadyAt),
+    },
+    helperReadyMs: ready.length ? summarize(ready) : null,
+  };
+}
+
 export async function measureActivation(ctx: BenchContext, host: BenchHost): Promise<ActivationResult> {
   const hosts = { [NAMESPACE]: host };
   const binding = bindingFor(NAMESPACE, 'activation');
@@ -145,31 +174,7 @@ export async function measureActivation(ctx: BenchContext, host: BenchHost): Pro
       } finally {
         await observed.close();
       }
-      const of = (pick: (s: ActivationSample) => number) => samples.map(pick);
-      const own = (s: ActivationSample) => s.gatewayReadyAt - s.processStartedAt;
-      const restartAt = (s: ActivationSample) => s.stopIssuedAt ?? s.processStartedAt;
-      const ready = samples.map((s) => s.helperReadyMs).filter((v): v is number => v !== null);
-      const m = (pick: (s: ActivationSample) => number) => Math.round(median(of(pick)) * 10) / 10;
-      results.push({
-        transport,
-        samples,
-        activationMs: summarize(of((s) => s.activationMs)),
-        gatewayStartToReadyMs: summarize(of(own)),
-        overheadMs: summarize(of((s) => s.activationMs - own(s))),
-        overheadFromRestartMs: summarize(of((s) => s.activationMs - (s.gatewayReadyAt - restartAt(s)))),
-        overheadFromGatewayCodeMs: summarize(of((s) => s.activationMs - (s.gatewayReadyAt - s.gatewayStartedAt))),
-        breakdownMedianMs: {
-          beforeRestartMs: m(restartAt),
-          outsideHelperMs: m((s) => s.activationMs - s.helperTotalMs),
-          helperBeforeRestartMs: m((s) => restartAt(s) - (s.activationMs - s.helperTotalMs)),
-          restartMs: m((s) => s.processStartedAt - restartAt(s)),
-          gatewayStartToReadyMs: m(own),
-          gatewayNodeStartMs: m((s) => s.gatewayStartedAt - s.processStartedAt),
-          pollLagMs: m((s) => s.helperSawReadyAt - s.gatewayReadyAt),
-          afterReadyMs: m((s) => s.activationMs - s.helperSawReadyAt),
-        },
-        helperReadyMs: ready.length ? summarize(ready) : null,
-      });
+      results.push(transportActivation(transport, samples));
     }
     const script = 'for i in 1 2 3 4 5; do s=$(date +%s%N); systemctl daemon-reload; e=$(date +%s%N); echo $(( (e - s) / 1000 )); done';
     const reload = (await master.sh(script))

@@ -40,6 +40,49 @@ const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 
 const cpuTotal = (f: ControllerFootprint) => f.selfCpuMs + f.reapedChildCpuMs + f.liveOthersCpuMs;
 const rssTotal = (f: ControllerFootprint) => f.selfRssBytes + f.othersRssBytes;
 
+/** One concurrency level: CPU over an unsampled batch, then memory over the same batch sampled every 25 ms. */
+async function footprintAt(scratch: string, inFlight: number, batch: (inFlight: number, operations: number) => Promise<void>, inFlightNow: () => number): Promise<ConcurrencyFootprint> {
+  const operations = Math.max(16, inFlight * 2);
+  // CPU: no sampling during the batch, so the sampler's own reads of /proc are not counted.
+  const before = controllerFootprint(scratch);
+  const t0 = performance.now();
+  await batch(inFlight, operations);
+  const wallMs = performance.now() - t0;
+  await new Promise((resolve) => setTimeout(resolve, 100)); // let the last ssh clients be reaped
+  const after = controllerFootprint(scratch);
+  const self = after.selfCpuMs - before.selfCpuMs;
+  const total = cpuTotal(after) - cpuTotal(before);
+  // Memory: the batch again, sampled every 25 ms with the number of calls in flight at that moment.
+  const base = controllerFootprint(scratch);
+  const rss: number[] = [];
+  const full: number[] = [];
+  const perCall: number[] = [];
+  const heap: number[] = [];
+  const timer = setInterval(() => {
+    const now = controllerFootprint(scratch);
+    const extraBytes = rssTotal(now) - rssTotal(base);
+    rss.push(extraBytes);
+    heap.push(now.heapUsedBytes - base.heapUsedBytes);
+    if (inFlightNow() === inFlight) full.push(extraBytes);
+    if (inFlightNow() > 0) perCall.push(extraBytes / inFlightNow());
+  }, 25);
+  await batch(inFlight, operations);
+  clearInterval(timer);
+  const extra = (full.length ? median(full) : median(rss)) / MiB;
+  return {
+    inFlight,
+    operations,
+    wallMs: Math.round(wallMs),
+    cpuPerOperationMs: round(total / operations),
+    selfCpuPerOperationMs: round(self / operations),
+    sshCpuPerOperationMs: round((total - self) / operations),
+    extraRssMiB: round(extra),
+    extraRssPerInFlightMiB: round(full.length ? extra / inFlight : median(perCall) / MiB, 2),
+    peakExtraRssMiB: round(Math.max(...rss) / MiB),
+    extraHeapMiB: round(median(heap) / MiB),
+  };
+}
+
 export async function measureResources(ctx: BenchContext, hosts: readonly BenchHost[]): Promise<ResourcesResult> {
   const namespaces = fleetNamespaces(hosts);
   const bindings = fleetBindings(hosts);
@@ -75,47 +118,7 @@ export async function measureResources(ctx: BenchContext, hosts: readonly BenchH
       await batch(hosts.length, hosts.length * 2); // warm-up: connections opened, code paths compiled
       await new Promise((resolve) => setTimeout(resolve, 300));
       idle = controllerFootprint(ctx.scratch);
-      for (const inFlight of levels) {
-        const operations = Math.max(16, inFlight * 2);
-        // CPU: no sampling during the batch, so the sampler's own reads of /proc are not counted.
-        const before = controllerFootprint(ctx.scratch);
-        const t0 = performance.now();
-        await batch(inFlight, operations);
-        const wallMs = performance.now() - t0;
-        await new Promise((resolve) => setTimeout(resolve, 100)); // let the last ssh clients be reaped
-        const after = controllerFootprint(ctx.scratch);
-        const self = after.selfCpuMs - before.selfCpuMs;
-        const total = cpuTotal(after) - cpuTotal(before);
-        // Memory: the batch again, sampled every 25 ms with the number of calls in flight at that moment.
-        const base = controllerFootprint(ctx.scratch);
-        const rss: number[] = [];
-        const full: number[] = [];
-        const perCall: number[] = [];
-        const heap: number[] = [];
-        const timer = setInterval(() => {
-          const now = controllerFootprint(ctx.scratch);
-          const extraBytes = rssTotal(now) - rssTotal(base);
-          rss.push(extraBytes);
-          heap.push(now.heapUsedBytes - base.heapUsedBytes);
-          if (active === inFlight) full.push(extraBytes);
-          if (active > 0) perCall.push(extraBytes / active);
-        }, 25);
-        await batch(inFlight, operations);
-        clearInterval(timer);
-        const extra = (full.length ? median(full) : median(rss)) / MiB;
-        levelResults.push({
-          inFlight,
-          operations,
-          wallMs: Math.round(wallMs),
-          cpuPerOperationMs: round(total / operations),
-          selfCpuPerOperationMs: round(self / operations),
-          sshCpuPerOperationMs: round((total - self) / operations),
-          extraRssMiB: round(extra),
-          extraRssPerInFlightMiB: round(full.length ? extra / inFlight : median(perCall) / MiB, 2),
-          peakExtraRssMiB: round(Math.max(...rss) / MiB),
-          extraHeapMiB: round(median(heap) / MiB),
-        });
-      }
+      for (const inFlight of levels) levelResults.push(await footprintAt(ctx.scratch, inFlight, batch, () => active));
     } finally {
       await observed.close();
     }

@@ -1,6 +1,6 @@
 // bad-input: malformed configurations and arguments, each refused with a classified error before
 // any change, the host tree compared around every batch.
-import { runBadInput, type BadCaseResult } from './bad-input.js';
+import { runBadInput, type BadCaseResult } from './run-bad-input.js';
 import { MAX_LISTED } from '../trials/trial-summary.js';
 import { seconds, type Section } from '../campaign/section.js';
 

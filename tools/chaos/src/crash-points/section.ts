@@ -1,6 +1,8 @@
 // crash-points and injected-errors: strace kills the helper or its children at a counted system
 // call (SIGKILL), or fails that call (ENOSPC, EIO), on a host of the strace variant each.
-import { CRASH_OPERATIONS, crashLane, crashRows, type CrashRecord, type CrashRow, type OperationCount } from './crash-points.js';
+import { crashLane } from './crash-points.js';
+import { crashRows, type CrashRow } from './crash-rows.js';
+import { CRASH_OPERATIONS, type CrashRecord, type OperationCount } from './records.js';
 import { MAX_LISTED } from '../trials/trial-summary.js';
 import { failedTrial, seconds, trialGoals, type Section } from '../campaign/section.js';
 

@@ -3,7 +3,7 @@
 // (served.json must never name it; a new revision recovers). After each: invariants, then a retry
 // that must converge. The unlocked readiness wait has its lane in wait-faults.ts.
 import { unitName } from '@occ-ssh/markers';
-import { assertNever, encodeArgument, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
+import { encodeArgument, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from '../host/collector.js';
 import type { Listing } from '../host/listing.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -32,6 +32,53 @@ async function withFault(op: () => Promise<CallOutcome>, atMs: number, fault: ()
   return pending;
 }
 
+/** One round trip: retire the revisions the last trial left behind, stage the candidate, list. */
+async function stage(link: HostLink, retirePrevious: OperationArgs<'retire-revision'>[], candidate: OperationArgs<'prepare-revision'>): Promise<Listing> {
+  const setup: [OperationName, unknown][] = [...retirePrevious.map((args) => ['retire-revision', args] as [OperationName, unknown]), ['prepare-revision', candidate]];
+  const steps = await runSteps(link, [...setup.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(link, operation, args as never)) })), { collect: {} }]);
+  for (const [index, [operation]] of setup.entries()) {
+    if (!helperOf(steps[index]).line?.ok) throw new Error(`fault lane: ${operation} failed before a trial`);
+  }
+  return listingOf(steps[steps.length - 1]);
+}
+
+interface FaultContext {
+  link: HostLink;
+  /** Sends the activation through a fresh client. */
+  send: () => Promise<CallOutcome>;
+  args: OperationArgs<'activate-revision'>;
+  atMs: number;
+  unit: string;
+  candidateId: string;
+}
+
+interface Fault {
+  interrupted: () => Promise<CallOutcome>;
+  /** What must hold right after the fault, before the retry. */
+  afterFault?: (listing: Listing) => string[];
+}
+
+/** How each kind of fault interrupts the activation, and what it must leave. */
+const FAULTS: { [K in FaultKind]: (f: FaultContext) => Fault } = {
+  'helper-sigkill': ({ link, send, atMs }) => ({ interrupted: () => withFault(send, atMs, () => link.exec(['pkill', '-KILL', '-f', `^${link.nodePath} - `])) }),
+  'sshd-restart': ({ link, send, atMs }) => ({ interrupted: () => withFault(send, atMs, () => link.exec(['systemctl', 'restart', 'ssh'])) }),
+  reboot: ({ link, send, atMs, unit }) => ({
+    interrupted: () =>
+      withFault(send, atMs, async () => {
+        await link.host.reboot();
+        await link.closeMaster();
+      }),
+    afterFault: (listing) => {
+      const state = listing.units.find((entry) => entry.name === unit);
+      return state?.unitFileState === 'enabled' ? [] : [`after the reboot the unit is ${state?.unitFileState ?? 'missing'}, not enabled`];
+    },
+  }),
+  'never-ready': ({ link, args, atMs, candidateId }) => ({
+    interrupted: () => call(link, 'activate-revision', args, { killAfterMs: atMs }),
+    afterFault: (listing) => servedNames(listing, candidateId),
+  }),
+};
+
 export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progress: (record: TrialRecord) => void): Promise<{ records: TrialRecord[]; activateMs: number }> {
   const owner = ownerOf('faults');
   const records: TrialRecord[] = [];
@@ -43,7 +90,6 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
   const calibration = await call(link, 'activate-revision', activateArgs(active));
   if (!calibration.line?.ok) throw new Error('fault lane: calibration activation failed');
   const activateMs = calibration.ms;
-  let before: Listing;
 
   const kinds: FaultKind[] = rng.shuffle([
     ...Array<FaultKind>(plan.helperKills).fill('helper-sigkill'),
@@ -57,45 +103,12 @@ export async function faultLane(link: HostLink, rng: Rng, plan: FaultPlan, progr
   for (const kind of kinds) {
     number += 1;
     const candidate = prepareArgs(owner, number, kind === 'never-ready' ? { neverReady: true } : { readyAfterMs: rng.int(200, 1200) });
-    // One round trip: retire the revisions the last trial left behind, stage the candidate, list.
-    const setup: [OperationName, unknown][] = [...retirePrevious.map((args) => ['retire-revision', args] as [OperationName, unknown]), ['prepare-revision', candidate]];
-    const steps = await runSteps(link, [...setup.map(([operation, args]) => ({ helper: encodeArgument(envelopeFor(link, operation, args as never)) })), { collect: {} }]);
-    for (const [index, [operation]] of setup.entries()) {
-      if (!helperOf(steps[index]).line?.ok) throw new Error(`fault lane: ${operation} failed before a trial`);
-    }
-    before = listingOf(steps[steps.length - 1]);
+    const before = await stage(link, retirePrevious, candidate);
     const args: OperationArgs<'activate-revision'> = activateArgs(candidate, kind === 'never-ready' ? UNREADY_TIMEOUT_MS : 30_000);
     const measuredMs = kind === 'never-ready' ? activateMs + UNREADY_TIMEOUT_MS : activateMs;
     const atMs = rng.uniform(0, measuredMs);
     const send = () => call(link, 'activate-revision', args);
-    const unit = unitName(owner.agent.id);
-    let interrupted: () => Promise<CallOutcome>;
-    let afterFault: ((listing: Listing) => string[]) | undefined;
-    switch (kind) {
-      case 'helper-sigkill':
-        interrupted = () => withFault(send, atMs, () => link.exec(['pkill', '-KILL', '-f', `^${link.nodePath} - `]));
-        break;
-      case 'sshd-restart':
-        interrupted = () => withFault(send, atMs, () => link.exec(['systemctl', 'restart', 'ssh']));
-        break;
-      case 'reboot':
-        interrupted = () =>
-          withFault(send, atMs, async () => {
-            await link.host.reboot();
-            await link.closeMaster();
-          });
-        afterFault = (listing) => {
-          const state = listing.units.find((entry) => entry.name === unit);
-          return state?.unitFileState === 'enabled' ? [] : [`after the reboot the unit is ${state?.unitFileState ?? 'missing'}, not enabled`];
-        };
-        break;
-      case 'never-ready':
-        interrupted = () => call(link, 'activate-revision', args, { killAfterMs: atMs });
-        afterFault = (listing) => servedNames(listing, candidate.revision.id);
-        break;
-      default:
-        return assertNever(kind, 'fault kind');
-    }
+    const { interrupted, afterFault } = FAULTS[kind]({ link, send, args, atMs, unit: unitName(owner.agent.id), candidateId: candidate.revision.id });
     const { record, after } = await runTrial({
       link,
       step: { operation: 'activate-revision', args },

@@ -22,6 +22,77 @@ export interface FakeAgent {
 const file = (path: string, extra: Partial<Entry> = {}): Entry => ({ path, type: 'file', uid: 0, gid: 0, mode: 0o600, size: 100, ...extra });
 const dir = (path: string, extra: Partial<Entry> = {}): Entry => ({ path, type: 'dir', uid: 0, gid: 0, mode: 0o711, size: 4096, ...extra });
 
+type Owner = { driver: 'compute-ssh'; namespaceId: string; agentId: string; servicePrincipalId: string };
+
+/** Each revision's directory, snapshot and marker. */
+function revisionEntries(a: string, agent: FakeAgent, owner: Owner): Entry[] {
+  const entries: Entry[] = [];
+  for (const revision of agent.revisions) {
+    const r = `${a}/revisions/${revHash(revision.id)}`;
+    entries.push(
+      dir(r),
+      file(`${r}/openclaw.json`, { gid: agent.uid, mode: 0o640, sha256: sha256Hex(revision.document) }),
+      file(`${r}/revision.json`, {
+        text: markerText({
+          kind: 'revision',
+          version: 1,
+          ...owner,
+          revisionId: revision.id,
+          revisionNumber: revision.number,
+          configurationHash: sha256Hex(revision.document),
+          harness: 'openclaw/embedded',
+          auth: 'password',
+        }),
+      }),
+    );
+  }
+  return entries;
+}
+
+/** `current` and, when serving, served.json (with the gateway answering /readyz). */
+function currentEntries(listing: Listing, a: string, agent: FakeAgent): Entry[] {
+  const entries: Entry[] = [];
+  const current = agent.revisions.find((revision) => revision.id === agent.current);
+  if (current) {
+    entries.push({ path: `${a}/current`, type: 'link', uid: 0, gid: 0, mode: 0o777, size: 22, target: `revisions/${revHash(current.id)}` });
+    if (agent.served) {
+      entries.push(
+        file(`${a}/served.json`, {
+          text: markerText({
+            kind: 'served',
+            version: 1,
+            driver: 'compute-ssh',
+            namespaceId: agent.namespaceId,
+            agentId: agent.agentId,
+            revisionId: current.id,
+            revisionNumber: current.number,
+            configurationHash: sha256Hex(current.document),
+            port: agent.port,
+            servedAt: '2024-06-01T00:00:00.000Z',
+          }),
+        }),
+      );
+      listing.ready[String(agent.port)] = true;
+    }
+  }
+  return entries;
+}
+
+/** The workspace setup's marker and its documents in state/workspace. */
+function workspaceEntries(a: string, agent: FakeAgent, owner: Owner): Entry[] {
+  if (!agent.workspace) return [];
+  const entries: Entry[] = [];
+  const digests = Object.fromEntries(Object.entries(agent.workspace.documents).map(([name, content]) => [name, sha256Hex(content)]));
+  entries.push(
+    file(`${a}/workspace-setup.json`, {
+      text: `${canonicalJson({ kind: 'workspace-setup', version: 1, ...owner, setupId: agent.workspace.setupId, documents: digests, openclawVersion: '2026.0.0-chaos' })}\n`,
+    }),
+    dir(`${a}/state/workspace`, { uid: agent.uid, gid: agent.uid, mode: 0o700 }),
+    ...Object.entries(digests).map(([name, digest]) => file(`${a}/state/workspace/${name}`, { uid: agent.uid, gid: agent.uid, sha256: digest })),
+  );
+  return entries;
+}
+
 export function fakeListing(agents: FakeAgent[]): Listing {
   const entries: Entry[] = [dir('accounts'), dir('namespaces'), file('.compute-lock', { size: 0 })];
   const listing: Listing = {
@@ -62,58 +133,7 @@ export function fakeListing(agents: FakeAgent[]): Listing {
       file(`${a}/gateway-password.env`),
       dir(`${a}/revisions`),
     );
-    for (const revision of agent.revisions) {
-      const r = `${a}/revisions/${revHash(revision.id)}`;
-      entries.push(
-        dir(r),
-        file(`${r}/openclaw.json`, { gid: agent.uid, mode: 0o640, sha256: sha256Hex(revision.document) }),
-        file(`${r}/revision.json`, {
-          text: markerText({
-            kind: 'revision',
-            version: 1,
-            ...owner,
-            revisionId: revision.id,
-            revisionNumber: revision.number,
-            configurationHash: sha256Hex(revision.document),
-            harness: 'openclaw/embedded',
-            auth: 'password',
-          }),
-        }),
-      );
-    }
-    const current = agent.revisions.find((revision) => revision.id === agent.current);
-    if (current) {
-      entries.push({ path: `${a}/current`, type: 'link', uid: 0, gid: 0, mode: 0o777, size: 22, target: `revisions/${revHash(current.id)}` });
-      if (agent.served) {
-        entries.push(
-          file(`${a}/served.json`, {
-            text: markerText({
-              kind: 'served',
-              version: 1,
-              driver: 'compute-ssh',
-              namespaceId: agent.namespaceId,
-              agentId: agent.agentId,
-              revisionId: current.id,
-              revisionNumber: current.number,
-              configurationHash: sha256Hex(current.document),
-              port: agent.port,
-              servedAt: '2024-06-01T00:00:00.000Z',
-            }),
-          }),
-        );
-        listing.ready[String(agent.port)] = true;
-      }
-    }
-    if (agent.workspace) {
-      const digests = Object.fromEntries(Object.entries(agent.workspace.documents).map(([name, content]) => [name, sha256Hex(content)]));
-      entries.push(
-        file(`${a}/workspace-setup.json`, {
-          text: `${canonicalJson({ kind: 'workspace-setup', version: 1, ...owner, setupId: agent.workspace.setupId, documents: digests, openclawVersion: '2026.0.0-chaos' })}\n`,
-        }),
-        dir(`${a}/state/workspace`, { uid: agent.uid, gid: agent.uid, mode: 0o700 }),
-        ...Object.entries(digests).map(([name, digest]) => file(`${a}/state/workspace/${name}`, { uid: agent.uid, gid: agent.uid, sha256: digest })),
-      );
-    }
+    entries.push(...revisionEntries(a, agent, owner), ...currentEntries(listing, a, agent), ...workspaceEntries(a, agent, owner));
     if (agent.unit) {
       listing.units.push({ name: unitName(agent.agentId), type: 'file', uid: 0, head: unitOwnershipHeader(agent.namespaceId, agent.agentId), ...agent.unit });
     }

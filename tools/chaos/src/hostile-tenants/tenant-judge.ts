@@ -15,11 +15,10 @@ const within = (call: Timed, boundMs: number) => call.ok && call.ms <= boundMs;
 /** The calls every lock trial makes: the siblings' and the holder's own stop. */
 export const LOCK_TRIAL_CALLS = ['other ensure-namespace', 'other prepare-revision', 'other activate-revision', 'same prepare-revision', 'same activate-revision', 'lock stop-revision'];
 
-export function tenantTargets(result: TenantsResult): TenantTarget[] {
-  const b = result.bounds;
+/** Every attack of the section ran (and nothing went wrong around them). */
+function everyAttackRan(result: TenantsResult): TenantTarget[] {
   const targets: TenantTarget[] = [];
   const want = (name: string, met: boolean, detail: string) => targets.push({ name, met, detail });
-
   const ran = [
     `${result.lock.length}/${result.plan.lockTrials} lock trials`,
     `${result.trickle.length}/${result.plan.trickleTrials} trickle trials`,
@@ -41,7 +40,14 @@ export function tenantTargets(result: TenantsResult): TenantTarget[] {
       !!result.pressure.flood,
     [...ran, ...result.problems].join('; '),
   );
+  return targets;
+}
 
+/** A lock-holding gateway delays neither its siblings nor its own stop. */
+function lockTargets(result: TenantsResult): TenantTarget[] {
+  const targets: TenantTarget[] = [];
+  const want = (name: string, met: boolean, detail: string) => targets.push({ name, met, detail });
+  const b = result.bounds;
   const lockMet = result.lock.every(
     (trial) => trial.problems.length === 0 && LOCK_TRIAL_CALLS.every((key) => trial.calls.some((call) => `${call.who} ${call.operation}` === key && within(call, b.operationMs))),
   );
@@ -50,7 +56,14 @@ export function tenantTargets(result: TenantsResult): TenantTarget[] {
     result.lock.length > 0 && lockMet,
     result.lock.map((trial, index) => `trial ${index + 1} (${trial.attacker}): ${[...trial.calls.map(describeCall), ...trial.problems].join(', ')}`).join('; ') || 'no trial',
   );
+  return targets;
+}
 
+/** A trickling /readyz: activation ends in time, and inventory and siblings are not held up. */
+function trickleTargets(result: TenantsResult): TenantTarget[] {
+  const targets: TenantTarget[] = [];
+  const want = (name: string, met: boolean, detail: string) => targets.push({ name, met, detail });
+  const b = result.bounds;
   const trickles = result.trickle;
   const trickleDetail = (pick: (trial: (typeof trickles)[number]) => Timed) =>
     trickles.map((trial, index) => `trial ${index + 1}: ${[describeCall(pick(trial)), ...trial.problems].join(', ')}`).join('; ') || 'no trial';
@@ -70,7 +83,13 @@ export function tenantTargets(result: TenantsResult): TenantTarget[] {
     trickles.length > 0 && trickles.every((trial) => within(trial.sibling, b.operationMs)),
     trickleDetail((trial) => trial.sibling),
   );
+  return targets;
+}
 
+/** Forged audit lines are never shown as the helper's. */
+function auditTargets(result: TenantsResult): TenantTarget[] {
+  const targets: TenantTarget[] = [];
+  const want = (name: string, met: boolean, detail: string) => targets.push({ name, met, detail });
   const audit = result.forgedAudit;
   want(
     'forged audit lines are never shown, the real ones always are',
@@ -79,7 +98,14 @@ export function tenantTargets(result: TenantsResult): TenantTarget[] {
       ? `${audit.forgedWritten} forged lines written (${audit.forgedInJournal} in the journal under the helper's tag); recentAudit showed ${audit.forgedShown} forged and ${audit.realShown}/${audit.realRequests.length} real of ${audit.recentAudit} lines${audit.problems.length ? `; ${audit.problems.join('; ')}` : ''}`
       : 'did not run',
   );
+  return targets;
+}
 
+/** Huge trees and planted links: deletion completes with heartbeats, and never follows a link. */
+function treeTargets(result: TenantsResult): TenantTarget[] {
+  const targets: TenantTarget[] = [];
+  const want = (name: string, met: boolean, detail: string) => targets.push({ name, met, detail });
+  const b = result.bounds;
   const trees = result.hugeTrees;
   const treeProblems = trees?.problems.filter((problem) => !problem.startsWith('changed:')) ?? [];
   want(
@@ -96,7 +122,13 @@ export function tenantTargets(result: TenantsResult): TenantTarget[] {
     !!trees && !!trees.planted && trees.targetsUnchanged,
     trees ? (trees.targetsUnchanged ? 'link targets unchanged' : trees.problems.filter((problem) => problem.startsWith('changed:')).join('; ')) : 'did not run',
   );
+  return targets;
+}
 
+/** Placeholders and sibling state stay unseen from inside a unit. */
+function readerTargets(result: TenantsResult): TenantTarget[] {
+  const targets: TenantTarget[] = [];
+  const want = (name: string, met: boolean, detail: string) => targets.push({ name, met, detail });
   const readers = result.placeholders;
   want(
     'launch placeholders: zero sightings by sibling gateways and accounts, and the gateway receives its own',
@@ -116,8 +148,22 @@ export function tenantTargets(result: TenantsResult): TenantTarget[] {
         ? `${judged.length} probes, nothing revealed`
         : revealed.map((row) => `${row.gateway}: ${row.category} ${row.path} (${row.seen})`).join('; '),
   );
-  targets.push(...pressureTargets(result.pressure ?? {}));
   return targets;
+}
+
+/** Every target of the section, in the order they are listed; the first is that the attacks ran. */
+const TARGETS: readonly ((result: TenantsResult) => TenantTarget[])[] = [
+  everyAttackRan,
+  lockTargets,
+  trickleTargets,
+  auditTargets,
+  treeTargets,
+  readerTargets,
+  (result) => pressureTargets(result.pressure ?? {}),
+];
+
+export function tenantTargets(result: TenantsResult): TenantTarget[] {
+  return TARGETS.flatMap((judge) => judge(result));
 }
 
 /** Attacks whose outcome missed (for the counts): the targets not met, beside the one that the attacks ran. */

@@ -1,5 +1,6 @@
 // hostile: hostile host state (squatted paths, planted links, foreign owners) refused or not followed.
-import { runHostile, type HostileResult } from './hostile.js';
+import type { HostileResult } from './case.js';
+import { runHostile } from './run-hostile.js';
 import { seconds, type Section } from '../campaign/section.js';
 
 export interface HostileSummary {

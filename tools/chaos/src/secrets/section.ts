@@ -1,6 +1,6 @@
 // secrets: no secret (document sentinels, launch placeholders, the managed password, a hook's text)
 // in any log, error, CLI output, journal, argv or file another account can read, nor in the results file.
-import { runSecrets, type SecretsResult } from './secrets.js';
+import { runSecrets, type SecretsResult } from './run-secrets.js';
 import { groupSightings, type Corpus, type Sighting, type SightingGroup } from './sightings.js';
 import { seconds, type Section } from '../campaign/section.js';
 

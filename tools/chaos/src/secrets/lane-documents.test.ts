@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { owner, prepareArgs } from '@occ-ssh/test-support';
 import { setupArgs } from '../host/fixture-args.js';
-import { LANE_DOCUMENT_SENTINEL, laneSightings } from './secrets.js';
+import { LANE_DOCUMENT_SENTINEL, laneSightings } from './lane-documents.js';
 
 describe('lane document sentinel', () => {
   const setup = setupArgs(prepareArgs(owner('sent'), 1), LANE_DOCUMENT_SENTINEL);
