@@ -1,5 +1,5 @@
 // One interface for every section of the campaign: where its parts run, how it runs them, what it
-// sums up for the results file, and the targets that sum is judged by. The table in index.ts lists
+// sums up for the results file, and the targets that sum is judged by. The table in sections.ts lists
 // them; adding a section is one file and one entry there.
 import type { Variant } from '@occ-ssh/testhost';
 import type { Sizes } from './sizes.js';
