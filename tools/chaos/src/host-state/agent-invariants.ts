@@ -1,7 +1,6 @@
 // The invariants of one Agent directory: its marker, its account, its private directories, its
 // revisions, and what current and served.json name. Pure.
-import { accountName, agentHash, nsHash, revHash } from '@occ-ssh/markers';
-import type { AgentMarker } from '@occ-ssh/markers';
+import { accountName, agentHash, nsHash, revHash, type AgentMarker } from '@occ-ssh/markers';
 import { currentRevision, type AgentModel } from './model.js';
 import type { Judge } from './judge.js';
 

@@ -1,11 +1,9 @@
 // One hostile case: the state it plants, the operations it attempts, and the shared steps cases are built from.
-import { markerText } from '@occ-ssh/markers';
-import { encodeArgument } from '@occ-ssh/protocol';
+import { markerText, type AgentLayout } from '@occ-ssh/markers';
+import { encodeArgument, type AgentOwner, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
 import { envelopeFor } from '@occ-ssh/test-support';
 import { helperOf, runSteps } from '../host/collector.js';
 import { activateArgs, ownerOf, prepareArgs } from '../host/fixture-args.js';
-import type { AgentOwner, OperationArgs, OperationName } from '@occ-ssh/protocol';
-import type { AgentLayout } from '@occ-ssh/markers';
 import type { HostLink } from '../host/ssh.js';
 
 export const SQUATTER_UNIT = 'occ-chaos-squatter';
