@@ -10,21 +10,22 @@ import { loadHelperArtifact } from '@occ-ssh/controller/internal';
 import { collect } from '@occ-ssh/ssh-client';
 import { measuredCommit, namesFrom, parseFlags, runCommandLine, UsageError } from '@occ-ssh/test-support';
 import { ensureRootfs, NODE_VERSION, startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { measureActivation } from './activation.js';
-import { measureAnsible } from './ansible.js';
-import { measureBytes } from './bytes.js';
-import { measureConcurrency } from './concurrency.js';
-import { planFor, progress, type BenchContext } from './context.js';
-import { measureFleet } from './fleet.js';
-import { deployLatencyAgent, measureLatency } from './latency.js';
-import { loadAverage } from './machine.js';
-import { figureRows, textTable } from './report.js';
-import { measureResources } from './resources.js';
-import { measureRestart } from './restart.js';
-import type { BenchResults, Scenario } from './results.js';
-import { SCENARIOS } from './results.js';
-import { measureScale } from './scale.js';
-import { measureStartup } from './startup.js';
+import { measureActivation } from './scenarios/activation.js';
+import { measureAnsible } from './scenarios/ansible.js';
+import { measureBytes } from './scenarios/bytes.js';
+import { measureConcurrency } from './scenarios/concurrency.js';
+import { planFor, progress, type BenchContext } from './hosts/context.js';
+import { measureFleet } from './scenarios/fleet.js';
+import { deployLatencyAgent, measureLatency } from './scenarios/latency.js';
+import { loadAverage } from './hosts/machine.js';
+import { figureRows } from './report/figure-rows.js';
+import { textTable } from './report/figure-table.js';
+import { measureResources } from './scenarios/resources.js';
+import { measureRestart } from './scenarios/restart.js';
+import type { BenchResults, Scenario } from './report/results.js';
+import { SCENARIOS } from './report/results.js';
+import { measureScale } from './scenarios/scale.js';
+import { measureStartup } from './scenarios/startup.js';
 
 const DEFAULT_OUT = fileURLToPath(new URL('../../../bench/results/latest.json', import.meta.url));
 const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(',')}] [--out FILE]
@@ -60,21 +61,13 @@ async function sshVersion(): Promise<string> {
   return `${out.stderrHead}${out.stdout}`.trim();
 }
 
-async function main(): Promise<number> {
-  const args = parseCommandLine(process.argv.slice(2));
-  const plan = planFor(args.quick);
-  const scratch = mkdtempSync('/tmp/occb-');
-  // The openssh-mux transport creates its control directory under os.tmpdir(): keep it in ours.
-  process.env.TMPDIR = scratch;
-  process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
-  const ctx: BenchContext = { plan, scratch };
-  const startedAt = new Date();
-  const commit = await measuredCommit();
-  const loadAtStart = loadAverage();
-  const helper = loadHelperArtifact();
-  progress(`${args.quick ? 'quick' : 'full'} run of ${[...args.only].join(', ')}; load average ${loadAtStart.one} ${loadAtStart.five} ${loadAtStart.fifteen} on ${cpus().length} cores`);
+/** The figures measured so far, and the errors of those that failed. */
+type Measured = Partial<BenchResults> & { errors: BenchResults['errors'] };
 
-  const partial: Partial<BenchResults> & { errors: BenchResults['errors'] } = { errors: [] };
+/** Boots the hosts each group of figures needs, measures the figures asked for, and tears every host down. */
+async function measureAll(args: Args, ctx: BenchContext): Promise<Measured> {
+  const { plan } = ctx;
+  const partial: Measured = { errors: [] };
   const hosts: TestHost[] = [];
   const boot = async (name: string, variant: 'base' | 'python' = 'base') => {
     const host = await startTestHost({ name, variant });
@@ -139,14 +132,24 @@ async function main(): Promise<number> {
   }
 
   if (!wants('fleet') && partial.fleet) delete partial.fleet;
+  return partial;
+}
+
+/** The results file without its rows: the run, the machine, the helper and every figure measured. */
+async function resultsOf(
+  ctx: BenchContext,
+  run: { startedAt: Date; commit: Awaited<ReturnType<typeof measuredCommit>>; loadAtStart: ReturnType<typeof loadAverage>; helper: { sha256: string; bytes: { length: number } } },
+  partial: Measured,
+): Promise<Omit<BenchResults, 'rows'>> {
+  const { startedAt, commit, loadAtStart, helper } = run;
   const finishedAt = new Date();
-  const base: Omit<BenchResults, 'rows'> = {
+  return {
     schema: 1,
     ...(commit ? { commit } : {}),
     startedAt: startedAt.toISOString(),
     finishedAt: finishedAt.toISOString(),
     durationS: Math.round((finishedAt.getTime() - startedAt.getTime()) / 1000),
-    plan,
+    plan: ctx.plan,
     machine: {
       cpus: cpus().length,
       memoryGiB: Math.round(totalmem() / 1024 ** 3),
@@ -161,6 +164,24 @@ async function main(): Promise<number> {
     ...partial,
     errors: partial.errors,
   };
+}
+
+async function main(): Promise<number> {
+  const args = parseCommandLine(process.argv.slice(2));
+  const plan = planFor(args.quick);
+  const scratch = mkdtempSync('/tmp/occb-');
+  // The openssh-mux transport creates its control directory under os.tmpdir(): keep it in ours.
+  process.env.TMPDIR = scratch;
+  process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+  const ctx: BenchContext = { plan, scratch };
+  const startedAt = new Date();
+  const commit = await measuredCommit();
+  const loadAtStart = loadAverage();
+  const helper = loadHelperArtifact();
+  progress(`${args.quick ? 'quick' : 'full'} run of ${[...args.only].join(', ')}; load average ${loadAtStart.one} ${loadAtStart.five} ${loadAtStart.fifteen} on ${cpus().length} cores`);
+
+  const partial = await measureAll(args, ctx);
+  const base = await resultsOf(ctx, { startedAt, commit, loadAtStart, helper }, partial);
   const results: BenchResults = { ...base, rows: figureRows(base) };
   mkdirSync(dirname(args.out), { recursive: true });
   writeFileSync(args.out, `${JSON.stringify(results, null, 2)}\n`);

@@ -7,13 +7,13 @@ import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startTestHost, type Variant } from '@occ-ssh/testhost';
 import { helperArtifact, measuredCommit, runCommandLine } from '@occ-ssh/test-support';
-import { parseOptions, SECTIONS, USAGE, type Options, type SectionName } from './options.js';
-import { countsOf, judge, summaryLines, type Results } from './report.js';
-import { Rng } from './rng.js';
-import { laneSightings } from './secrets.js';
-import { ANY_SECTIONS } from './sections/index.js';
-import { groupSightings, type Corpus } from './sightings.js';
-import { HostLink } from './ssh.js';
+import { parseOptions, SECTIONS, USAGE, type Options, type SectionName } from './campaign/options.js';
+import { countsOf, judge, summaryLines, type Results } from './report/report.js';
+import { Rng } from './campaign/rng.js';
+import { laneSightings } from './secrets/lane-documents.js';
+import { ANY_SECTIONS } from './campaign/sections.js';
+import { groupSightings, type Corpus } from './secrets/sightings.js';
+import { HostLink } from './host/ssh.js';
 
 // The full campaign's results are published (latest.json); a quick run, as CI makes, keeps its own file.
 const DEFAULT_OUT = { full: fileURLToPath(new URL('../../../chaos/results/latest.json', import.meta.url)), quick: fileURLToPath(new URL('../../../chaos/results/quick.json', import.meta.url)) };

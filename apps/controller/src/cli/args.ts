@@ -196,6 +196,31 @@ export interface CliOptions {
 /** What to print instead of running: the general or one command's help, or the versions. */
 export type Informational = { help: Command | undefined } | 'version';
 
+/** Every flag of every command; parseCli checks which command may take which. */
+const CLI_FLAGS = {
+  config: { type: 'string' },
+  revision: { type: 'string' },
+  namespace: { type: 'string' },
+  'namespace-id': { type: 'string' },
+  'agent-id': { type: 'string' },
+  'service-principal-id': { type: 'string' },
+  'revision-id': { type: 'string' },
+  'revision-number': { type: 'string' },
+  ledger: { type: 'string' },
+  'readiness-timeout': { type: 'string' },
+  workspace: { type: 'string' },
+  'workspace-file': { type: 'string', multiple: true },
+  since: { type: 'string' },
+  lines: { type: 'string' },
+  follow: { type: 'boolean', default: false },
+  previous: { type: 'boolean', default: false },
+  yes: { type: 'boolean', default: false },
+  json: { type: 'boolean', default: false },
+  verbose: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', default: false },
+} as const;
+
 export function parseCli(argv: readonly string[]): CliOptions | Informational {
   let parsed;
   try {
@@ -203,29 +228,7 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: {
-        config: { type: 'string' },
-        revision: { type: 'string' },
-        namespace: { type: 'string' },
-        'namespace-id': { type: 'string' },
-        'agent-id': { type: 'string' },
-        'service-principal-id': { type: 'string' },
-        'revision-id': { type: 'string' },
-        'revision-number': { type: 'string' },
-        ledger: { type: 'string' },
-        'readiness-timeout': { type: 'string' },
-        workspace: { type: 'string' },
-        'workspace-file': { type: 'string', multiple: true },
-        since: { type: 'string' },
-        lines: { type: 'string' },
-        follow: { type: 'boolean', default: false },
-        previous: { type: 'boolean', default: false },
-        yes: { type: 'boolean', default: false },
-        json: { type: 'boolean', default: false },
-        verbose: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', default: false },
-      },
+      options: CLI_FLAGS,
     });
   } catch (error) {
     throw new UsageError((error as Error).message);

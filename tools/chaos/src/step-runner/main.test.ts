@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { SEALED_KEY, sealOperation } from '@occ-ssh/helper-call';
-import { STEP_RUNNER_PATH } from '../collector.js';
-import type { Listing } from '../listing.js';
+import { STEP_RUNNER_PATH } from '../host/collector.js';
+import type { Listing } from '../host/listing.js';
 import type { Params } from './params.js';
 
 function runSteps(params: Params): unknown[] {

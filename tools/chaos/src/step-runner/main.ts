@@ -3,7 +3,7 @@
 // Params as JSON on stdin, runs the steps in order and prints one JSON array of their results.
 import { helperInput, type SealedOperation } from '@occ-ssh/helper-call';
 import { collect as collectProcess } from '@occ-ssh/ssh-client';
-import type { Entry, Listing } from '../listing.js';
+import type { Entry, Listing } from '../host/listing.js';
 import { run, type CollectOptions, type Params } from './params.js';
 import { lock, quiet } from './quiet.js';
 import { activeReady, servedReady } from './ready.js';

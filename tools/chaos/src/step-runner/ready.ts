@@ -1,7 +1,7 @@
 // /readyz of the gateways the host says are running: a served.json or agent.json marker whose unit
 // is active must answer 200 on its port.
 import { request } from 'node:http';
-import type { Entry, UnitInfo } from '../listing.js';
+import type { Entry, UnitInfo } from '../host/listing.js';
 import { sleep } from './params.js';
 
 function probe(port: number): Promise<boolean> {

@@ -2,7 +2,7 @@
 // files, gateway units with their systemd states, native-setup units, and the Agent accounts.
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
-import type { AccountEntry, Entry, EntryType, UnitInfo } from '../listing.js';
+import type { AccountEntry, Entry, EntryType, UnitInfo } from '../host/listing.js';
 import { run, type Params } from './params.js';
 
 function kind(st: Stats): EntryType {

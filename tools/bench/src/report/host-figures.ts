@@ -1,0 +1,143 @@
+// The rows of the per-host figures: many Agents on one host, a fleet, controller resources, the real
+// gateway's restart and concurrent activations.
+import type { BenchResults, FigureRow } from './results.js';
+import { informational, percentileCaveat, row, TARGETS } from './row-kinds.js';
+import { median, ratio } from './stats.js';
+
+type Measured = Omit<BenchResults, 'rows'>;
+
+export function scaleRows({ scale: s }: Measured): FigureRow[] {
+  if (!s) return [];
+  const rows: FigureRow[] = [];
+  for (const [name, op] of [
+    ['prepare', s.prepare],
+    ['activate', s.activate],
+  ] as const) {
+    rows.push({
+      figure: 'scale',
+      name: `${name}: last ten of ${s.agents} Agents vs first ten`,
+      measured: op.lastTenMs.median,
+      baseline: op.firstTenMs.median,
+      unit: 'ms',
+      ratio: op.lastOverFirst,
+      target: `≤ ${TARGETS.scale}x`,
+      limit: op.firstTenMs.median * TARGETS.scale,
+      met: Number.isFinite(op.lastOverFirst) ? op.lastOverFirst <= TARGETS.scale : null,
+      detail: `via ${s.transport}`,
+    });
+  }
+  rows.push({
+    figure: 'scale',
+    name: 'prepare lock hold p99',
+    measured: s.prepare.lockHoldMs.p99,
+    baseline: null,
+    unit: 'ms',
+    ratio: null,
+    target: `< ${TARGETS.scaleLockMs} ms`,
+    limit: TARGETS.scaleLockMs,
+    met: s.prepare.lockHoldMs.p99 < TARGETS.scaleLockMs,
+    detail: `p50 ${s.prepare.lockHoldMs.median} ms, max ${s.prepare.lockHoldMs.max} ms of ${s.prepare.lockHoldMs.n}${percentileCaveat(s.prepare.lockHoldMs.n)}; activate lock hold p50 ${s.activate.lockHoldMs.median} / p99 ${s.activate.lockHoldMs.p99} ms`,
+  });
+  return rows;
+}
+
+export function fleetRows({ fleet, machine }: Measured): FigureRow[] {
+  return (fleet?.transports ?? []).map((t) => ({
+    figure: 'fleet',
+    name: `${fleet!.hosts} hosts in parallel via ${t.transport}`,
+    measured: t.allHostsMs.median,
+    baseline: t.oneHostMs.median,
+    unit: 'ms',
+    ratio: t.ratio,
+    target: `≤ ${TARGETS.fleet}x one host`,
+    limit: t.oneHostMs.median * TARGETS.fleet,
+    met: Number.isFinite(t.ratio) ? t.ratio <= TARGETS.fleet : null,
+    detail: `prepare + activate; n=${t.allHostsMs.n}; CPU per deploy ${t.oneHostCpuMs?.median ?? '?'} ms on one host, ${t.allHostsCpuMs?.median ?? '?'} ms for all: on ${machine.cpus} shared cores no run can beat ${t.cpuFloorMs ?? '?'} ms (${t.overFloor ?? '?'}x of that floor)`,
+  }));
+}
+
+export function resourcesRows({ resources }: Measured): FigureRow[] {
+  return (resources?.transports ?? []).flatMap((t) => {
+    const level = t.levels.find((l) => l.inFlight === 8) ?? t.levels[0];
+    const top = t.levels.at(-1);
+    if (!level || !top) return [];
+    return [
+      informational(
+        'resources',
+        `controller CPU per operation via ${t.transport}`,
+        level.cpuPerOperationMs,
+        'ms',
+        `${level.inFlight} in flight: node ${level.selfCpuPerOperationMs} + ssh ${level.sshCpuPerOperationMs} ms; ${top.inFlight} in flight: ${top.cpuPerOperationMs} ms`,
+      ),
+      informational(
+        'resources',
+        `controller memory per in-flight operation via ${t.transport}`,
+        top.extraRssPerInFlightMiB,
+        'MiB',
+        `${top.inFlight} in flight: +${top.extraRssMiB} MiB RSS (peak +${top.peakExtraRssMiB}); idle between calls: ${t.idle.sshProcesses} ssh master(s), ${t.idle.sshRssMiB} MiB`,
+      ),
+    ];
+  });
+}
+
+export function restartRows({ restart }: Measured): FigureRow[] {
+  if (!restart) return [];
+  const [warm, cold, unit, plain] = [median(restart.warmMs), median(restart.coldMs), median(restart.unitWarmMs), median(restart.plainWarmMs)];
+  const rows = [
+    row(
+      'restart',
+      'real OpenClaw restart-to-ready, warm compile cache vs cold (driver)',
+      warm,
+      cold,
+      TARGETS.restartWarm,
+      `medians of ${restart.rounds}: warm ${restart.warmMs.join(', ')} ms; cold ${restart.coldMs.join(', ')} ms`,
+    ),
+    row(
+      'restart',
+      'real OpenClaw warm start, unit vs plain process (on the host)',
+      unit,
+      plain,
+      TARGETS.restartUnit,
+      `medians of ${restart.rounds}: unit ${restart.unitWarmMs.join(', ')} ms; plain ${restart.plainWarmMs.join(', ')} ms`,
+    ),
+  ];
+  const sandboxOff = restart.sandboxOffWarmMs ?? [];
+  if (sandboxOff.length)
+    rows.push({
+      figure: 'restart',
+      name: 'real OpenClaw warm start, unit with its sandbox vs without (on the host)',
+      measured: unit,
+      baseline: median(sandboxOff),
+      unit: 'ms',
+      ratio: ratio(unit, median(sandboxOff)),
+      target: '(informational)',
+      limit: null,
+      met: null,
+      detail: `medians of ${restart.rounds}: without sandbox ${sandboxOff.join(', ')} ms`,
+    });
+  rows.push(
+    informational(
+      'restart',
+      'cutover interruption: last /readyz 200 of the old process to the first of the new',
+      median(restart.cutoverGapMs),
+      'ms',
+      `${restart.cutoverGapMs.join(', ')} ms, polled every 50 ms`,
+    ),
+  );
+  return rows;
+}
+
+export function concurrencyRows({ concurrency }: Measured): FigureRow[] {
+  if (!concurrency) return [];
+  const slowest = Math.max(...concurrency.concurrentMs);
+  return [
+    row(
+      'concurrency',
+      `${concurrency.agents} concurrent activations vs one (slowest)`,
+      slowest,
+      concurrency.singleMs,
+      TARGETS.concurrency,
+      `gateway ready ${concurrency.readyAfterMs} ms after start; ${concurrency.concurrentMs.join(', ')} ms; lock hold ${concurrency.lockHoldMs.join(', ')} ms${concurrency.failures.length ? `; failed: ${concurrency.failures.join(', ')}` : ''}`,
+    ),
+  ];
+}
