@@ -203,7 +203,7 @@ export class SshComputeDriver {
     this.hooks.ownersForOperation();
     const { bound, setup } = this.admit(revision, context);
     const signal = this.operationSignal();
-    const { result } = await this.send(bound.namespace.name, 'prepare-revision', this.prepareArgs(bound, revision), signal);
+    const { result } = await this.send(bound.namespace.name, 'prepare-revision', this.preparation(bound, revision), signal);
     if (setup && result.ready) await this.send(bound.namespace.name, 'setup-workspace', setupArgs(bound.owner, revision, setup), signal);
     return { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id, ready: result.ready };
   }
@@ -217,7 +217,7 @@ export class SshComputeDriver {
     const signal = this.operationSignal();
     const started = await runStartHooks(owners, revision, signal);
     try {
-      await this.send(bound.namespace.name, 'activate-revision', this.activateArgs(bound, revision, setup, started.environment, rendered.hash), signal);
+      await this.send(bound.namespace.name, 'activate-revision', this.activation(bound, revision, setup, started.environment, rendered.hash), signal);
     } catch (error) {
       await compensate(started.started, revision);
       throw toComputeError(error);
@@ -351,12 +351,12 @@ export class SshComputeDriver {
   }
 
   /** The call and its plan render the document the same way. */
-  private prepareArgs(bound: BoundRevision, revision: AgentRevision): OperationArgs<'prepare-revision'> {
+  private preparation(bound: BoundRevision, revision: AgentRevision): OperationArgs<'prepare-revision'> {
     return prepareArgs(bound.owner, revision, sshGatewayConfigurationDocument(revision.configuration));
   }
 
   /** The call and its plan bound readiness the same way; a plan has no launch environment. */
-  private activateArgs(
+  private activation(
     bound: BoundRevision,
     revision: AgentRevision,
     setup: { id: string } | undefined,
@@ -388,7 +388,7 @@ export class SshComputeDriver {
         return ask(intent.namespace.name, intent.operation, namespaceArgs(intent.namespace));
       case 'prepare-revision': {
         const { bound } = this.admit(intent.revision, undefined);
-        return ask(bound.namespace.name, 'prepare-revision', this.prepareArgs(bound, intent.revision));
+        return ask(bound.namespace.name, 'prepare-revision', this.preparation(bound, intent.revision));
       }
       case 'setup-workspace': {
         const { bound, setup } = this.admit(intent.revision, intent.context);
@@ -398,7 +398,7 @@ export class SshComputeDriver {
       case 'activate-revision': {
         const { bound, setup } = this.admit(intent.revision, intent.context);
         const { hash } = sshGatewayConfigurationDocument(intent.revision.configuration);
-        return ask(bound.namespace.name, 'activate-revision', this.activateArgs(bound, intent.revision, setup, {}, hash));
+        return ask(bound.namespace.name, 'activate-revision', this.activation(bound, intent.revision, setup, {}, hash));
       }
       case 'stop-revision':
       case 'retire-revision': {
