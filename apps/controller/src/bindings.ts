@@ -1,5 +1,5 @@
 // In-memory copies of the authoritative Namespace/Agent/ServicePrincipal bindings.
-import { ComputeError, agentIdentity, namespaceIdentity, servicePrincipalIdentity, type AgentOwner } from '@occ-ssh/protocol';
+import { ComputeError, agentIdentity, namespaceIdentity, ownerOf, servicePrincipalIdentity, type AgentOwner } from '@occ-ssh/protocol';
 import type { Agent, AgentRevision, ComputeAgentBinding, Namespace } from './types.js';
 
 /** The fields the driver keeps from OCC's Agent; everything else stays with OCC. */
@@ -70,9 +70,4 @@ export class Bindings {
     this.namespaces.delete(namespaceId);
     for (const [id, agent] of this.agents) if (agent.namespaceId === namespaceId) this.agents.delete(id);
   }
-}
-
-/** The helper's owner fields for an Agent of a Namespace: the one shape every host operation names it by. */
-export function ownerOf({ namespace, agent }: { namespace: { id: string; name: string }; agent: { id: string; servicePrincipalId: string } }) {
-  return { namespace: { id: namespace.id, name: namespace.name }, agent: { id: agent.id }, servicePrincipal: { id: agent.servicePrincipalId } };
 }

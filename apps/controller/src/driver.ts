@@ -4,6 +4,14 @@ import {
   DRIVER_ID,
   DRIVER_IMPLEMENTATION,
   MAX_READINESS_TIMEOUT_MS,
+  activateArgs,
+  deleteAgentArgs,
+  namespaceArgs,
+  ownerOf,
+  prepareArgs,
+  readLogsArgs,
+  revisionArgs,
+  setupArgs,
   toComputeError,
   type OperationArgs,
   type OperationName,
@@ -13,7 +21,7 @@ import {
 import { admitContext, admitRevision, checkRevisionIdentity, validateHarnessAuth } from './admission/harness.js';
 import { sshGatewayConfigurationDocument } from './admission/document.js';
 import { admitWorkspaceSetup } from './admission/workspace-setup.js';
-import { Bindings, ownerOf, refuseExistingNamespace } from './bindings.js';
+import { Bindings, refuseExistingNamespace, type BoundRevision } from './bindings.js';
 import { hostFor } from './config/hosts.js';
 import type { SshComputeConfiguration } from './config/schema.js';
 import { createDefaultDeps, type HelperArtifact } from './deps.js';
@@ -25,13 +33,12 @@ import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
 import { namespaceFailureReason } from './namespace-reason.js';
 import type { AgentDeletionReport, AgentDeploymentDiagnostics, HelperProgress, HostInventory, LogPage, LogQuery, OperationPlan, StopReport } from './public-types.js';
-import { OperationRunner } from './runner.js';
+import { OperationRunner, type OperationOutcome } from './run-operation.js';
 import { admitLogRequest, toDescription, toLogChunk } from './runtime-view.js';
 import type { AgentRuntimeDescribeOptions, AgentRuntimeDescription, AgentRuntimeLogChunk, AgentRuntimeLogRequest } from './runtime-types.js';
 import { traceMethods, type TracedMethods } from './telemetry.js';
 import { capacityWarnings, checkLocalSshFiles, linkLocalWarning, missingOnHost, socketBindWarning } from './preflight.js';
 import type { CommandExecutor } from './transport/executor.js';
-import type { OperationOutcome } from './transport/run-operation.js';
 import type {
   AgentRevision,
   ComputeAgentBinding,
@@ -124,7 +131,7 @@ export class SshComputeDriver {
     const signal = this.operationSignal();
     const outcomes = await Promise.allSettled(
       names.map(async (name) => {
-        const { result } = await this.send(name, 'probe', {}, signal, {});
+        const { result } = await this.send(name, 'probe', {}, signal);
         const missing = missingOnHost(name, this.config.hosts[name]!.address, result);
         if (missing) throw missing;
         const address = this.config.hosts[name]!.address;
@@ -158,7 +165,7 @@ export class SshComputeDriver {
     const owners = this.hooks.ownersForOperation();
     const signal = this.operationSignal();
     refuseExistingNamespace(namespace);
-    await this.send(namespace.name, 'ensure-namespace', { namespace: { id: namespace.id, name: namespace.name } }, signal, { namespace: namespace.id });
+    await this.send(namespace.name, 'ensure-namespace', namespaceArgs(namespace), signal);
     await runNamespaceHooks(owners, 'afterNamespacePrepared', namespace, signal);
     return { namespaceId: namespace.id, namespaceReady: true };
   }
@@ -196,8 +203,8 @@ export class SshComputeDriver {
     this.hooks.ownersForOperation();
     const { bound, setup } = this.admit(revision, context);
     const signal = this.operationSignal();
-    const { result } = await this.send(bound.namespace.name, 'prepare-revision', this.prepareArgs(bound, revision), signal, this.fields(revision));
-    if (setup && result.ready) await this.send(bound.namespace.name, 'setup-workspace', { owner: bound.owner, revision: this.identity(revision), setup }, signal, this.fields(revision));
+    const { result } = await this.send(bound.namespace.name, 'prepare-revision', this.preparation(bound, revision), signal);
+    if (setup && result.ready) await this.send(bound.namespace.name, 'setup-workspace', setupArgs(bound.owner, revision, setup), signal);
     return { namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id, ready: result.ready };
   }
 
@@ -210,7 +217,7 @@ export class SshComputeDriver {
     const signal = this.operationSignal();
     const started = await runStartHooks(owners, revision, signal);
     try {
-      await this.send(bound.namespace.name, 'activate-revision', this.activateArgs(bound, revision, setup, started.environment, rendered.hash), signal, this.fields(revision));
+      await this.send(bound.namespace.name, 'activate-revision', this.activation(bound, revision, setup, started.environment, rendered.hash), signal);
     } catch (error) {
       await compensate(started.started, revision);
       throw toComputeError(error);
@@ -221,7 +228,7 @@ export class SshComputeDriver {
   async deactivateRevision(revision: AgentRevision): Promise<void> {
     this.hooks.ownersForOperation();
     const bound = this.target(revision);
-    await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: this.identity(revision) }, this.operationSignal(), this.fields(revision));
+    await this.send(bound.namespace.name, 'verify-revision', revisionArgs(bound.owner, revision), this.operationSignal());
   }
 
   /** Stop hooks, then stop and disable the unit and remove `current` and served.json; the snapshot stays. */
@@ -235,7 +242,7 @@ export class SshComputeDriver {
     const bound = this.target(revision);
     const signal = this.operationSignal();
     await runStopHooks(owners, revision, signal);
-    const { result } = await this.send(bound.namespace.name, 'stop-revision', { owner: bound.owner, revision: this.identity(revision) }, signal, this.fields(revision));
+    const { result } = await this.send(bound.namespace.name, 'stop-revision', revisionArgs(bound.owner, revision), signal);
     return result;
   }
 
@@ -245,7 +252,7 @@ export class SshComputeDriver {
     const bound = this.target(revision);
     const signal = this.operationSignal();
     await runStopHooks(owners, revision, signal);
-    await this.send(bound.namespace.name, 'retire-revision', { owner: bound.owner, revision: this.identity(revision) }, signal, this.fields(revision));
+    await this.send(bound.namespace.name, 'retire-revision', revisionArgs(bound.owner, revision), signal);
   }
 
   /**
@@ -264,7 +271,7 @@ export class SshComputeDriver {
     this.hooks.ownersForOperation();
     this.bindings.bind(binding);
     const owner = ownerOf(binding);
-    const { result } = await this.send(owner.namespace.name, 'delete-agent', { owner }, this.operationSignal(), { namespace: owner.namespace.id, agent: owner.agent.id });
+    const { result } = await this.send(owner.namespace.name, 'delete-agent', deleteAgentArgs(owner), this.operationSignal());
     this.bindings.clearAgent(owner.agent.id);
     return result;
   }
@@ -285,7 +292,7 @@ export class SshComputeDriver {
     refuseExistingNamespace(namespace);
     hostFor(this.config, namespace.name);
     await runNamespaceHooks(owners, 'beforeNamespaceDelete', namespace, signal);
-    await this.send(namespace.name, 'delete-namespace', { namespace: { id: namespace.id, name: namespace.name } }, signal, { namespace: namespace.id });
+    await this.send(namespace.name, 'delete-namespace', namespaceArgs(namespace), signal);
     this.bindings.clearNamespace(namespace.id);
     return { namespaceId: namespace.id, namespaceDeleted: true };
   }
@@ -297,7 +304,7 @@ export class SshComputeDriver {
   async gatewayAddress(revision: AgentRevision): Promise<GatewayAddress> {
     this.hooks.ownersForOperation();
     const bound = this.target(revision);
-    const { result } = await this.send(bound.namespace.name, 'verify-revision', { owner: bound.owner, revision: this.identity(revision) }, this.operationSignal(), this.fields(revision));
+    const { result } = await this.send(bound.namespace.name, 'verify-revision', revisionArgs(bound.owner, revision), this.operationSignal());
     if (result.port === undefined) throw new ComputeError('ownership', `Agent ${revision.agentId} has no gateway on its host yet`);
     const host = hostFor(this.config, bound.namespace.name);
     return { host: host.address, port: result.port, url: `http://127.0.0.1:${result.port}` };
@@ -315,8 +322,8 @@ export class SshComputeDriver {
       throw new ComputeError('unbound', `revision ${String(revision?.id)} is not a revision of Agent ${binding.agent.id} in Namespace ${binding.namespace.id}`);
     }
     const bound = this.target(revision);
-    const args = { owner: bound.owner, revision: this.identity(revision) };
-    return diagnoseDeployment(revision.id, () => this.send(bound.namespace.name, 'diagnose-deployment', args, this.operationSignal(), this.fields(revision)));
+    const args = revisionArgs(bound.owner, revision);
+    return diagnoseDeployment(revision.id, () => this.send(bound.namespace.name, 'diagnose-deployment', args, this.operationSignal()));
   }
 
   /** Releases transport resources (pooled connections). */
@@ -343,26 +350,20 @@ export class SshComputeDriver {
     return { bound, setup: admitWorkspaceSetup(context?.workspaceSetup, revision) };
   }
 
-  private prepareArgs(bound: BoundAgent, revision: AgentRevision): OperationArgs<'prepare-revision'> {
-    const rendered = sshGatewayConfigurationDocument(revision.configuration);
-    return { owner: bound.owner, revision: this.identity(revision), harness: 'openclaw/embedded', configuration: { document: rendered.text, hash: rendered.hash, auth: rendered.auth } };
+  /** The call and its plan render the document the same way. */
+  private preparation(bound: BoundRevision, revision: AgentRevision): OperationArgs<'prepare-revision'> {
+    return prepareArgs(bound.owner, revision, sshGatewayConfigurationDocument(revision.configuration));
   }
 
-  private activateArgs(
-    bound: BoundAgent,
+  /** The call and its plan bound readiness the same way; a plan has no launch environment. */
+  private activation(
+    bound: BoundRevision,
     revision: AgentRevision,
     setup: { id: string } | undefined,
     launchEnvironment: Record<string, string>,
     configurationHash: string,
   ): OperationArgs<'activate-revision'> {
-    return {
-      owner: bound.owner,
-      revision: this.identity(revision),
-      configurationHash,
-      launchEnvironment,
-      readinessTimeoutMs: this.readinessTimeoutMs,
-      ...(setup ? { workspaceSetupId: setup.id } : {}),
-    };
+    return activateArgs(bound.owner, revision, { configurationHash, launchEnvironment, readinessTimeoutMs: this.readinessTimeoutMs, setup });
   }
 
   /**
@@ -373,9 +374,9 @@ export class SshComputeDriver {
   async planOperation(intent: PlanIntent): Promise<OperationPlan> {
     this.hooks.ownersForOperation();
     const signal = this.operationSignal();
-    const ask = async <O extends PlannedOperation>(namespaceName: string, operation: O, args: OperationArgs<O>, fields: Record<string, string>) => {
+    const ask = async <O extends PlannedOperation>(namespaceName: string, operation: O, args: OperationArgs<O>) => {
       try {
-        return (await this.send(namespaceName, 'plan-operation', { operation, args } as OperationArgs<'plan-operation'>, signal, fields)).result;
+        return (await this.send(namespaceName, 'plan-operation', { operation, args } as OperationArgs<'plan-operation'>, signal)).result;
       } catch (error) {
         throw asPlannedOperation(toComputeError(error), operation);
       }
@@ -384,60 +385,52 @@ export class SshComputeDriver {
       case 'ensure-namespace':
       case 'delete-namespace':
         if (intent.operation === 'ensure-namespace') refuseExistingNamespace(intent.namespace);
-        return ask(intent.namespace.name, intent.operation, { namespace: { id: intent.namespace.id, name: intent.namespace.name } }, { namespace: intent.namespace.id });
+        return ask(intent.namespace.name, intent.operation, namespaceArgs(intent.namespace));
       case 'prepare-revision': {
         const { bound } = this.admit(intent.revision, undefined);
-        return ask(bound.namespace.name, 'prepare-revision', this.prepareArgs(bound, intent.revision), this.fields(intent.revision));
+        return ask(bound.namespace.name, 'prepare-revision', this.preparation(bound, intent.revision));
       }
       case 'setup-workspace': {
         const { bound, setup } = this.admit(intent.revision, intent.context);
         if (!setup) throw new ComputeError('admission', 'a workspace setup plan needs a workspace setup');
-        return ask(bound.namespace.name, 'setup-workspace', { owner: bound.owner, revision: this.identity(intent.revision), setup }, this.fields(intent.revision));
+        return ask(bound.namespace.name, 'setup-workspace', setupArgs(bound.owner, intent.revision, setup));
       }
       case 'activate-revision': {
         const { bound, setup } = this.admit(intent.revision, intent.context);
         const { hash } = sshGatewayConfigurationDocument(intent.revision.configuration);
-        return ask(bound.namespace.name, 'activate-revision', this.activateArgs(bound, intent.revision, setup, {}, hash), this.fields(intent.revision));
+        return ask(bound.namespace.name, 'activate-revision', this.activation(bound, intent.revision, setup, {}, hash));
       }
       case 'stop-revision':
       case 'retire-revision': {
         const bound = this.target(intent.revision);
-        return ask(bound.namespace.name, intent.operation, { owner: bound.owner, revision: this.identity(intent.revision) }, this.fields(intent.revision));
+        return ask(bound.namespace.name, intent.operation, revisionArgs(bound.owner, intent.revision));
       }
       case 'delete-agent': {
         this.bindings.bind(intent.binding);
         const owner = ownerOf(intent.binding);
-        return ask(owner.namespace.name, 'delete-agent', { owner }, { namespace: owner.namespace.id, agent: owner.agent.id });
+        return ask(owner.namespace.name, 'delete-agent', deleteAgentArgs(owner));
       }
     }
-  }
-
-  private identity(revision: AgentRevision) {
-    return { id: revision.id, number: revision.revision };
-  }
-
-  private fields(revision: AgentRevision) {
-    return { namespace: revision.namespaceId, agent: revision.agentId, revision: revision.id };
   }
 
   /** For the operator CLI: one page of the Agent's gateway journal (read-only; the host derives unit and UID). */
   async readLogs(binding: ComputeAgentBinding, query: LogQuery): Promise<LogPage> {
     const owner = ownerOf(binding);
-    return (await this.send(owner.namespace.name, 'read-logs', { owner, ...query }, this.operationSignal(), { namespace: owner.namespace.id, agent: owner.agent.id })).result;
+    return (await this.send(owner.namespace.name, 'read-logs', readLogsArgs(owner, query), this.operationSignal())).result;
   }
 
   /** OCC's runtime view of one revision: its pod while the Agent's unit runs it (read-only, no host lock, bounded in time). */
   async describeAgentRuntime(binding: ComputeAgentRevisionBinding, signal: AbortSignal, options?: AgentRuntimeDescribeOptions): Promise<AgentRuntimeDescription> {
-    const { owner, revision } = this.runtimeTarget(binding);
-    const { result } = await this.send(owner.namespace.name, 'describe-runtime', { owner, revision }, signal, this.fields(binding.revision));
+    const { owner } = this.runtimeTarget(binding);
+    const { result } = await this.send(owner.namespace.name, 'describe-runtime', revisionArgs(owner, binding.revision), signal);
     return toDescription(binding.revision.id, result, options, new Date());
   }
 
   /** One bounded page of a listed pod's gateway lines; a pod, source or container not listed is refused before any host is contacted. */
   async readAgentRuntimeLogs(binding: ComputeAgentRevisionBinding, request: AgentRuntimeLogRequest): Promise<AgentRuntimeLogChunk> {
-    const { owner, revision } = this.runtimeTarget(binding);
+    const { owner } = this.runtimeTarget(binding);
     const query = admitLogRequest(owner.agent.id, request);
-    const { result } = await this.send(owner.namespace.name, 'read-logs', { owner, revision, ...query }, request.signal, this.fields(binding.revision));
+    const { result } = await this.send(owner.namespace.name, 'read-logs', readLogsArgs(owner, query, binding.revision), request.signal);
     return toLogChunk(request, result, query.limitBytes!, new Date());
   }
 
@@ -446,21 +439,18 @@ export class SshComputeDriver {
     this.bindings.bind(binding);
     const { revision, agent, namespace } = binding;
     if (revision?.agentId !== agent.id || revision.namespaceId !== namespace.id) throw new ComputeError('unbound', `revision ${String(revision?.id)} does not belong to Agent ${agent.id}`);
-    const bound = this.target(revision);
-    return { owner: bound.owner, revision: this.identity(revision) };
+    return this.target(revision);
   }
 
   /** Read-only view of every Namespace and Agent on the host that serves `namespaceName` (operator status). */
   async inventory(namespaceName: string): Promise<HostInventory> {
-    return (await this.send(namespaceName, 'inventory', {}, this.operationSignal(), {})).result;
+    return (await this.send(namespaceName, 'inventory', {}, this.operationSignal())).result;
   }
 
-  private send<O extends OperationName>(namespaceName: string, operation: O, args: OperationArgs<O>, signal: AbortSignal | undefined, fields: Record<string, string>): Promise<OperationOutcome<O>> {
-    return this.runner.run(namespaceName, operation, args, signal, fields);
+  private send<O extends OperationName>(namespaceName: string, operation: O, args: OperationArgs<O>, signal: AbortSignal | undefined): Promise<OperationOutcome<O>> {
+    return this.runner.run(namespaceName, operation, args, signal);
   }
 }
-
-type BoundAgent = ReturnType<Bindings['require']>;
 
 /** A plan's refusal names the operation planned, as the real call's refusal does: the same code, message and details. */
 function asPlannedOperation(error: ComputeError, operation: PlannedOperation): ComputeError {
@@ -469,12 +459,24 @@ function asPlannedOperation(error: ComputeError, operation: PlannedOperation): C
   return new ComputeError(error.code, message, { ...error.details, ...(error.details.operation ? { operation } : {}) });
 }
 
+/**
+ * What the real driver call of each mutating operation is given, and so what its plan is given. It is
+ * indexed by every PlannedOperation, the table's mutating set: a new mutating operation without an
+ * entry here does not compile, nor does one without a case in planOperation.
+ */
+interface PlanInputs {
+  'ensure-namespace': { namespace: Namespace };
+  'prepare-revision': { revision: AgentRevision };
+  'setup-workspace': { revision: AgentRevision; context?: ComputeRevisionContext };
+  'activate-revision': { revision: AgentRevision; context?: ComputeRevisionContext };
+  'stop-revision': { revision: AgentRevision };
+  'retire-revision': { revision: AgentRevision };
+  'delete-agent': { binding: ComputeAgentBinding };
+  'delete-namespace': { namespace: Namespace };
+}
+
 /** One host operation a `plan` asks about, with what the real driver call would be given. */
-export type PlanIntent =
-  | { operation: 'ensure-namespace' | 'delete-namespace'; namespace: Namespace }
-  | { operation: 'prepare-revision' | 'stop-revision' | 'retire-revision'; revision: AgentRevision }
-  | { operation: 'setup-workspace' | 'activate-revision'; revision: AgentRevision; context?: ComputeRevisionContext }
-  | { operation: 'delete-agent'; binding: ComputeAgentBinding };
+export type PlanIntent = { [O in PlannedOperation]: { operation: O } & PlanInputs[O] }[PlannedOperation];
 
 const ofRevision = (revision: AgentRevision): ResourceIds => ({ namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id });
 const ofNamespace = (namespace: Namespace): ResourceIds => ({ namespaceId: namespace.id });

@@ -89,6 +89,13 @@ export class HostLimiter {
     return semaphore;
   }
 
+  /** Waits for a slot of the host's lane and returns its release: a step of one helper invocation. */
+  async take(host: string, lane: Lane = 'operation'): Promise<() => void> {
+    const ticket = this.semaphoreFor(host, lane).acquire();
+    await ticket.granted;
+    return ticket.release;
+  }
+
   async run<T>(host: string, task: () => Promise<T>, lane: Lane = 'operation'): Promise<T> {
     const ticket = this.semaphoreFor(host, lane).acquire();
     // A free slot starts the task at once, as a caller that did not wait would expect.

@@ -10,7 +10,7 @@ import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { accountOf, closedLoopbackPort, installTenantGateway, layoutOf } from '@occ-ssh/test-support';
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
 import { ComputeError } from '@occ-ssh/protocol';
-import { ownerOf } from './bindings.js';
+import { ownerOf } from '@occ-ssh/protocol';
 import { SshComputeDriver } from './driver.js';
 import type { AgentRuntimeDescription, AgentRuntimeLogChunk, AgentRuntimeLogRequest } from './runtime-types.js';
 import type { ComputeAgentRevisionBinding } from './types.js';

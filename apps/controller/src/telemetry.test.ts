@@ -10,12 +10,10 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { ComputeError, OPERATIONS } from '@occ-ssh/protocol';
 import { loadInstallationConfiguration } from './config/index.js';
 import { SEED_INSTALLATION } from '../test/config-fixtures.js';
-import { FAKE_HELPER, FakeExecutor, HOST, NAMESPACE, RUNTIME, agentFor, failureLine, okLine } from '../test/fakes.js';
+import { FAKE_HELPER, FakeExecutor, NAMESPACE, agentFor, failureLine, fakeRunner, okLine } from '../test/fakes.js';
 import { memoryLogger } from '../test/hosts.js';
 import { SshComputeDriver } from './driver.js';
 import { SECONDS_BUCKETS, inMethodSpan, machineOf } from './telemetry.js';
-import { runOperation } from './transport/run-operation.js';
-import { DRIVER_VERSION } from './version.js';
 
 const OWNER = { namespace: { id: 'ns-1', name: 'stable' }, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-1' } };
 
@@ -53,8 +51,7 @@ describe('telemetry through @opentelemetry/api', () => {
         ? { stdout: okLine(envelope) }
         : { stdout: failureLine(envelope, 'ownership', 'foreign Agent marker', '/var/lib/openclaw-enterprise/x/agent.json'), exitCode: 1 },
     );
-    const call = <O extends 'ensure-namespace' | 'stop-revision'>(operation: O, args: unknown) =>
-      runOperation(executor, FAKE_HELPER, DRIVER_VERSION, { operation, args: args as never, host: HOST, runtime: RUNTIME });
+    const call = <O extends 'ensure-namespace' | 'stop-revision'>(operation: O, args: unknown) => fakeRunner(executor).run('stable', operation, args as never);
 
     await inMethodSpan('ensureNamespace', { 'occ_ssh.namespace_id': 'ns-1' }, () => call('ensure-namespace', { namespace: OWNER.namespace }));
     const failed = await inMethodSpan('stopRevision', {}, () => call('stop-revision', { owner: OWNER, revision: { id: 'rev-1', number: 1 } })).catch((e: unknown) => e);
@@ -107,7 +104,7 @@ describe('telemetry through @opentelemetry/api', () => {
   it('histograms in seconds declare second-sized buckets, and an activation records its readiness wait per machine', async () => {
     const { example } = OPERATIONS['activate-revision'];
     const executor = new FakeExecutor((envelope) => ({ stdout: okLine(envelope, { ...example.result, readyMs: 1200 }) }));
-    await runOperation(executor, FAKE_HELPER, DRIVER_VERSION, { operation: 'activate-revision', args: example.args, host: HOST, runtime: RUNTIME });
+    await fakeRunner(executor).run('stable', 'activate-revision', example.args);
     const readiness = await metricPoints('occ_ssh.readiness.wait');
     assert.equal(readiness.length, 1);
     assert.deepEqual(

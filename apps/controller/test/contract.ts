@@ -42,14 +42,8 @@ async function emitted() {
     fail.clear();
     await driver.ensureNamespace(NAMESPACE);
     const { example } = OPERATIONS['activate-revision'];
-    const { runOperation } = await import('../src/transport/run-operation.js');
-    const { HOST, RUNTIME } = await import('./fakes.js');
-    await runOperation(new FakeExecutor((envelope) => ({ stdout: okLine(envelope, example.result) })), FAKE_HELPER, (await import('../src/version.js')).DRIVER_VERSION, {
-      operation: 'activate-revision',
-      args: example.args,
-      host: HOST,
-      runtime: RUNTIME,
-    });
+    const { fakeRunner } = await import('./fakes.js');
+    await fakeRunner(new FakeExecutor((envelope) => ({ stdout: okLine(envelope, example.result) }))).run('stable', 'activate-revision', example.args);
     await reader.forceFlush();
   } finally {
     await driver.close();

@@ -16,7 +16,14 @@ import {
   type RuntimeSettings,
 } from '@occ-ssh/protocol';
 import { openSealed, splitHelperInput, type HelperArtifact } from '@occ-ssh/helper-call';
+import pino from 'pino';
 import type { CommandExecutor, ExecuteRequest, ExecuteResult, HostTarget } from '../src/transport/executor.js';
+import { loadInstallationConfiguration } from '../src/config/load.js';
+import { createDefaultDeps } from '../src/deps.js';
+import type { HelperProgress } from '../src/public-types.js';
+import { OperationRunner } from '../src/run-operation.js';
+import type { HelperTracer } from '../src/telemetry.js';
+import { SEED_INSTALLATION } from './config-fixtures.js';
 import { remoteCommand } from '@occ-ssh/ssh-client';
 import { DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
 import type { Agent, AgentRevision, ComputeLifecycleHooks, LifecycleDriver, Namespace } from '../src/types.js';
@@ -40,6 +47,17 @@ export const RUNTIME: RuntimeSettings = Object.freeze({
   user: 'openclaw',
   gatewayPortRange: Object.freeze({ start: 18800, end: 18899 }),
 });
+
+/**
+ * The one invocation module over the seed Installation (Namespace "stable" is HOST, with RUNTIME), a
+ * scripted executor and a silent logger.
+ */
+export function fakeRunner(executor: CommandExecutor, options: { timeoutMs?: number; progress?: (progress: HelperProgress) => void; trace?: HelperTracer } = {}): OperationRunner {
+  const configuration = loadInstallationConfiguration({ text: SEED_INSTALLATION });
+  const observer = { ...(options.progress ? { progress: options.progress } : {}), ...(options.trace ? { trace: options.trace } : {}) };
+  const deps = createDefaultDeps(configuration, { executor, helper: FAKE_HELPER, logger: pino({ level: 'silent' }), observer });
+  return new OperationRunner(configuration, deps, options.timeoutMs);
+}
 
 /** A well-formed result for each lifecycle operation, as the helper would report it (others answer `{}`). */
 /** What each operation answers when a test does not say: the protocol table's own example. */

@@ -4,12 +4,12 @@
 import assert from 'node:assert/strict';
 import { before } from 'node:test';
 import { sha256Hex, agentLayout, revisionLayout, GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
-import { ComputeError } from '@occ-ssh/protocol';
+import { ComputeError, activateArgs, prepareArgs } from '@occ-ssh/protocol';
 import type { TestHost } from '@occ-ssh/testhost';
 import { MANAGED_PASSWORD_REF } from '../src/admission/document.js';
 import { createDefaultDeps } from '../src/deps.js';
 import type { SshComputeDriver } from '../src/driver.js';
-import { OperationRunner } from '../src/runner.js';
+import { OperationRunner } from '../src/run-operation.js';
 import { agentBinding, memoryLogger, revisionOf } from './hosts.js';
 import { RealGatewayHost } from './real-gateway.js';
 
@@ -117,16 +117,9 @@ export class GatewaySettingsHost {
     const document = `${JSON.stringify(configuration, null, 2)}\n`;
     const hash = sha256Hex(document);
     const auth = (configuration.gateway.auth as { mode: string }).mode === 'trusted-proxy' ? 'trusted-proxy' : 'password';
-    const identity = { id: revision.id, number: revision.revision };
-    await this.earlier.run('stable', 'prepare-revision', { owner, revision: identity, harness: 'openclaw/embedded', configuration: { document, hash, auth } }, undefined, {});
+    await this.earlier.run('stable', 'prepare-revision', prepareArgs(owner, revision, { text: document, hash, auth }));
     const since = (await host.run(['date', '+%s'])).trim();
-    const activation = this.earlier.run(
-      'stable',
-      'activate-revision',
-      { owner, revision: identity, configurationHash: hash, launchEnvironment: {}, readinessTimeoutMs: REFUSED_WAIT_MS },
-      undefined,
-      {},
-    );
+    const activation = this.earlier.run('stable', 'activate-revision', activateArgs(owner, revision, { configurationHash: hash, launchEnvironment: {}, readinessTimeoutMs: REFUSED_WAIT_MS }));
     await assert.rejects(activation, (error: unknown) => error instanceof ComputeError && error.code === 'not-ready');
     // A loaded machine can leave the gateway still starting when the wait ends, or its last lines not
     // yet written by the namespace's journald: read again until its refusal shows, within a bound.

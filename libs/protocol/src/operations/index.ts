@@ -1,51 +1,19 @@
-// The operation table: every wire operation, by name. An operation exists by having a line here;
-// the names, the envelope, the mutating set, the helper's handler table and the examples derive from it.
+// The operation table (table.ts) with plan-operation, and what derives from it: names, argument and
+// result types, resource IDs, examples.
 import type * as z from 'zod/mini';
-import { activateRevisionOperation } from './activate-revision.js';
-import { deleteAgentOperation } from './delete-agent.js';
-import { deleteNamespaceOperation } from './delete-namespace.js';
-import { diagnoseDeploymentOperation } from './diagnose-deployment.js';
-import { describeRuntimeOperation } from './describe-runtime.js';
-import { ensureNamespaceOperation } from './ensure-namespace.js';
-import { inventoryOperation } from './inventory.js';
-import { prepareRevisionOperation } from './prepare-revision.js';
 import { planOperationOperation } from './plan-operation.js';
-import { probeOperation } from './probe.js';
-import { readLogsOperation } from './read-logs.js';
-import { retireRevisionOperation } from './retire-revision.js';
-import { setupWorkspaceOperation } from './setup-workspace.js';
-import { stopRevisionOperation } from './stop-revision.js';
-import { verifyRevisionOperation } from './verify-revision.js';
+import { HOST_OPERATIONS } from './table.js';
 
-/** In the order of an Agent's life on a host, which is also the order of OPERATION_NAMES and MUTATING_OPERATIONS. */
-export const OPERATIONS = {
-  probe: probeOperation,
-  'ensure-namespace': ensureNamespaceOperation,
-  'prepare-revision': prepareRevisionOperation,
-  'setup-workspace': setupWorkspaceOperation,
-  'activate-revision': activateRevisionOperation,
-  'verify-revision': verifyRevisionOperation,
-  'stop-revision': stopRevisionOperation,
-  'retire-revision': retireRevisionOperation,
-  'delete-agent': deleteAgentOperation,
-  'delete-namespace': deleteNamespaceOperation,
-  inventory: inventoryOperation,
-  'read-logs': readLogsOperation,
-  'diagnose-deployment': diagnoseDeploymentOperation,
-  'describe-runtime': describeRuntimeOperation,
-  'plan-operation': planOperationOperation,
-} as const;
+/** Every wire operation: the table's, in its order, then plan-operation. */
+export const OPERATIONS = { ...HOST_OPERATIONS, 'plan-operation': planOperationOperation } as const;
 
 export type OperationName = keyof typeof OPERATIONS;
 export type OperationArgs<O extends OperationName> = z.infer<(typeof OPERATIONS)[O]['args']>;
 export type OperationResult<O extends OperationName> = z.infer<(typeof OPERATIONS)[O]['result']>;
 
-/** The operations that change a host: they run under the host lock and are audited. */
-export type MutatingOperation = { [O in OperationName]: (typeof OPERATIONS)[O]['mutates'] extends true ? O : never }[OperationName];
-
 export const OPERATION_NAMES = Object.keys(OPERATIONS) as OperationName[];
 
-export const MUTATING_OPERATIONS: readonly MutatingOperation[] = OPERATION_NAMES.filter((name): name is MutatingOperation => OPERATIONS[name].mutates);
+export { MUTATING_OPERATIONS, type MutatingOperation } from './table.js';
 
 // The resource IDs each operation's arguments name, read from its typed arguments. Telemetry, the
 // audit line and the controller's logs take them from here, so a new operation or argument shape
@@ -99,6 +67,7 @@ export function exampleResult<O extends OperationName>(operation: O): OperationR
   return structuredClone(OPERATIONS[operation].example.result) as OperationResult<O>;
 }
 
+export * from './arguments.js';
 export { MAX_READINESS_TIMEOUT_MS } from './activate-revision.js';
 export { EXAMPLE_RUNTIME } from './examples.js';
 export { MAX_DOCUMENT_BYTES, gatewayAuthMode, type GatewayAuthMode } from './prepare-revision.js';

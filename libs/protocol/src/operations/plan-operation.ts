@@ -3,31 +3,13 @@
 // owners, modes and digests, never file contents), with the digest the operation's audit line repeats.
 import * as z from 'zod/mini';
 import { sha256Hex } from '../fields.js';
-import { activateRevisionOperation } from './activate-revision.js';
 import { lazyOperation } from './define.js';
-import { deleteAgentOperation } from './delete-agent.js';
-import { deleteNamespaceOperation } from './delete-namespace.js';
-import { ensureNamespaceOperation } from './ensure-namespace.js';
 import { EXAMPLE_OWNER, EXAMPLE_REVISION } from './examples.js';
-import { prepareRevisionOperation } from './prepare-revision.js';
-import { retireRevisionOperation } from './retire-revision.js';
-import { setupWorkspaceOperation } from './setup-workspace.js';
-import { stopRevisionOperation } from './stop-revision.js';
+import { MUTATING, MUTATING_OPERATIONS, type MutatingOperation } from './table.js';
 
-/** Every mutating operation, with its own argument schema: a plan is asked with exactly the real call's arguments. */
-const PLANNED = {
-  'ensure-namespace': ensureNamespaceOperation,
-  'prepare-revision': prepareRevisionOperation,
-  'setup-workspace': setupWorkspaceOperation,
-  'activate-revision': activateRevisionOperation,
-  'stop-revision': stopRevisionOperation,
-  'retire-revision': retireRevisionOperation,
-  'delete-agent': deleteAgentOperation,
-  'delete-namespace': deleteNamespaceOperation,
-} as const;
-
-export type PlannedOperation = keyof typeof PLANNED;
-export const PLANNED_OPERATIONS = Object.keys(PLANNED) as PlannedOperation[];
+/** Every mutating operation of the table, by derivation: a plan is asked with exactly the real call's arguments. */
+export type PlannedOperation = MutatingOperation;
+export const PLANNED_OPERATIONS: readonly PlannedOperation[] = MUTATING_OPERATIONS;
 
 function plannedStep() {
   return z.strictObject({
@@ -41,7 +23,7 @@ function plannedStep() {
 }
 
 function planArgs() {
-  const [first, ...rest] = PLANNED_OPERATIONS.map((name) => z.strictObject({ operation: z.literal(name), args: PLANNED[name].args }));
+  const [first, ...rest] = PLANNED_OPERATIONS.map((name) => z.strictObject({ operation: z.literal(name), args: MUTATING[name].args }));
   return z.discriminatedUnion('operation', [first!, ...rest]);
 }
 

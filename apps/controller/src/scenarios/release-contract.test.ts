@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { CHANGELOG_FILE, CONTRACT_FILE, contractDigest, releaseContract } from '../test/contract.js';
+import { CHANGELOG_FILE, CONTRACT_FILE, contractDigest, releaseContract } from '../../test/contract.js';
 
 /** Each shape digest, the version that must change with it, and where that version is set. */
 const VERSIONED = [

@@ -1,20 +1,19 @@
-// runOperation: how one helper invocation's outcome is classified, with a scripted executor.
+// OperationRunner: how one helper invocation's outcome is classified, with a scripted executor.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { canonicalHash } from '@occ-ssh/markers';
 import { ComputeError, ERROR_CODES, FAILURE_OF, MAX_ARGUMENT_BYTES, MAX_DOCUMENT_BYTES, PROTOCOL_VERSION, type OperationArgs, type OperationName } from '@occ-ssh/protocol';
-import { FAKE_HELPER, FakeExecutor, HOST, RUNTIME, SAMPLE_RESULTS, failureLine, heartbeat, okLine, type Responder } from '../../test/fakes.js';
-import { DRIVER_VERSION } from '../version.js';
+import { FAKE_HELPER, FakeExecutor, HOST, RUNTIME, SAMPLE_RESULTS, failureLine, fakeRunner, heartbeat, okLine, type Responder } from '../test/fakes.js';
 import type { HelperCall } from '@occ-ssh/helper-call';
-import { OPERATION_TIMEOUT_MS, runOperation } from './run-operation.js';
+import { OPERATION_TIMEOUT_MS } from './run-operation.js';
 
 const SECRET = 'sk-secret-123';
 const OWNER = { namespace: { id: 'ns-1', name: 'stable' }, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-1' } };
 const TARGET = { owner: OWNER, revision: { id: 'rev-1', number: 1 } };
 
 function run<O extends OperationName>(executor: FakeExecutor, operation: O, args: OperationArgs<O>, options: { signal?: AbortSignal; timeoutMs?: number } = {}) {
-  return runOperation(executor, FAKE_HELPER, DRIVER_VERSION, { operation, args, host: HOST, runtime: RUNTIME, ...(options.signal ? { signal: options.signal } : {}) }, options.timeoutMs);
+  return fakeRunner(executor, options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }).run('stable', operation, args, options.signal);
 }
 
 const ensure = (executor: FakeExecutor, options?: { signal?: AbortSignal; timeoutMs?: number }) => run(executor, 'ensure-namespace', { namespace: { id: 'ns-1', name: 'stable' } }, options);
@@ -37,7 +36,7 @@ function assertClean(error: ComputeError, ...secrets: string[]): void {
   for (const secret of [SECRET, ...secrets]) assert.ok(!surfaced.includes(secret), `"${secret}" surfaced in: ${surfaced}`);
 }
 
-describe('runOperation: success', () => {
+describe('OperationRunner: success', () => {
   it('sends `<nodePath> - <base64 header>` naming the operation sealed on stdin ahead of the helper', async () => {
     const executor = new FakeExecutor();
     const outcome = await ensure(executor, { timeoutMs: 12_345 });
@@ -115,7 +114,7 @@ describe('runOperation: success', () => {
   });
 });
 
-describe('runOperation: helper failures', () => {
+describe('OperationRunner: helper failures', () => {
   it('maps each failure line to its code and the verdict FAILURE_OF gives it', async () => {
     for (const code of ERROR_CODES) {
       const executor = new FakeExecutor((envelope) => ({ stdout: `${heartbeat(0)}${failureLine(envelope, code, `helper says ${code}`)}`, exitCode: 1 }));
@@ -145,7 +144,7 @@ describe('runOperation: helper failures', () => {
   });
 });
 
-describe('runOperation: transport and protocol failures', () => {
+describe('OperationRunner: transport and protocol failures', () => {
   it('exit 255 without a result line is a retryable transport failure', async () => {
     const executor = new FakeExecutor(() => ({ exitCode: 255, transportFailed: true, stdout: '', stderrBytes: 120 }));
     const error = await failure(ensure(executor));
@@ -245,7 +244,7 @@ describe('runOperation: transport and protocol failures', () => {
   });
 });
 
-describe('runOperation: refused before any host is contacted', () => {
+describe('OperationRunner: refused before any host is contacted', () => {
   it('refuses an envelope whose argument would exceed MAX_ARGUMENT_BYTES as permanent configuration', async () => {
     // Under MAX_DOCUMENT_BYTES as text, but every `"` doubles once JSON-escaped into the envelope.
     const document = '"'.repeat(MAX_DOCUMENT_BYTES - 8);
@@ -285,7 +284,7 @@ describe('runOperation: refused before any host is contacted', () => {
   });
 });
 
-describe('runOperation: what errors may say', () => {
+describe('OperationRunner: what errors may say', () => {
   it('never carries stderr (only its size reaches the result) or stdout garbage', async () => {
     const answers: Responder[] = [
       () => ({ exitCode: 255, transportFailed: true, stdout: `Permission denied ${SECRET}\n`, stderrBytes: 4096 }),
@@ -303,7 +302,7 @@ describe('runOperation: what errors may say', () => {
   });
 });
 
-describe('runOperation: heartbeats', () => {
+describe('OperationRunner: heartbeats', () => {
   it('reports each heartbeat line as it arrives, across chunk boundaries, and ignores other output', async () => {
     const seen: number[] = [];
     const executor = new FakeExecutor((envelope) => ({ stdout: okLine(envelope) }));
@@ -315,13 +314,8 @@ describe('runOperation: heartbeats', () => {
         return result;
       },
     };
-    await runOperation(streaming, FAKE_HELPER, DRIVER_VERSION, {
-      operation: 'ensure-namespace',
-      args: { namespace: { id: 'ns-1', name: 'stable' } },
-      host: HOST,
-      runtime: RUNTIME,
-      onHeartbeat: (seq) => seen.push(seq),
-    });
-    assert.deepEqual(seen, [0, 1, 2]);
+    // Told as a count: heartbeats 0, 1 and 2 are the first, second and third.
+    await fakeRunner(streaming, { progress: (progress) => seen.push(progress.heartbeats) }).run('stable', 'ensure-namespace', { namespace: { id: 'ns-1', name: 'stable' } });
+    assert.deepEqual(seen, [1, 2, 3]);
   });
 });

@@ -8,10 +8,10 @@ import { ComputeError } from '@occ-ssh/protocol';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
-import { EXIT, runCli } from './cli/main.js';
-import type { ComputeAgentBinding, ComputeRevisionContext } from './types.js';
-import { agentBinding, hostInfo, installationYaml, memoryLogger, revisionOf } from '../test/hosts.js';
-import { RealGatewayHost } from '../test/real-gateway.js';
+import { EXIT, runCli } from '../cli/main.js';
+import type { ComputeAgentBinding, ComputeRevisionContext } from '../types.js';
+import { agentBinding, hostInfo, installationYaml, memoryLogger, revisionOf } from '../../test/hosts.js';
+import { RealGatewayHost } from '../../test/real-gateway.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 const SENTINEL = 'occ-document-sentinel-7f3a';

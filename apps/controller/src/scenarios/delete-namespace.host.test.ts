@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestHost } from '@occ-ssh/testhost';
-import type { SshComputeDriver } from './driver.js';
-import { deployFirstRevision, gapAgent, startHookedDriver, stopHookedDriver } from '../test/driver-host.js';
-import { rejection } from '../test/fakes.js';
-import { revisionOf } from '../test/hosts.js';
+import type { SshComputeDriver } from '../driver.js';
+import { deployFirstRevision, gapAgent, startHookedDriver, stopHookedDriver } from '../../test/driver-host.js';
+import { rejection } from '../../test/fakes.js';
+import { revisionOf } from '../../test/hosts.js';
 
 describe('deleteNamespace and the bindings on a real host', () => {
   let host: TestHost;

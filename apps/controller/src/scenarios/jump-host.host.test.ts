@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { linkTestHosts, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { ComputeError } from '@occ-ssh/protocol';
-import { TRANSPORTS } from './config/index.js';
-import { SshComputeDriver } from './driver.js';
-import { rejection } from '../test/fakes.js';
-import { configFor, hostInfo, memoryLogger } from '../test/hosts.js';
+import { TRANSPORTS } from '../config/index.js';
+import { SshComputeDriver } from '../driver.js';
+import { rejection } from '../../test/fakes.js';
+import { configFor, hostInfo, memoryLogger } from '../../test/hosts.js';
 
 describe('a host behind a bastion', () => {
   let bastion: TestHost;

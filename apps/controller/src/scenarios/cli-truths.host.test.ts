@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { sink } from '../../test/cli-runner.js';
 import { hostInfo, installationYaml } from '../../test/hosts.js';
-import { EXIT, runCli } from './main.js';
+import { EXIT, runCli } from '../cli/main.js';
 
 /** A terminal that types `answer` once asked. */
 function terminal(answer: string) {
@@ -18,7 +18,7 @@ function terminal(answer: string) {
   return { input, answer: () => input.write(`${answer}\n`) };
 }
 
-const ENTRY = fileURLToPath(new URL('./occ-ssh.ts', import.meta.url));
+const ENTRY = fileURLToPath(new URL('../cli/occ-ssh.ts', import.meta.url));
 const NETGUARD = fileURLToPath(new URL('../../../../tools/netguard/src/register.ts', import.meta.url));
 
 describe('occ-ssh commands that tell the truth, on a real host', () => {

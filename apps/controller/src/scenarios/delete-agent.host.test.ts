@@ -5,10 +5,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { agentLayout, accountName } from '@occ-ssh/markers';
 import type { TestHost } from '@occ-ssh/testhost';
-import { SshComputeDriver } from './driver.js';
-import { ROOT, deployFirstRevision, gapAgent, startHookedDriver, stopHookedDriver } from '../test/driver-host.js';
-import { rejection } from '../test/fakes.js';
-import { configFor, memoryLogger, revisionOf } from '../test/hosts.js';
+import { SshComputeDriver } from '../driver.js';
+import { ROOT, deployFirstRevision, gapAgent, startHookedDriver, stopHookedDriver } from '../../test/driver-host.js';
+import { rejection } from '../../test/fakes.js';
+import { configFor, memoryLogger, revisionOf } from '../../test/hosts.js';
 
 describe('deleteAgentRuntimeCredentials on a real host', () => {
   let host: TestHost;

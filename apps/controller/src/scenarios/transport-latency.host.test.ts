@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { startTestHost } from '@occ-ssh/testhost';
-import type { CommandExecutor, ExecuteRequest } from './executor.js';
-import { OpenSshMuxExecutor } from './openssh-mux.js';
+import type { CommandExecutor, ExecuteRequest } from '../transport/executor.js';
+import { OpenSshMuxExecutor } from '../transport/openssh-mux.js';
 import type { SshClientSettings } from '@occ-ssh/ssh-client';
-import { Ssh2PoolExecutor } from './ssh2-pool.js';
-import { SystemSshCommandExecutor } from './system-ssh.js';
+import { Ssh2PoolExecutor } from '../transport/ssh2-pool.js';
+import { SystemSshCommandExecutor } from '../transport/system-ssh.js';
 
 const CALLS = 20;
 

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { testHostInstallationYaml } from '@occ-ssh/test-support';
 
-const ENTRY = fileURLToPath(new URL('./occ-ssh.ts', import.meta.url));
+const ENTRY = fileURLToPath(new URL('../cli/occ-ssh.ts', import.meta.url));
 
 test('a closed stdout ends a running command through the clean stop, without an unhandled error', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'occ-ssh-stdout-'));

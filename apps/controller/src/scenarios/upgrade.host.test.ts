@@ -3,11 +3,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { SshComputeDriver } from './driver.js';
-import { rejection } from '../test/fakes.js';
-import { agentBinding, configFor, memoryLogger, revisionOf } from '../test/hosts.js';
-import type { AgentRevision } from './types.js';
-import { PACKAGE_NAME } from './version.js';
+import { SshComputeDriver } from '../driver.js';
+import { rejection } from '../../test/fakes.js';
+import { agentBinding, configFor, memoryLogger, revisionOf } from '../../test/hosts.js';
+import type { AgentRevision } from '../types.js';
+import { PACKAGE_NAME } from '../version.js';
 
 const ID = 'ssh-fleet';
 const V1 = `${PACKAGE_NAME}@1.0.0`;

@@ -8,7 +8,7 @@ import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { cliRunner, sink } from '../../test/cli-runner.js';
 import { hostInfo, installationYaml } from '../../test/hosts.js';
 import { closedLoopbackPort } from '@occ-ssh/test-support';
-import { EXIT, runCli } from './main.js';
+import { EXIT, runCli } from '../cli/main.js';
 
 describe('occ-ssh on a real host', () => {
   let host: TestHost;

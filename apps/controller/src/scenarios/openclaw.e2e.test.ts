@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { accountName, agentLayout } from '@occ-ssh/markers';
-import { agentBinding, revisionOf } from '../test/hosts.js';
-import { RealGatewayHost } from '../test/real-gateway.js';
+import { agentBinding, revisionOf } from '../../test/hosts.js';
+import { RealGatewayHost } from '../../test/real-gateway.js';
 
 const ROOT = '/var/lib/openclaw-enterprise';
 

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { TestHost } from '@occ-ssh/testhost';
-import type { SshComputeDriver } from './driver.js';
-import { ROOT, deployFirstRevision, startHookedDriver, stopHookedDriver } from '../test/driver-host.js';
+import type { SshComputeDriver } from '../driver.js';
+import { ROOT, deployFirstRevision, startHookedDriver, stopHookedDriver } from '../../test/driver-host.js';
 
 describe('controller secrets on a real host', () => {
   let host: TestHost;

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestHost } from '@occ-ssh/testhost';
-import type { SshComputeDriver } from './driver.js';
-import { gapAgent, gatewayReadings, startHookedDriver, stopHookedDriver } from '../test/driver-host.js';
-import { rejection } from '../test/fakes.js';
-import { revisionOf } from '../test/hosts.js';
+import type { SshComputeDriver } from '../driver.js';
+import { gapAgent, gatewayReadings, startHookedDriver, stopHookedDriver } from '../../test/driver-host.js';
+import { rejection } from '../../test/fakes.js';
+import { revisionOf } from '../../test/hosts.js';
 
 describe('beforeWorkloadStart hooks on a real host', () => {
   let host: TestHost;

@@ -14,11 +14,11 @@ import { fileURLToPath } from 'node:url';
 import { agentLayout, namespaceLayout } from '@occ-ssh/markers';
 import { ensureRootfs, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { parse } from 'yaml';
-import { hostInfo, installationYaml } from '../test/hosts.js';
-import { PACKAGE_NAME } from './version.js';
+import { hostInfo, installationYaml } from '../../test/hosts.js';
+import { PACKAGE_NAME } from '../version.js';
 
-const CONTROLLER = fileURLToPath(new URL('../', import.meta.url));
-const WORKSPACE = fileURLToPath(new URL('../../../', import.meta.url));
+const CONTROLLER = fileURLToPath(new URL('../../', import.meta.url));
+const WORKSPACE = fileURLToPath(new URL('../../../../', import.meta.url));
 const VERSION = (JSON.parse(readFileSync(`${CONTROLLER}package.json`, 'utf8')) as { version: string }).version;
 const installed = (name: string) => (JSON.parse(readFileSync(`${WORKSPACE}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
 const installedIn = (root: string, name: string) =>

@@ -3,10 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { TestHost } from '@occ-ssh/testhost';
-import { SshComputeDriver } from './driver.js';
-import { deployFirstRevision, gapAgent, gatewayReadings, sleep, startHookedDriver, stopHookedDriver } from '../test/driver-host.js';
-import { rejection } from '../test/fakes.js';
-import { configFor, memoryLogger, revisionOf } from '../test/hosts.js';
+import { SshComputeDriver } from '../driver.js';
+import { deployFirstRevision, gapAgent, gatewayReadings, sleep, startHookedDriver, stopHookedDriver } from '../../test/driver-host.js';
+import { rejection } from '../../test/fakes.js';
+import { configFor, memoryLogger, revisionOf } from '../../test/hosts.js';
 
 describe('cancellation and the operation bound on a real host', () => {
   let host: TestHost;

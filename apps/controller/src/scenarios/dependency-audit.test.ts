@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { judgeAudit } from '../test/audit.js';
+import { judgeAudit } from '../../test/audit.js';
 
 /** What npm 11 printed here on 2026-12-02, where the registry answers only GET and HEAD. */
 const REFUSED = JSON.stringify({
