@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ComputeError, OPERATIONS, PROTOCOL_VERSION, resourcesOf, type HelperTimings, type OperationArgs, type OperationName, type OperationResult, type RuntimeSettings } from '@occ-ssh/protocol';
 import { buildHelperCall, heartbeatReader, readHelperOutput, type HelperArtifact, type HelperCall } from '@occ-ssh/helper-call';
 import type { CommandExecutor, ExecuteResult, HostTarget } from './executor.js';
-import { inHelperSpan, machineOf, resourceAttributes, type HelperTracer } from '../telemetry.js';
+import { inHelperSpan, resourceAttributes, type HelperTracer } from '../telemetry.js';
 import { CAUSE_ADVICE } from './failure-cause.js';
 
 /** The transport bound of one operation; the helper stops itself at 170 s. */
@@ -42,7 +42,7 @@ export async function runOperation<O extends OperationName>(
   const call = buildWithDetails(request, helper, requestId, details);
   if (request.signal?.aborted) throw new ComputeError('cancelled', `${request.operation} cancelled before it was sent`, details);
   const span = {
-    host: machineOf(request.host),
+    host: request.host,
     namespace: request.host.name,
     operation: request.operation,
     requestId,
