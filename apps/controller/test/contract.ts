@@ -36,7 +36,12 @@ async function emitted() {
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
   // The driver's own logger, so the fields it adds (the trace IDs inside a span) are in the contract.
   const chunks: string[] = [];
-  const stream = new Writable({ write: (chunk: Buffer, _encoding, done) => done(null, void chunks.push(chunk.toString())) });
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
   const logger = createLogger({ level: 'debug' }, stream);
   const text = () => chunks.join('');
   const fail = new Set<OperationName>(['ensure-namespace']);
