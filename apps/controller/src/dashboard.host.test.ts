@@ -12,12 +12,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { metrics } from '@opentelemetry/api';
+import { Writable } from 'node:stream';
+import { SpanKind, context, metrics, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { MeterProvider } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { SshComputeDriver } from './driver.js';
-import { agentBinding, configFor, memoryLogger, revisionOf } from '../test/hosts.js';
+import { createLogger } from './logging.js';
+import { agentBinding, configFor, revisionOf } from '../test/hosts.js';
 import { ensurePrometheus, startPrometheus, type RunningPrometheus } from '../test/prometheus.js';
 
 /** The OTLP translation's unit suffixes (UCUM to Prometheus) for the units the driver declares; `{…}` adds none. */
@@ -48,6 +52,14 @@ describe('the Grafana dashboard on a real Prometheus with real operations', () =
   let exporter: PrometheusExporter;
   let server: Server;
   let prometheus: RunningPrometheus | undefined;
+  const spans = new InMemorySpanExporter();
+  const lines: Record<string, unknown>[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
   const binding = agentBinding('dash', 'stable');
   const rev1 = revisionOf(binding, 1, { fixtureGateway: { readyAfterMs: 300 } });
   const rev2 = revisionOf(binding, 2, { fixtureGateway: { readyAfterMs: 300 } });
@@ -55,10 +67,12 @@ describe('the Grafana dashboard on a real Prometheus with real operations', () =
   before(async () => {
     exporter = new PrometheusExporter({ preventServerStart: true });
     metrics.setGlobalMeterProvider(new MeterProvider({ readers: [exporter] }));
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
     server = createServer((request, response) => exporter.getMetricsRequestHandler(request, response));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     host = await startTestHost({ name: 'cdash' });
-    driver = new SshComputeDriver({ configuration: configFor({ stable: host }), logger: memoryLogger().logger, readinessTimeoutMs: 30_000 });
+    driver = new SshComputeDriver({ configuration: configFor({ stable: host }), logger: createLogger({ level: 'info' }, logStream), readinessTimeoutMs: 30_000 });
   });
   after(async () => {
     await prometheus?.[Symbol.asyncDispose]();
@@ -66,6 +80,8 @@ describe('the Grafana dashboard on a real Prometheus with real operations', () =
     await host?.down();
     server?.close();
     metrics.disable();
+    trace.disable();
+    context.disable();
   });
 
   test('every panel returns series for the Namespace and machine the operations ran on', async () => {
@@ -112,9 +128,6 @@ describe('the Grafana dashboard on a real Prometheus with real operations', () =
       assert.equal(values.length, 1, `${variable.name} offers the one value the run made`);
       variables.set(variable.name, values[0]!.replace(/[.*+?^${}()|[\]\\]/g, '\\\\$&'));
     }
-    assert.deepEqual([...variables.keys()].sort(), ['host', 'namespace']);
-    assert.equal(variables.get('namespace'), 'stable');
-    assert.equal(variables.get('host'), host.address.replace(/\./g, '\\\\.'));
 
     const empty: string[] = [];
     for (const panel of dashboard.panels)
@@ -125,5 +138,33 @@ describe('the Grafana dashboard on a real Prometheus with real operations', () =
         if (series.length === 0) empty.push(`${panel.title}: ${query}`);
       }
     assert.deepEqual(empty, [], 'every panel query returns series');
+    assert.deepEqual([...variables.keys()].sort(), ['host', 'namespace']);
+    assert.equal(variables.get('namespace'), 'stable');
+    assert.equal(variables.get('host'), host.address.replace(/\./g, '\\\\.'));
+  });
+  test("the refused activation's client span and its log line, joined by the trace", () => {
+    const failed = spans.getFinishedSpans().find((span) => span.name === 'occ_ssh.helper activate-revision' && span.attributes['error.type'] === 'ownership')!;
+    const method = spans.getFinishedSpans().find((span) => span.spanContext().spanId === failed.parentSpanContext?.spanId)!;
+    const line = lines.find((entry) => entry.msg === 'operation failed' && entry.code === 'ownership')!;
+    const shown = {
+      name: failed.name,
+      kind: SpanKind[failed.kind],
+      scope: failed.instrumentationScope,
+      status: failed.status,
+      traceId: failed.spanContext().traceId,
+      spanId: failed.spanContext().spanId,
+      parent: `${method.name} ${method.spanContext().spanId}`,
+      attributes: failed.attributes,
+      events: failed.events.map((event) => ({ name: event.name, attributes: event.attributes })),
+    };
+    console.log(`span ${JSON.stringify(shown, null, 2)}`);
+    console.log(`log line ${JSON.stringify(line, null, 2)}`);
+    assert.deepEqual([failed.kind, failed.status.code, failed.attributes['server.address'], failed.attributes['server.port']], [SpanKind.CLIENT, 2, host.address, 22]);
+    assert.deepEqual(
+      failed.events.map((event) => [event.name, event.attributes?.['exception.type']]),
+      [['exception', 'ownership']],
+    );
+    // The line is written after the helper span ends, inside the driver method's span.
+    assert.deepEqual([line.trace_id, line.span_id, line.requestId], [failed.spanContext().traceId, method.spanContext().spanId, failed.attributes['occ_ssh.request_id']]);
   });
 });
