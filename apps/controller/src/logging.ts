@@ -24,7 +24,7 @@ const REDACTED_PATHS = [
  * The active span's IDs, as OpenTelemetry's log data model and its pino instrumentation name them:
  * a line written inside a span joins its trace. Nothing outside one, or before an SDK is registered.
  */
-export function traceFields(): Record<string, string> {
+function traceFields(): Record<string, string> {
   const span = trace.getSpan(context.active())?.spanContext();
   if (!span || !isSpanContextValid(span)) return {};
   return { trace_id: span.traceId, span_id: span.spanId, trace_flags: `0${span.traceFlags.toString(16)}`.slice(-2) };

@@ -8,7 +8,7 @@ export const MEASURED_SECONDS: Record<string, number> = {
   'apps/controller/src/admission/gateway-settings-admitted.e2e.test.ts': 540,
   'apps/host-helper/src/workspace-kill.host.test.ts': 136,
   'apps/controller/src/workspace-setup.e2e.test.ts': 135,
-  'apps/controller/src/dashboard.host.test.ts': 109,
+  'apps/controller/src/dashboard.host.test.ts': 121,
   'apps/host-helper/src/tenant-trees.host.test.ts': 105,
   'tools/testhost/src/teardown.host.test.ts': 102,
   'apps/controller/src/driver.host.test.ts': 91,
