@@ -111,7 +111,8 @@ export class SshComputeDriver {
     this.runner = new OperationRunner(this.config, deps, options.operationTimeoutMs);
     this.readinessTimeoutMs = Math.min(options.readinessTimeoutMs ?? MAX_READINESS_TIMEOUT_MS, MAX_READINESS_TIMEOUT_MS);
     this.operationSignal = options.getOperationAbortSignal ?? (() => undefined);
-    deps.logger.info({ helperSha256: deps.helper.sha256, helperBytes: deps.helper.bytes.length, version: DRIVER_VERSION }, 'host helper loaded');
+    // A library stays quiet: construction writes nothing at the levels an application runs at.
+    deps.logger.debug({ helperSha256: deps.helper.sha256, helperBytes: deps.helper.bytes.length, version: DRIVER_VERSION }, 'host helper loaded');
     traceMethods(this, TRACED);
   }
 

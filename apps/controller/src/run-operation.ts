@@ -68,7 +68,7 @@ export class OperationRunner {
         const call = buildWithDetails(operation, args, runtimeSettingsFor(this.config, namespaceName), helper, requestId, details);
         if (signal?.aborted) throw new ComputeError('cancelled', `${operation} cancelled before it was sent`, details);
         const span = {
-          host: machineOf(host),
+          host,
           namespace: host.name,
           operation,
           requestId,

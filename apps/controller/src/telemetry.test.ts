@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { context, metrics, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
@@ -14,6 +14,7 @@ import { FAKE_HELPER, FakeExecutor, NAMESPACE, agentFor, failureLine, fakeRunner
 import { memoryLogger } from '../test/hosts.js';
 import { SshComputeDriver } from './driver.js';
 import { SECONDS_BUCKETS, inMethodSpan, machineOf } from './telemetry.js';
+import { DRIVER_VERSION, PACKAGE_NAME } from './version.js';
 
 const OWNER = { namespace: { id: 'ns-1', name: 'stable' }, agent: { id: 'agent-1' }, servicePrincipal: { id: 'sp-1' } };
 
@@ -62,7 +63,12 @@ describe('telemetry through @opentelemetry/api', () => {
     const method = byName.get('occ_ssh ensureNamespace')!;
     const helper = byName.get('occ_ssh.helper ensure-namespace')!;
     assert.equal(helper.parentSpanContext?.spanId, method.spanContext().spanId, 'the helper call is a child of the method');
-    assert.equal(helper.attributes['occ_ssh.host'], '203.0.113.10:22', 'the machine, not the Namespace');
+    assert.deepEqual([helper.kind, method.kind], [SpanKind.CLIENT, SpanKind.INTERNAL], 'the SSH call is a client span');
+    for (const span of [helper, method]) assert.deepEqual([span.instrumentationScope.name, span.instrumentationScope.version], [PACKAGE_NAME, DRIVER_VERSION]);
+    assert.deepEqual([helper.status.code, method.status.code], [SpanStatusCode.UNSET, SpanStatusCode.UNSET], 'success leaves the status unset, never Ok');
+    assert.deepEqual([helper.attributes['error.type'], helper.events], [undefined, []]);
+    assert.deepEqual([helper.attributes['server.address'], helper.attributes['server.port']], ['203.0.113.10', 22], 'the machine, not the Namespace');
+    assert.equal(helper.attributes['occ_ssh.host'], '203.0.113.10:22', 'the deprecated name, kept for one minor version');
     assert.equal(helper.attributes['occ_ssh.namespace_name'], 'stable');
     assert.equal(helper.attributes['occ_ssh.namespace_id'], 'ns-1');
     assert.equal(helper.attributes['occ_ssh.outcome'], 'ok');
@@ -72,7 +78,13 @@ describe('telemetry through @opentelemetry/api', () => {
     assert.equal(helper.attributes['occ_ssh.request_id'], executor.calls[0]!.envelope.requestId);
 
     const stop = byName.get('occ_ssh.helper stop-revision')!;
-    assert.equal(stop.attributes['occ_ssh.outcome'], 'ownership');
+    assert.equal(stop.attributes['error.type'], 'ownership');
+    assert.equal(stop.attributes['occ_ssh.outcome'], 'ownership', 'the deprecated name, kept for one minor version');
+    assert.deepEqual(
+      stop.events.map((event) => [event.name, event.attributes?.['exception.type'], event.attributes?.['exception.message']]),
+      [['exception', 'ownership', 'stop-revision on host "stable": foreign Agent marker']],
+    );
+    assert.equal(byName.get('occ_ssh stopRevision')!.attributes['error.type'], 'ownership');
     assert.equal(stop.attributes['occ_ssh.agent_id'], 'agent-1');
     assert.equal(stop.attributes['occ_ssh.revision_id'], 'rev-1');
     assert.equal(stop.status.code, 2);
@@ -80,14 +92,15 @@ describe('telemetry through @opentelemetry/api', () => {
     for (const span of finished) assert.doesNotMatch(JSON.stringify(span.attributes), /password|opaque-|document/);
 
     const durations = await metricPoints('occ_ssh.operation.duration');
-    assert.deepEqual(durations.map((p) => [p.attributes['occ_ssh.operation'], p.attributes['occ_ssh.outcome'], (p.value as Histogram).count]).sort(), [
-      ['ensure-namespace', 'ok', 1],
-      ['stop-revision', 'ownership', 1],
+    assert.deepEqual(durations.map((p) => [p.attributes['occ_ssh.operation'], p.attributes['error.type'], p.attributes['occ_ssh.outcome'], (p.value as Histogram).count]).sort(), [
+      ['ensure-namespace', undefined, 'ok', 1],
+      ['stop-revision', 'ownership', 'ownership', 1],
     ]);
+    assert.deepEqual([durations[0]!.attributes['server.address'], durations[0]!.attributes['server.port'], durations[0]!.attributes['occ_ssh.namespace_name']], ['203.0.113.10', 22, 'stable']);
     const failures = await metricPoints('occ_ssh.operation.failures');
     assert.deepEqual(
-      failures.map((p) => [p.attributes['occ_ssh.code'], p.value]),
-      [['ownership', 1]],
+      failures.map((p) => [p.attributes['error.type'], p.attributes['occ_ssh.code'], p.value]),
+      [['ownership', 'ownership', 1]],
     );
     const lock = await metricPoints('occ_ssh.lock.wait');
     assert.deepEqual(
@@ -96,8 +109,8 @@ describe('telemetry through @opentelemetry/api', () => {
     );
     const inFlight = await metricPoints('occ_ssh.operations.in_flight');
     assert.deepEqual(
-      inFlight.map((p) => [p.attributes['occ_ssh.host'], p.attributes['occ_ssh.namespace_name'], p.value]),
-      [['203.0.113.10:22', 'stable', 0]],
+      inFlight.map((p) => [p.attributes['server.address'], p.attributes['server.port'], p.attributes['occ_ssh.host'], p.attributes['occ_ssh.namespace_name'], p.value]),
+      [['203.0.113.10', 22, '203.0.113.10:22', 'stable', 0]],
     );
   });
 
@@ -108,8 +121,8 @@ describe('telemetry through @opentelemetry/api', () => {
     const readiness = await metricPoints('occ_ssh.readiness.wait');
     assert.equal(readiness.length, 1);
     assert.deepEqual(
-      [readiness[0]!.attributes['occ_ssh.host'], readiness[0]!.attributes['occ_ssh.namespace_name'], readiness[0]!.attributes['occ_ssh.operation']],
-      ['203.0.113.10:22', 'stable', 'activate-revision'],
+      [readiness[0]!.attributes['server.address'], readiness[0]!.attributes['occ_ssh.namespace_name'], readiness[0]!.attributes['occ_ssh.operation']],
+      ['203.0.113.10', 'stable', 'activate-revision'],
     );
     const histogram = readiness[0]!.value as Histogram;
     assert.equal(histogram.sum, 1.2);
@@ -124,20 +137,49 @@ describe('telemetry through @opentelemetry/api', () => {
     assert.equal(lock.buckets.counts[0], 1);
   });
 
-  it("the Grafana dashboard's queries name only series and labels the Prometheus exporter makes of these metrics", async () => {
-    // Every instrument has data by now: the tests above recorded each of them.
+  it('every instrument declares its unit as the conventions spell it', async () => {
+    await reader.forceFlush();
+    const all = exported
+      .getMetrics()
+      .at(-1)!
+      .scopeMetrics.flatMap((scope) => scope.metrics.map((m) => [scope.scope.name, scope.scope.version, m.descriptor.name, m.descriptor.unit]))
+      .sort();
+    assert.deepEqual(all, [
+      [PACKAGE_NAME, DRIVER_VERSION, 'occ_ssh.lock.wait', 's'],
+      [PACKAGE_NAME, DRIVER_VERSION, 'occ_ssh.operation.duration', 's'],
+      [PACKAGE_NAME, DRIVER_VERSION, 'occ_ssh.operation.failures', '{operation}'],
+      [PACKAGE_NAME, DRIVER_VERSION, 'occ_ssh.operations.in_flight', '{operation}'],
+      [PACKAGE_NAME, DRIVER_VERSION, 'occ_ssh.readiness.wait', 's'],
+    ]);
+  });
+
+  it("the Grafana dashboard's queries name only series and labels an OTLP pipeline makes of these metrics", async () => {
+    // Every instrument has data by now: the tests above recorded each of them. The SDK's exporter
+    // sanitizes names and adds `_total`; the OTLP translation also appends the unit (`s`: `_seconds`).
     await reader.forceFlush();
     const text = new PrometheusSerializer().serialize(exported.getMetrics().at(-1)! as Parameters<PrometheusSerializer['serialize']>[0]);
+    const seconds = [...text.matchAll(/^# UNIT (\S+) s$/gm)].map((match) => match[1]!);
     const samples = text.split('\n').filter((line) => line.startsWith('occ_ssh_'));
-    const series = new Set(samples.map((line) => line.slice(0, line.indexOf('{'))));
+    const translated = (name: string) => seconds.reduce((out, base) => out.replace(new RegExp(`^${base}(_bucket|_sum|_count)?$`), `${base}_seconds$1`), name);
+    const series = new Set(samples.map((line) => translated(line.slice(0, line.indexOf('{')))));
+    assert.ok(series.has('occ_ssh_operation_duration_seconds_bucket') && series.has('occ_ssh_operation_failures_total'), [...series].join(' '));
     const labels = new Set(samples.flatMap((line) => [...line.matchAll(/([a-z_]+)="/g)].map((match) => match[1]!)));
-    const dashboard = JSON.parse(readFileSync(new URL('../../../docs/grafana/occ-ssh-dashboard.json', import.meta.url), 'utf8')) as { panels: { targets: { expr: string }[] }[] };
-    const queries = dashboard.panels.flatMap((panel) => panel.targets.map((target) => target.expr));
+    const dashboard = JSON.parse(readFileSync(new URL('../../../docs/grafana/occ-ssh-dashboard.json', import.meta.url), 'utf8')) as {
+      panels: { targets: { expr: string }[] }[];
+      templating: { list: { name: string; query: string }[] };
+    };
+    const queries = [...dashboard.panels.flatMap((panel) => panel.targets.map((target) => target.expr)), ...dashboard.templating.list.map((variable) => variable.query)];
     assert.ok(queries.length >= 4, 'latency, traffic, errors and saturation');
+    assert.deepEqual(
+      dashboard.templating.list.map((variable) => variable.name),
+      ['namespace', 'host'],
+    );
     for (const query of queries) {
-      for (const [name] of query.matchAll(/occ_ssh_[a-z_]+(?=[{[])/g)) assert.ok(series.has(name), `${name} in ${query} is a series the exporter makes`);
+      assert.doesNotMatch(query, /occ_ssh_host|occ_ssh_outcome|occ_ssh_code/, 'no deprecated label');
+      for (const [name] of query.matchAll(/occ_ssh_[a-z_]+(?=[{[])/g)) assert.ok(series.has(name), `${name} in ${query} is a series the pipeline makes`);
       for (const [, list] of query.matchAll(/by \(([^)]*)\)/g))
         for (const label of list!.split(',').map((l) => l.trim())) assert.ok(label === 'le' || labels.has(label), `${label} in ${query} is a label`);
+      for (const [label] of query.matchAll(/[a-z_]+(?==~)/g)) assert.ok(labels.has(label), `${label} in ${query} is a label`);
     }
   });
 

@@ -1,13 +1,13 @@
 // Traces and metrics through @opentelemetry/api only: a no-op until the embedding process (OCC)
-// registers an SDK. One span per driver method, a child span per helper invocation, and five
-// instruments: operation duration, failures by code, host lock wait, gateway readiness wait and
-// operations in flight. `occ_ssh.host` is the machine (`address:port`), `occ_ssh.namespace_name`
-// the Namespace (the `hosts` key): several Namespaces may share one machine.
-import { SpanStatusCode, metrics, trace, type Attributes, type Histogram, type Meter, type MeterProvider, type Span, type UpDownCounter, type Counter } from '@opentelemetry/api';
-import { toComputeError, type ResourceIds } from '@occ-ssh/protocol';
-import { DRIVER_VERSION } from './version.js';
-
-const INSTRUMENTATION_NAME = 'occ-ssh-compute';
+// registers an SDK. One span per driver method, a CLIENT span per helper invocation over SSH, and
+// five instruments: operation duration, failures, host lock wait, gateway readiness wait and
+// operations in flight. Names follow OpenTelemetry's semantic conventions where one exists:
+// `server.address` and `server.port` name the machine, `error.type` the failure (the ComputeError
+// code); the rest keep the `occ_ssh.` prefix. `occ_ssh.namespace_name` is the Namespace (the `hosts`
+// key): several Namespaces may share one machine.
+import { SpanKind, SpanStatusCode, metrics, trace, type Attributes, type Histogram, type Meter, type MeterProvider, type Span, type UpDownCounter, type Counter } from '@opentelemetry/api';
+import { toComputeError, type ComputeError, type ResourceIds } from '@occ-ssh/protocol';
+import { DRIVER_VERSION, PACKAGE_NAME } from './version.js';
 
 interface Instruments {
   duration: Histogram;
@@ -29,17 +29,17 @@ let cached: { provider: MeterProvider; instruments: Instruments } | undefined;
 function instruments(): Instruments {
   const provider = metrics.getMeterProvider();
   if (cached?.provider === provider) return cached.instruments;
-  const meter: Meter = provider.getMeter(INSTRUMENTATION_NAME, DRIVER_VERSION);
+  const meter: Meter = provider.getMeter(PACKAGE_NAME, DRIVER_VERSION);
   const made = {
     duration: meter.createHistogram('occ_ssh.operation.duration', { unit: 's', description: 'Duration of one helper operation on a host, by outcome', advice: seconds }),
-    failures: meter.createCounter('occ_ssh.operation.failures', { description: 'Helper operations that failed, by error code' }),
+    failures: meter.createCounter('occ_ssh.operation.failures', { unit: '{operation}', description: 'Helper operations that failed, by error type' }),
     lockWait: meter.createHistogram('occ_ssh.lock.wait', { unit: 's', description: 'Time a mutating helper operation waited for the host lock', advice: seconds }),
     readinessWait: meter.createHistogram('occ_ssh.readiness.wait', {
       unit: 's',
       description: 'Time an activation waited for the gateway to answer /readyz after its restart (0 when it was already serving)',
       advice: seconds,
     }),
-    inFlight: meter.createUpDownCounter('occ_ssh.operations.in_flight', { description: 'Helper operations running now, per host' }),
+    inFlight: meter.createUpDownCounter('occ_ssh.operations.in_flight', { unit: '{operation}', description: 'Helper operations running now, per host' }),
   };
   cached = { provider, instruments: made };
   return made;
@@ -47,7 +47,7 @@ function instruments(): Instruments {
 
 const seconds = { explicitBucketBoundaries: [...SECONDS_BUCKETS] };
 
-const tracer = () => trace.getTracer(INSTRUMENTATION_NAME, DRIVER_VERSION);
+const tracer = () => trace.getTracer(PACKAGE_NAME, DRIVER_VERSION);
 
 /** Resource IDs as span attributes. */
 export function resourceAttributes(ids: ResourceIds): Attributes {
@@ -58,31 +58,44 @@ export function resourceAttributes(ids: ResourceIds): Attributes {
   return attributes;
 }
 
-function outcomeOf(error: unknown): string {
-  return toComputeError(error).code;
+// Deprecated names, kept beside the conventional ones for one minor version (docs/versioning.md)
+// and removed in the next: `occ_ssh.host` (`address:port`, now `server.address` and `server.port`),
+// `occ_ssh.outcome` (`ok` or the code, now `error.type` on failures only) and the failure counter's
+// `occ_ssh.code` (now `error.type`). Each is marked `deprecated` where it is set.
+
+/**
+ * Records a failure as the conventions say: status Error, `error.type`, and the exception event.
+ * Security: the event carries the classified ComputeError, whose message names no secret; an
+ * unclassified error becomes `internal` with a fixed message, so its text never leaves the process.
+ */
+function recordFailure(span: Span, failure: ComputeError): void {
+  span.recordException({ name: failure.name, code: failure.code, message: failure.message, ...(failure.stack ? { stack: failure.stack } : {}) });
+  span.setAttributes({ 'error.type': failure.code, 'occ_ssh.failure': failure.failure, 'occ_ssh.outcome': failure.code /* deprecated */ });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: failure.code });
 }
 
+/** Success leaves the status Unset: instrumentation libraries must not set Ok. */
 function endWith(span: Span, error: unknown): void {
   if (error === undefined) {
-    span.setAttribute('occ_ssh.outcome', 'ok');
-    span.setStatus({ code: SpanStatusCode.OK });
+    span.setAttribute('occ_ssh.outcome', 'ok'); // deprecated
   } else {
     const failure = toComputeError(error);
-    span.setAttributes({ 'occ_ssh.outcome': failure.code, 'occ_ssh.failure': failure.failure, ...(failure.details.requestId ? { 'occ_ssh.request_id': failure.details.requestId } : {}) });
-    span.setStatus({ code: SpanStatusCode.ERROR, message: failure.code });
+    recordFailure(span, failure);
+    if (failure.details.requestId) span.setAttribute('occ_ssh.request_id', failure.details.requestId);
   }
   span.end();
 }
 
 /** A span around one driver method (OCC's call), parent of its helper invocations. */
 export async function inMethodSpan<T>(method: string, attributes: Attributes, work: () => Promise<T>): Promise<T> {
-  return tracer().startActiveSpan(`occ_ssh ${method}`, { attributes: { 'occ_ssh.method': method, ...attributes } }, async (span) => {
+  return tracer().startActiveSpan(`occ_ssh ${method}`, { kind: SpanKind.INTERNAL, attributes: { 'occ_ssh.method': method, ...attributes } }, async (span) => {
     try {
       const value = await work();
-      // Namespace results report failure in the result, not by throwing.
+      // Namespace results report failure in the result, not by throwing: `error.type` is then the
+      // verdict, and the helper span below carries the code.
       const failure = (value as { failure?: unknown } | undefined)?.failure;
       if (failure === 'permanent' || failure === 'retryable') {
-        span.setAttributes({ 'occ_ssh.outcome': 'failed', 'occ_ssh.failure': failure });
+        span.setAttributes({ 'error.type': failure, 'occ_ssh.failure': failure, 'occ_ssh.outcome': 'failed' /* deprecated */ });
         span.setStatus({ code: SpanStatusCode.ERROR, message: failure });
         span.end();
       } else {
@@ -97,8 +110,8 @@ export async function inMethodSpan<T>(method: string, attributes: Attributes, wo
 }
 
 export interface HelperSpan {
-  /** The machine, `address:port` (machineOf). */
-  host: string;
+  /** The machine the SSH client connects to. */
+  host: { address: string; port: number };
   /** The Namespace name: the configuration's `hosts` key. */
   namespace: string;
   operation: string;
@@ -125,14 +138,20 @@ export function machineOf(host: { address: string; port: number }): string {
   return host.address.includes(':') ? `[${host.address}]:${host.port}` : `${host.address}:${host.port}`;
 }
 
-/** A span and the metrics of one helper invocation on one host. */
+/** The machine as the conventions name a server: `server.address` (no brackets) and `server.port`. */
+function serverOf(call: HelperSpan): Attributes {
+  return { 'server.address': call.host.address, 'server.port': call.host.port, 'occ_ssh.host': machineOf(call.host) /* deprecated */ };
+}
+
+/** A CLIENT span and the metrics of one helper invocation on one host. */
 export async function inHelperSpan<T extends HelperCallOutcome>(call: HelperSpan, work: () => Promise<T>): Promise<T> {
-  const where = { 'occ_ssh.host': call.host, 'occ_ssh.namespace_name': call.namespace };
+  const where = { ...serverOf(call), 'occ_ssh.namespace_name': call.namespace };
   const base = { ...where, 'occ_ssh.operation': call.operation };
   const { duration, failures, lockWait, readinessWait, inFlight } = instruments();
   const started = performance.now();
   inFlight.add(1, where);
-  return tracer().startActiveSpan(`occ_ssh.helper ${call.operation}`, { attributes: { ...base, 'occ_ssh.request_id': call.requestId, ...call.attributes } }, async (span) => {
+  const options = { kind: SpanKind.CLIENT, attributes: { ...base, 'occ_ssh.request_id': call.requestId, ...call.attributes } };
+  return tracer().startActiveSpan(`occ_ssh.helper ${call.operation}`, options, async (span) => {
     try {
       const value = await work();
       const { lockWaitMs, lockHoldMs } = value.timings ?? {};
@@ -146,13 +165,13 @@ export async function inHelperSpan<T extends HelperCallOutcome>(call: HelperSpan
         span.setAttribute('occ_ssh.ready_ms', readyMs);
         readinessWait.record(readyMs / 1000, base);
       }
-      duration.record((performance.now() - started) / 1000, { ...base, 'occ_ssh.outcome': 'ok' });
+      duration.record((performance.now() - started) / 1000, { ...base, 'occ_ssh.outcome': 'ok' /* deprecated */ });
       endWith(span, undefined);
       return value;
     } catch (error) {
-      const code = outcomeOf(error);
-      duration.record((performance.now() - started) / 1000, { ...base, 'occ_ssh.outcome': code });
-      failures.add(1, { ...base, 'occ_ssh.code': code });
+      const code = toComputeError(error).code;
+      duration.record((performance.now() - started) / 1000, { ...base, 'error.type': code, 'occ_ssh.outcome': code /* deprecated */ });
+      failures.add(1, { ...base, 'error.type': code, 'occ_ssh.code': code /* deprecated */ });
       endWith(span, error);
       throw error;
     } finally {

@@ -3,6 +3,7 @@
 // kept beside the code, so the snapshot cannot drift from the behaviour.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { context, metrics, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
@@ -17,7 +18,7 @@ import { TRANSPORT_CAUSES } from '../src/transport/failure-cause.js';
 import { loadInstallationConfiguration } from '../src/config/index.js';
 import { SEED_INSTALLATION } from './config-fixtures.js';
 import { FAKE_HELPER, FakeExecutor, NAMESPACE, failureLine, okLine } from './fakes.js';
-import { memoryLogger } from './hosts.js';
+import { createLogger } from '../src/logging.js';
 
 export const CONTRACT_FILE = new URL('../../../docs/api/contract.json', import.meta.url);
 export const CHANGELOG_FILE = new URL('../../../CHANGELOG.md', import.meta.url);
@@ -33,7 +34,16 @@ async function emitted() {
   const spans = new InMemorySpanExporter();
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] }));
-  const { logger, text } = memoryLogger();
+  // The driver's own logger, so the fields it adds (the trace IDs inside a span) are in the contract.
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk.toString());
+      done();
+    },
+  });
+  const logger = createLogger({ level: 'debug' }, stream);
+  const text = () => chunks.join('');
   const fail = new Set<OperationName>(['ensure-namespace']);
   const executor = new FakeExecutor((envelope) => (fail.has(envelope.operation) ? { stdout: failureLine(envelope, 'ownership', 'foreign marker'), exitCode: 1 } : { stdout: okLine(envelope) }));
   const driver = new SshComputeDriver({ configuration: loadInstallationConfiguration({ text: SEED_INSTALLATION }), executor, helper: FAKE_HELPER, logger });

@@ -9,6 +9,7 @@ export const MEASURED_SECONDS: Record<string, number> = {
   'apps/host-helper/src/scenarios/workspace-kill.host.test.ts': 136,
   'apps/controller/src/scenarios/workspace-setup.e2e.test.ts': 135,
   'apps/host-helper/src/scenarios/tenant-trees.host.test.ts': 105,
+  'apps/controller/src/dashboard.host.test.ts': 121,
   'tools/testhost/src/teardown.host.test.ts': 102,
   'apps/controller/src/driver.host.test.ts': 91,
   'apps/host-helper/src/ops/delete-agent.host.test.ts': 83,
