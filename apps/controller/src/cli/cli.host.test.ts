@@ -36,12 +36,26 @@ describe('occ-ssh on a real host', () => {
   });
   after(() => host?.down());
 
-  test('deploy prints each step with its time and records the active revision', async () => {
+  test('deploy prints each step with its time on stderr, its result on stdout, and records the active revision', async () => {
     const result = await cli('deploy', '--revision', revisionFile(1));
     assert.equal(result.code, EXIT.ok, result.err);
     for (const step of ['ensure namespace', 'prepare revision', 'commit active revision (ledger compare-and-set)', 'activate (unit, current, restart, readiness)']) {
-      assert.match(result.out, new RegExp(`${step.replace(/[()]/g, '\\$&')} \\.\\.\\. ok \\(\\d+(\\.\\d+)? m?s\\)`));
+      assert.match(result.err, new RegExp(`${step.replace(/[()]/g, '\\$&')} \\.\\.\\. ok \\(\\d+(\\.\\d+)? m?s\\)`));
     }
+    // A pipe or a file gets the result alone.
+    assert.match(result.out, /^deploy: done in \d+(\.\d+)? m?s\n$/);
+    console.log(`occ-ssh deploy stdout:\n${result.out}occ-ssh deploy stderr:\n${result.err}`);
+  });
+
+  test('OCC_CONFIG_PATH names the Installation when --config is not given', async () => {
+    const out = sink();
+    const err = sink();
+    const code = await runCli(['status', '--namespace', 'stable', '--ledger', ledger], out.stream, err.stream, {}, { OCC_CONFIG_PATH: config });
+    assert.equal(code, EXIT.ok, err.text());
+    assert.match(out.text(), /current rev-cli-1; served rev-cli-1 since /);
+    const missing = sink();
+    assert.equal(await runCli(['status'], sink().stream, missing.stream, {}, {}), EXIT.usage);
+    assert.match(missing.text(), /--config <installation\.yaml> is required when OCC_CONFIG_PATH is not set/);
   });
 
   test('a second deploy cuts over and retires the previous revision; --json prints one result', async () => {
@@ -80,7 +94,7 @@ describe('occ-ssh on a real host', () => {
   test('an unreachable host exits 75 (retryable) naming the host and its cause; the recap lists every host', async () => {
     const result = await cli('preflight');
     assert.equal(result.code, EXIT.unreachable);
-    assert.match(result.out, /recap: 1 ok, 0 failed, 1 unreachable\n {2}stable : ok\n {2}gone {3}: unreachable {2}transport \(refused\)\n/);
+    assert.match(result.err, /recap: 1 ok, 0 failed, 1 unreachable\n {2}stable : ok\n {2}gone {3}: unreachable {2}transport \(refused\)\n/);
     assert.match(result.err, /\(refused\): the connection was refused; check the port/);
     assert.match(result.err, /retryable transport error/);
     assert.match(result.err, /host=gone/);
@@ -94,7 +108,7 @@ describe('occ-ssh on a real host', () => {
     const err = sink();
     assert.equal(await runCli(['preflight', '--config', single], out.stream, err.stream), EXIT.ok, err.text());
     assert.match(
-      out.text(),
+      err.text(),
       /preflight \(1 host\(s\)\) \.\.\. ok \([^)]+\) {2}2 warning\(s\)\n {2}warning SOCKET_BIND_NOT_ENFORCED: host "stable" \(\S+\) cannot enforce .* then stands alone\.\n {2}warning LINK_LOCAL_NOT_DENIED: host "stable" \(\S+\) cannot enforce .*IPAddressDeny=.*\(docs\/hardening\.md\)\.\nrecap: 1 ok, 0 failed, 0 unreachable\n/,
     );
     const json = sink();
