@@ -134,10 +134,10 @@ describe('occ-ssh on a real host', () => {
     const flags = ['--namespace', 'stable', '--namespace-id', 'ns-cli', '--agent-id', 'agent-cli-2', '--service-principal-id', 'sp-cli-2'];
     const first = await cli('delete-agent', ...flags, '--yes');
     assert.equal(first.code, EXIT.ok, first.err);
-    assert.match(first.out, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}removed unit, directory, account; port 18801 is free\n/);
+    assert.match(first.err, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}removed unit, directory, account; port 18801 is free\n/);
     const again = await cli('delete-agent', ...flags, '--yes');
     assert.equal(again.code, EXIT.ok, again.err);
-    assert.match(again.out, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}nothing was left to remove\n/);
+    assert.match(again.err, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}nothing was left to remove\n/);
     const status = await cli('status', '--namespace', 'stable', '--json');
     const agents = (JSON.parse(status.out) as { result: { hosts: { stable: { namespaces: { agents: { agentId: string; ready?: boolean }[] }[] } } } }).result.hosts.stable.namespaces[0]!.agents;
     assert.deepEqual(
@@ -174,8 +174,8 @@ describe('occ-ssh on a real host', () => {
     const err = sink();
     const code = await runCli(['deploy', '--revision', revisionFile(4), '--config', wrong, '--ledger', ledger], out.stream, err.stream);
     assert.equal(code, EXIT.unreachable);
-    assert.match(out.text(), /ensure namespace \.\.\. failed: retryable transport \(host-key\) \(\d/);
-    assert.doesNotMatch(out.text(), /ensure namespace \.\.\. ok/);
+    assert.match(err.text(), /ensure namespace \.\.\. failed: retryable transport \(host-key\) \(\d/);
+    assert.doesNotMatch(err.text(), /ensure namespace \.\.\. ok/);
     assert.match(err.text(), /ssh could not run the helper \(host-key\): the host key is not the one in ssh\.knownHostsFile/);
     assert.match(err.text(), /transportCause=host-key/);
   });
@@ -195,13 +195,14 @@ describe('occ-ssh on a real host', () => {
     const interrupt = new AbortController();
     // A terminal: the activation step ticks, showing the helper's heartbeats.
     const out = sink();
-    Object.assign(out.stream, { isTTY: true });
     const err = sink();
+    // The steps tick on stderr when it is a terminal.
+    Object.assign(err.stream, { isTTY: true });
     const slow = revisionFile(5, { fixtureGateway: { readyAfterMs: 20_000 } });
     const running = runCli(['deploy', '--revision', slow, '--config', config, '--ledger', ledger], out.stream, err.stream, { signal: interrupt.signal });
-    for (let i = 0; i < 300 && !/activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/.test(out.text()); i += 1)
+    for (let i = 0; i < 300 && !/activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/.test(err.text()); i += 1)
       await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.match(out.text(), /activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/, "the activation ticks with the helper's heartbeats");
+    assert.match(err.text(), /activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/, "the activation ticks with the helper's heartbeats");
     assert.ok(
       [...controlDirs()].some((entry) => !before.has(entry)),
       'a control directory exists while it runs',
