@@ -206,7 +206,7 @@ export type Informational = { help: Command | undefined } | 'version';
  * OCC's own variable for the trusted Installation document: the CLI reads the same file when
  * `--config` is not given.
  */
-export const CONFIG_ENV = 'OCC_CONFIG_PATH';
+const CONFIG_ENV = 'OCC_CONFIG_PATH';
 
 export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliOptions | Informational {
   let parsed;
