@@ -1,16 +1,18 @@
 // Builds the release: one self-contained npm package in dist/release/ (a directory and its .tgz).
 // The workspace libraries and the helper artifact go inside; runtime dependencies stay external with
 // semver ranges whose floor is the version the lockfile installs (so the tests ran on each floor);
-// declarations are bundled into one index.d.ts. The last line printed is the tarball path.
+// declarations are bundled into one index.d.ts by API Extractor. Before anything is built, the
+// release contract must be what the code makes and the version must say it changed (release-gate.ts).
+// The last line printed is the tarball path.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { rollup } from 'rollup';
-import { dts } from 'rollup-plugin-dts';
+import { Extractor, ExtractorConfig, ExtractorLogLevel } from '@microsoft/api-extractor';
 import { loaderVersion } from '@occ-ssh/helper-call';
 import { PACKAGE_NAME } from './src/version.js';
+import { contractDigest, releaseContract } from './test/contract.js';
+import { releaseGate } from './release-gate.js';
 
 const workspace = fileURLToPath(new URL('../../', import.meta.url));
 const out = `${workspace}dist/release`;
@@ -34,6 +36,14 @@ for (const [name, range] of Object.entries({ ...dependencies, ...own.peerDepende
   const installed = (JSON.parse(readFileSync(`${workspace}node_modules/${name}/package.json`, 'utf8')) as { version: string }).version;
   if (range !== `^${installed}`) throw new Error(`apps/controller/package.json: ${name} is "${range}", but CI tests ${installed}; the range must be "^${installed}"`);
 }
+
+// The contract the code makes is the one committed, and the version and CHANGELOG account for it.
+const contract = JSON.parse(await releaseContract()) as unknown;
+const committed = JSON.parse(readFileSync(`${workspace}docs/api/contract.json`, 'utf8')) as unknown;
+if (JSON.stringify(contract) !== JSON.stringify(committed))
+  throw new Error('docs/api/contract.json is not what the code makes: run src/release-contract.test.ts with OCC_SSH_WRITE_CONTRACT=1 and name its digest in CHANGELOG.md');
+const problems = releaseGate(readFileSync(`${workspace}CHANGELOG.md`, 'utf8'), own.version, contractDigest(contract));
+if (problems.length > 0) throw new Error(`the release is refused:\n- ${problems.join('\n- ')}`);
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(`${dir}/bin`, { recursive: true });
@@ -64,9 +74,12 @@ copyFileSync(helperFile, `${dir}/host-helper.cjs`);
 writeFileSync(`${dir}/bin/occ-ssh.js`, "#!/usr/bin/env node\nimport '../cli.js';\n");
 chmodSync(`${dir}/bin/occ-ssh.js`, 0o755);
 
-// Declarations: tsc emits them for the entry and the libraries it reaches; rollup-plugin-dts
-// bundles them into one file, resolving the workspace libraries to their emitted declarations.
-const declarations = mkdtempSync(`${tmpdir()}/occ-ssh-release-dts-`);
+// Declarations: tsc emits them for the entry and the libraries it reaches; API Extractor rolls them
+// into one file, inlining the workspace libraries (bundledPackages, found through `paths`) and
+// leaving the runtime dependencies and peers as imports.
+// Inside the workspace, so the runtime dependencies' own declarations resolve from its node_modules.
+mkdirSync(`${workspace}dist`, { recursive: true });
+const declarations = mkdtempSync(`${workspace}dist/release-dts-`);
 try {
   execFileSync(
     process.execPath,
@@ -85,19 +98,7 @@ try {
     ],
     { stdio: 'inherit' },
   );
-  const libraries: Record<string, string> = {
-    '@occ-ssh/protocol': `${declarations}/libs/protocol/src/index.d.ts`,
-    '@occ-ssh/markers': `${declarations}/libs/markers/src/index.d.ts`,
-    '@occ-ssh/helper-call': `${declarations}/libs/helper-call/src/index.d.ts`,
-    '@occ-ssh/ssh-client': `${declarations}/libs/ssh-client/src/index.d.ts`,
-  };
-  const bundle = await rollup({
-    input: `${declarations}/apps/controller/src/index.d.ts`,
-    plugins: [{ name: 'workspace-libraries', resolveId: (id: string) => libraries[id] ?? null }, dts()],
-    external: (id: string) => runtime.some((name) => id === name || id.startsWith(`${name}/`)) || id.startsWith('node:'),
-  });
-  await bundle.write({ file: `${dir}/index.d.ts`, format: 'es' });
-  await bundle.close();
+  rollDeclarations(declarations, `${dir}/index.d.ts`);
 } finally {
   rmSync(declarations, { recursive: true, force: true });
 }
@@ -115,6 +116,8 @@ const manifest = {
   exports: { '.': { types: './index.d.ts', default: './index.js' }, './package.json': './package.json' },
   types: './index.d.ts',
   bin: { 'occ-ssh': 'bin/occ-ssh.js' },
+  // What the tarball holds besides package.json, README.md and LICENSE, which npm always packs.
+  files: ['index.js', 'index.d.ts', 'cli.js', 'shared-*.js', 'host-helper.cjs', 'bin/', 'CHANGELOG.md'],
   engines: root.engines,
   dependencies,
   peerDependencies: own.peerDependencies,
@@ -123,8 +126,49 @@ const manifest = {
 writeFileSync(`${dir}/package.json`, `${JSON.stringify(manifest, null, 2)}\n`);
 copyFileSync(fileURLToPath(new URL('README.md', import.meta.url)), `${dir}/README.md`);
 copyFileSync(`${workspace}LICENSE`, `${dir}/LICENSE`);
+copyFileSync(`${workspace}CHANGELOG.md`, `${dir}/CHANGELOG.md`);
 
 const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: dir, encoding: 'utf8' })) as { filename: string; files: { path: string }[] }[];
 console.log(`release: ${dir} (${packed!.files.length} files)`);
 console.log(`${out}/${packed!.filename}`);
 writeFileSync(`${out}/TARBALL`, `${out}/${packed!.filename}\n`);
+
+/** API Extractor's .d.ts rollup of the emitted `index.d.ts`; any error fails the release (the API report counts the findings). */
+function rollDeclarations(emitted: string, file: string): void {
+  const libraries = ['protocol', 'markers', 'helper-call', 'ssh-client'];
+  const config = ExtractorConfig.prepare({
+    configObject: {
+      projectFolder: emitted,
+      mainEntryPointFilePath: `${emitted}/apps/controller/src/index.d.ts`,
+      bundledPackages: libraries.map((name) => `@occ-ssh/${name}`),
+      compiler: {
+        overrideTsconfig: {
+          compilerOptions: {
+            module: 'NodeNext',
+            moduleResolution: 'NodeNext',
+            target: 'ES2022',
+            strict: true,
+            skipLibCheck: true,
+            types: ['node'],
+            typeRoots: [`${workspace}node_modules/@types`],
+            paths: Object.fromEntries(libraries.map((name) => [`@occ-ssh/${name}`, [`${emitted}/libs/${name}/src/index.d.ts`]])),
+          },
+          files: [`${emitted}/apps/controller/src/index.d.ts`],
+        },
+      },
+      dtsRollup: { enabled: true, untrimmedFilePath: file },
+      apiReport: { enabled: false, reportFileName: 'unused' },
+      docModel: { enabled: false },
+      tsdocMetadata: { enabled: false },
+      messages: {
+        extractorMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
+        tsdocMessageReporting: { default: { logLevel: ExtractorLogLevel.None } },
+        compilerMessageReporting: { default: { logLevel: ExtractorLogLevel.Error } },
+      },
+    },
+    configObjectFullPath: undefined,
+    packageJsonFullPath: `${workspace}apps/controller/package.json`,
+  });
+  const result = Extractor.invoke(config, { localBuild: true, showVerboseMessages: false });
+  if (!result.succeeded) throw new Error(`API Extractor could not roll up the declarations (${result.errorCount} errors)`);
+}

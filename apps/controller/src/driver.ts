@@ -1,8 +1,10 @@
 // SshComputeDriver: OCC's ComputeDriver for operator Linux hosts, reached over SSH.
+import { randomBytes } from 'node:crypto';
 import {
   ComputeError,
   DRIVER_ID,
   DRIVER_IMPLEMENTATION,
+  MAX_FOLLOW_SECONDS,
   MAX_READINESS_TIMEOUT_MS,
   activateArgs,
   deleteAgentArgs,
@@ -32,7 +34,20 @@ import { compensate, runNamespaceHooks, runStartHooks, runStopHooks } from './ho
 import type { Logger } from './logging.js';
 import { combineHostFailures } from './host-failures.js';
 import { namespaceFailureReason } from './namespace-reason.js';
-import type { AgentDeletionReport, AgentDeploymentDiagnostics, HelperProgress, HostInventory, LogPage, LogQuery, OperationPlan, StopReport } from './public-types.js';
+import type {
+  AgentDeletionReport,
+  AgentDeploymentDiagnostics,
+  HelperProgress,
+  HostInventory,
+  LogEntry,
+  LogFollowEnd,
+  LogFollowOptions,
+  LogPage,
+  LogQuery,
+  OperationPlan,
+  StopReport,
+} from './public-types.js';
+import { LogStreams } from './log-stream.js';
 import { OperationRunner, type OperationOutcome } from './run-operation.js';
 import { admitLogRequest, toDescription, toLogChunk } from './runtime-view.js';
 import type { AgentRuntimeDescribeOptions, AgentRuntimeDescription, AgentRuntimeLogChunk, AgentRuntimeLogRequest } from './runtime-types.js';
@@ -93,6 +108,7 @@ export class SshComputeDriver {
 
   private readonly config: SshComputeConfiguration;
   private readonly runner: OperationRunner;
+  private readonly streams: LogStreams;
   private readonly bindings = new Bindings();
   private readonly hooks = new HookRegistry();
   private readonly readinessTimeoutMs: number;
@@ -108,7 +124,8 @@ export class SshComputeDriver {
       ...(options.helper ? { helper: options.helper } : {}),
       ...(options.onHelperProgress ? { observer: { progress: options.onHelperProgress } } : {}),
     });
-    this.runner = new OperationRunner(this.config, deps, options.operationTimeoutMs);
+    this.streams = new LogStreams(deps.executor);
+    this.runner = new OperationRunner(this.config, { ...deps, executor: this.streams }, options.operationTimeoutMs);
     this.readinessTimeoutMs = Math.min(options.readinessTimeoutMs ?? MAX_READINESS_TIMEOUT_MS, MAX_READINESS_TIMEOUT_MS);
     this.operationSignal = options.getOperationAbortSignal ?? (() => undefined);
     // A library stays quiet: construction writes nothing at the levels an application runs at.
@@ -418,6 +435,26 @@ export class SshComputeDriver {
   async readLogs(binding: ComputeAgentBinding, query: LogQuery): Promise<LogPage> {
     const owner = ownerOf(binding);
     return (await this.send(owner.namespace.name, 'read-logs', readLogsArgs(owner, query), this.operationSignal())).result;
+  }
+
+  /**
+   * For the operator CLI: the page `query` selects, then each new entry as it comes, all handed to
+   * `onEntries`, from one journalctl --follow on the host with the same selection. It ends after
+   * `seconds` (at most, and by default, 150), once 2 MiB of entries were sent, or when `signal` aborts
+   * (a cancelled error; closing the session ends journalctl on the host).
+   */
+  async followLogs(binding: ComputeAgentBinding, query: LogQuery, onEntries: (entries: LogEntry[]) => void, options: LogFollowOptions = {}): Promise<LogFollowEnd> {
+    const owner = ownerOf(binding);
+    const stream = randomBytes(16).toString('hex');
+    const follow = { seconds: Math.min(options.seconds ?? MAX_FOLLOW_SECONDS, MAX_FOLLOW_SECONDS), stream };
+    const stop = this.streams.listen(stream, onEntries);
+    try {
+      const signal = options.signal ?? this.operationSignal();
+      const { result } = await this.send(owner.namespace.name, 'read-logs', { ...readLogsArgs(owner, query), follow }, signal);
+      return { unit: result.unit, uid: result.uid, cursor: result.cursor, truncated: result.truncated, ended: result.followEnded ?? 'journal' };
+    } finally {
+      stop();
+    }
   }
 
   /** OCC's runtime view of one revision: its pod while the Agent's unit runs it (read-only, no host lock, bounded in time). */

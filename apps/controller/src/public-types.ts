@@ -180,6 +180,28 @@ export interface LogPage {
   truncated: boolean;
 }
 
+/** How `followLogs` follows. */
+export interface LogFollowOptions {
+  /** How long to follow, 1 to 150 seconds (the default, and the most one follow may take). */
+  seconds?: number;
+  /** Ends the follow (a `cancelled` error); the driver's operation signal when not given. */
+  signal?: AbortSignal;
+}
+
+/** How a `followLogs` call ended, with what selected its entries. */
+export interface LogFollowEnd {
+  /** The gateway's systemd unit the entries were selected by. */
+  unit: string;
+  /** The Agent account's user ID the entries were selected by. */
+  uid: number;
+  /** The last entry's cursor: pass it as `afterCursor` to go on from there. */
+  cursor: string | null;
+  /** Older entries of the first page were left out to keep it within 256 KiB of messages. */
+  truncated: boolean;
+  /** `time`: the seconds asked for passed; `bytes`: 2 MiB of entries were sent, later ones are not; `journal`: journalctl ended by itself. */
+  ended: 'time' | 'bytes' | 'journal';
+}
+
 /** One step a planned operation would take. */
 export interface PlannedStep {
   /** The step's kind, such as `create-account`, `write-file`, `enable-unit` or `restart-unit`. */
@@ -232,8 +254,9 @@ type _WireChecks = [
   Holds<Same<StopReport, OperationResult<'stop-revision'>>>,
   Holds<Same<AgentDeletionReport, OperationResult<'delete-agent'>>>,
   Holds<Same<HostInventory, OperationResult<'inventory'>>>,
-  Holds<Same<LogQuery, Omit<OperationArgs<'read-logs'>, 'owner'>>>,
-  Holds<Same<LogPage, OperationResult<'read-logs'>>>,
+  Holds<Same<LogQuery, Omit<OperationArgs<'read-logs'>, 'owner' | 'follow'>>>,
+  Holds<Same<LogPage, Omit<OperationResult<'read-logs'>, 'followEnded'>>>,
+  Holds<Same<LogFollowEnd['ended'], NonNullable<OperationResult<'read-logs'>['followEnded']>>>,
   Holds<Same<OperationPlan, PlanResult>>,
   Holds<Same<DeploymentCheck['state'], HostDeploymentCheck['state']>>,
 ];

@@ -10,7 +10,7 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { toJSONSchema } from 'zod';
 import { MARKER_VERSION, agentMarker, namespaceMarker, revisionMarker, servedMarker, workspaceSetupMarker } from '@occ-ssh/markers';
-import { ERROR_CODES, FAILURE_OF, OPERATIONS, PROTOCOL_VERSION, envelope, heartbeatLine, resultLine, type OperationName } from '@occ-ssh/protocol';
+import { ERROR_CODES, FAILURE_OF, OPERATIONS, PROTOCOL_VERSION, envelope, heartbeatLine, logEntriesLine, resultLine, type OperationName } from '@occ-ssh/protocol';
 import { configurationSchema } from '../src/package-entry.js';
 import { SshComputeDriver, TRACED_METHODS } from '../src/driver.js';
 import { SECONDS_BUCKETS } from '../src/telemetry.js';
@@ -92,7 +92,7 @@ const shapeDigest = (schemas: readonly unknown[]) =>
     .update(JSON.stringify(schemas.map((schema) => toJSONSchema(schema as Parameters<typeof toJSONSchema>[0], { unrepresentable: 'any', io: 'input' }))))
     .digest('hex')
     .slice(0, 12);
-const WIRE_SHAPES = [envelope, heartbeatLine, resultLine, ...Object.values(OPERATIONS).map((operation) => operation.result)];
+const WIRE_SHAPES = [envelope, heartbeatLine, logEntriesLine, resultLine, ...Object.values(OPERATIONS).map((operation) => operation.result)];
 const MARKER_SHAPES = [namespaceMarker, agentMarker, revisionMarker, servedMarker, workspaceSetupMarker];
 
 /** The contract snapshot, as pretty JSON with a final newline. */

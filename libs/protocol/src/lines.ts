@@ -1,9 +1,13 @@
-// The helper's stdout: heartbeat lines while it works, then exactly one final result line.
+// The helper's stdout: heartbeat lines while it works (and a follow's log-entries lines), then exactly
+// one final result line.
 import * as z from 'zod/mini';
 import { ERROR_CODES } from './errors.js';
-import { OPERATION_NAMES } from './operations/index.js';
+import { FOLLOW_STREAM, OPERATION_NAMES, logEntry } from './operations/index.js';
 
 export const heartbeatLine = z.strictObject({ type: z.literal('heartbeat'), seq: z.int().check(z.minimum(0)) });
+
+/** New journal entries of a read-logs follow, as they come; `stream` is the one the follow's arguments named. */
+export const logEntriesLine = z.strictObject({ type: z.literal('log-entries'), stream: z.string().check(z.regex(FOLLOW_STREAM)), entries: z.array(logEntry()) });
 
 const helperTimings = z.strictObject({
   totalMs: z.number().check(z.minimum(0)),
@@ -32,11 +36,12 @@ export const resultLine = z.discriminatedUnion('ok', [
 ]);
 
 export type HeartbeatLine = z.infer<typeof heartbeatLine>;
+export type LogEntriesLine = z.infer<typeof logEntriesLine>;
 export type ResultLine = z.infer<typeof resultLine>;
 export type HelperErrorBody = z.infer<typeof helperErrorBody>;
 export type HelperTimings = z.infer<typeof helperTimings>;
 
-export function formatLine(line: HeartbeatLine | ResultLine): string {
+export function formatLine(line: HeartbeatLine | LogEntriesLine | ResultLine): string {
   return `${JSON.stringify(line)}\n`;
 }
 

@@ -1,10 +1,13 @@
 // Unit tests of occ-ssh argument parsing and its usage exit code.
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Writable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { ComputeError } from '@occ-ssh/protocol';
 import { COMMANDS, UsageError, parseCli, parseLines, parseSince } from './args.js';
-import { EXIT, exitFor, runCli } from './main.js';
+import { SEED_INSTALLATION } from '../../test/config-fixtures.js';
+import { EXIT, SIGNAL_EXIT, exitFor, exitForSignal, runCli } from './main.js';
 
 function sink() {
   let text = '';
@@ -38,18 +41,18 @@ describe('occ-ssh arguments', () => {
   ] as const) {
     test(`usage error: ${name}`, () =>
       assert.throws(
-        () => parseCli([...argv]),
+        () => parseCli([...argv], {}),
         (error: unknown) => error instanceof UsageError && message.test(error.message),
       ));
   }
 
   test('usage errors exit 2 and print the usage; --help exits 0', async () => {
     const err = sink();
-    assert.equal(await runCli(['status'], sink().stream, err.stream), EXIT.usage);
-    assert.match(err.text(), /^occ-ssh: --config/);
+    assert.equal(await runCli(['status'], sink().stream, err.stream, {}, {}), EXIT.usage);
+    assert.match(err.text(), /^occ-ssh: --config <installation\.yaml> is required when OCC_CONFIG_PATH is not set/);
     assert.match(
       err.text(),
-      /exit codes: 0 success, 2 usage, 3 permanent failure \(do not retry unchanged\),\n {2}4 retryable failure reported by a host, 5 nothing to do \(stop of a revision that was not running\),\n {2}6 not confirmed \(nothing changed\), 75 a host could not be reached \(retryable\), 130 interrupted/,
+      /exit codes: 0 success, 2 usage, 3 permanent failure \(do not retry unchanged\),\n {2}4 retryable failure reported by a host, 5 nothing to do \(stop of a revision that was not running\),\n {2}6 not confirmed \(nothing changed\), 75 a host could not be reached \(retryable\),\n {2}129 SIGHUP, 130 SIGINT \(Ctrl-C\), 143 SIGTERM \(128 \+ the signal's number; logs --follow exits 0\)/,
     );
     const out = sink();
     assert.equal(await runCli(['--help'], out.stream, sink().stream), EXIT.ok);
@@ -111,6 +114,39 @@ describe('occ-ssh arguments', () => {
     assert.equal(exitFor([e('transport'), e('timeout')]), EXIT.unreachable);
     assert.equal(exitFor([e('transport'), e('lock-timeout')]), EXIT.failed);
     assert.equal(exitFor([e('lock-timeout'), e('ownership')]), EXIT.permanent);
+  });
+
+  test('OCC_CONFIG_PATH is the default for --config; --config wins; an empty one is not set', () => {
+    const parsed = (argv: string[], env: NodeJS.ProcessEnv) => {
+      const options = parseCli(argv, env);
+      return typeof options === 'object' && 'command' in options ? options.config : undefined;
+    };
+    assert.equal(parsed(['status'], { OCC_CONFIG_PATH: '/etc/occ/installation.yaml' }), '/etc/occ/installation.yaml');
+    assert.equal(parsed(['status', '--config', 'mine.yaml'], { OCC_CONFIG_PATH: '/etc/occ/installation.yaml' }), 'mine.yaml');
+    assert.throws(() => parseCli(['status'], { OCC_CONFIG_PATH: '' }), /is required when OCC_CONFIG_PATH is not set/);
+  });
+
+  test('a signal exits 128 + its number', () => {
+    assert.deepEqual(SIGNAL_EXIT, { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 });
+    assert.equal(exitForSignal('SIGTERM'), 143);
+    assert.equal(exitForSignal('SIGHUP'), 129);
+    assert.equal(exitForSignal(new Error('aborted')), 130);
+  });
+
+  test('--json closes an interrupted command with its result line, and it exits with the signal', async () => {
+    const config = `${mkdtempSync(`${tmpdir()}/occ-cli-args-`)}/installation.yaml`;
+    writeFileSync(config, SEED_INSTALLATION);
+    const interrupt = new AbortController();
+    interrupt.abort('SIGTERM');
+    const out = sink();
+    assert.equal(await runCli(['status', '--json', '--config', config], out.stream, sink().stream, { signal: interrupt.signal }), EXIT.terminated);
+    const lines = out.text().trimEnd().split('\n');
+    assert.equal(lines.length, 1, out.text());
+    const result = JSON.parse(lines[0]!) as Record<string, unknown>;
+    assert.deepEqual(
+      { ok: result.ok, command: result.command, error: result.error },
+      { ok: false, command: 'status', error: { code: 'cancelled', message: 'interrupted by SIGTERM; connections closed' } },
+    );
   });
 
   test('an invalid Installation is a permanent failure (exit 3) naming the key', async () => {

@@ -13,7 +13,7 @@ export class UsageError extends Error {
 }
 
 const OPTIONS = `options:
-  --config <file>              the Installation YAML (required)
+  --config <file>              the Installation YAML (default: $OCC_CONFIG_PATH, OCC's own path to it)
   --revision <file>            a revision JSON file: { namespace, agent, revision }
   --namespace <name>           Namespace name (selects the host)
   --namespace-id <id>          Namespace ID
@@ -27,19 +27,23 @@ const OPTIONS = `options:
   --workspace-file <file>      deploy: one of those documents (repeatable; the file name says which)
   --since <time|age>           logs: entries since a UTC time (2026-01-31T12:00:00Z) or an age (90s, 15m, 2h, 7d)
   --lines <n>                  logs: the newest n entries, 1-1000 (default 100)
-  --follow                     logs: then print new entries until Ctrl-C
+  --follow                     logs: then print new entries until Ctrl-C (at most 150 s)
   --previous                   logs: the gateway process before the current one (after a crash)
   --yes                        confirm delete-agent or delete-namespace (needed when not on a terminal)
-  --json                       print one machine-readable JSON result (usage errors too)
+  --json                       end with one machine-readable JSON result line, whatever ends the command
+                               (usage errors, interrupts and logs --follow too; --follow's entries come before it)
   --verbose                    log operations to stderr (readable lines on a terminal, JSON otherwise)
   -h, --help                   show help (after a command: that command's help)
   --version                    show the controller, protocol and helper versions and the helper digests`;
 
 const EXIT_CODES = `exit codes: 0 success, 2 usage, 3 permanent failure (do not retry unchanged),
   4 retryable failure reported by a host, 5 nothing to do (stop of a revision that was not running),
-  6 not confirmed (nothing changed), 75 a host could not be reached (retryable), 130 interrupted`;
+  6 not confirmed (nothing changed), 75 a host could not be reached (retryable),
+  129 SIGHUP, 130 SIGINT (Ctrl-C), 143 SIGTERM (128 + the signal's number; logs --follow exits 0)
 
-export const USAGE = `usage: occ-ssh <command> --config <installation.yaml> [options]
+Results go to stdout; steps, progress, warnings, the recap and errors to stderr.`;
+
+export const USAGE = `usage: occ-ssh <command> [--config <installation.yaml>] [options]
 
 commands:
   preflight          check the local SSH files and probe every configured host
@@ -132,7 +136,9 @@ journald stamps itself (the Agent's unit and UID), never by the syslog tag a gat
 1000 entries and 256 KiB of text per answer. Every line is printed as the Agent's, with its control
 characters (escape sequences, newlines) shown as \\xNN; --json prints them as JSON data.
 --revision-id keeps the entries since that revision began to be served (it must be the served one).
---follow prints new entries until Ctrl-C, SIGTERM or SIGHUP, then exits 0; nothing keeps running on the host.
+--follow prints new entries as they come, from one journalctl --follow on the host with the same
+selection and bounds, until Ctrl-C, SIGTERM or SIGHUP (then it exits 0) or for at most 150 s; it ends
+with the command: nothing keeps running on the host. --json prints each entry, then the result line.
 --previous (with --revision-id or a --revision file) prints the gateway process before the current one
 of the revision's pod, as OCC's runtime logs do: the one systemd restarted after a crash.
 
@@ -221,7 +227,13 @@ const CLI_FLAGS = {
   version: { type: 'boolean', default: false },
 } as const;
 
-export function parseCli(argv: readonly string[]): CliOptions | Informational {
+/**
+ * OCC's own variable for the trusted Installation document: the CLI reads the same file when
+ * `--config` is not given.
+ */
+const CONFIG_ENV = 'OCC_CONFIG_PATH';
+
+export function parseCli(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): CliOptions | Informational {
   let parsed;
   try {
     parsed = parseArgs({
@@ -249,7 +261,8 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   if ((values.since !== undefined || values.lines !== undefined || values.follow || values.previous) && command !== 'logs')
     throw new UsageError('--since, --lines, --follow and --previous are logs options');
   if (values.previous && (values.follow || values.since !== undefined)) throw new UsageError('--previous reads the whole of an ended process: it takes neither --follow nor --since');
-  if (!values.config) throw new UsageError('--config <installation.yaml> is required');
+  const config = values.config ?? (env[CONFIG_ENV] || undefined);
+  if (!config) throw new UsageError(`--config <installation.yaml> is required when ${CONFIG_ENV} is not set`);
   const workspaceFiles = values['workspace-file'];
   if ((values.workspace !== undefined || workspaceFiles !== undefined) && command !== 'deploy' && planned !== 'deploy') throw new UsageError('--workspace and --workspace-file are deploy options');
   const number = values['revision-number'];
@@ -261,7 +274,7 @@ export function parseCli(argv: readonly string[]): CliOptions | Informational {
   return {
     command: command as Command,
     ...(planned === undefined ? {} : { planned: planned as PlannableCommand }),
-    config: values.config,
+    config,
     ...(values.revision === undefined ? {} : { revision: values.revision }),
     ...(values.namespace === undefined ? {} : { namespace: values.namespace }),
     ...(values['namespace-id'] === undefined ? {} : { namespaceId: values['namespace-id'] }),

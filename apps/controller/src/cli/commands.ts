@@ -43,7 +43,7 @@ export async function preflight({ driver, config, report }: CommandContext) {
     for (const name of names) recapHost(report, name, failures.get(name));
     throw new HostsFailed(failures);
   }
-  for (const warning of warnings) report.line(`  warning ${warning.code}: ${warning.message}`);
+  for (const warning of warnings) report.note(`  warning ${warning.code}: ${warning.message}`);
   for (const name of names) recapHost(report, name, undefined);
   return { hosts: names, warnings };
 }
@@ -65,7 +65,7 @@ export async function deploy({ options, driver, report }: CommandContext) {
   const before = ledger.entry(revision.namespaceId, revision.agentId);
   const context = workspaceContext(revision, files, before?.workspaceSetupId);
   const pendingSetup = context?.workspaceSetup as { id: string; completed: boolean } | undefined;
-  report.line(`deploy ${revision.agentId} revision ${revision.revision} (${revision.id}) to Namespace ${binding.namespace.name}`);
+  report.note(`deploy ${revision.agentId} revision ${revision.revision} (${revision.id}) to Namespace ${binding.namespace.name}`);
   // The throwing form: a failed step shows as failed, with the host's or the transport's own cause.
   await report.step('ensure namespace', () => driver.ensureNamespaceOrThrow(binding.namespace));
   await report.step('bind agent', async () => driver.bindAgent(binding));

@@ -1,15 +1,19 @@
 // occ-ssh logs: one Agent's gateway journal, read by the host helper, printed as the gateway's own
 // words: every line is attributed to the Agent and its control characters are shown, not obeyed.
 import { GATEWAY_LOG_NAMESPACE } from '@occ-ssh/markers';
-import { MAX_LOG_LINES, type LogEntry } from '@occ-ssh/protocol';
+import { MAX_FOLLOW_SECONDS, type LogEntry } from '@occ-ssh/protocol';
 import type { CommandContext } from './commands.js';
 import { neutralise, printableJson } from './journal-text.js';
 import { DEFAULT_LOG_LINES } from './args.js';
 import { bindingFrom, resourcesFrom } from './resources.js';
 import { previousInstance, runtimeBinding } from './runtime.js';
 
-/** How often --follow asks for what is new; each ask is one bounded helper call, so nothing runs on between them. */
-const FOLLOW_POLL_MS = 1000;
+/** Why a follow ended, as the closing line says it. */
+const FOLLOW_ENDS = {
+  time: `its bound of ${MAX_FOLLOW_SECONDS} s was reached; run it again to go on`,
+  bytes: 'its bound of 2 MiB of entries was reached; later entries are not shown (run it again with --since)',
+  journal: 'journalctl ended on the host',
+} as const;
 
 export async function logs({ options, driver, report, print, signal }: CommandContext) {
   const binding = bindingFrom(options);
@@ -26,45 +30,36 @@ export async function logs({ options, driver, report, print, signal }: CommandCo
     const { revision: admitted } = resourcesFrom(options);
     const target = runtimeBinding(driver, binding, { id: admitted.id, number: admitted.revision });
     const chunk = await previousInstance(driver, target, options.lines ?? DEFAULT_LOG_LINES, signal ?? new AbortController().signal);
-    report.line(`previous gateway process of pod ${chunk.stream.podUid} (${chunk.stream.pod}) of revision ${admitted.id}${chunk.truncated ? '; older lines left out to stay within 256 KiB' : ''}:`);
+    report.note(`previous gateway process of pod ${chunk.stream.podUid} (${chunk.stream.pod}) of revision ${admitted.id}${chunk.truncated ? '; older lines left out to stay within 256 KiB' : ''}:`);
     if (!options.json) for (const line of chunk.lines) print(`${line.time ?? '-'} ${binding.agent.id}: ${neutralise(line.raw)}\n`);
     return chunk;
   }
-  const first = await driver.readLogs(binding, {
+  const query = {
     lines: options.lines ?? DEFAULT_LOG_LINES,
     ...(revision ? { revision } : {}),
     ...(options.since === undefined ? {} : { sinceEpochSeconds: options.since }),
-  });
-  report.line(
-    `gateway journal of Agent ${binding.agent.id} (journalctl --namespace=+${GATEWAY_LOG_NAMESPACE} _SYSTEMD_UNIT=${first.unit} _UID=${first.uid})${first.truncated ? `; older entries left out to stay within 256 KiB` : ''}:`,
-  );
+  };
+  const selection = (unit: string, uid: number) => `journalctl --namespace=+${GATEWAY_LOG_NAMESPACE} _SYSTEMD_UNIT=${unit} _UID=${uid}`;
   if (!options.follow) {
-    if (!options.json) show(first.entries);
-    return { unit: first.unit, uid: first.uid, entries: first.entries, truncated: first.truncated };
+    const page = await driver.readLogs(binding, query);
+    report.note(`gateway journal of Agent ${binding.agent.id} (${selection(page.unit, page.uid)})${page.truncated ? `; older entries left out to stay within 256 KiB` : ''}:`);
+    if (!options.json) show(page.entries);
+    return { unit: page.unit, uid: page.uid, entries: page.entries, truncated: page.truncated };
   }
-  show(first.entries);
-  let cursor = first.cursor;
-  // No entry yet to continue after: what is new is what comes from now on.
-  const startedAt = Math.floor(Date.now() / 1000);
-  // Until the CLI's interrupt: each page starts after the last entry shown.
-  while (!signal?.aborted) {
-    await pause(FOLLOW_POLL_MS, signal);
-    if (signal?.aborted) break;
-    const page = await driver.readLogs(binding, { lines: MAX_LOG_LINES, ...(cursor ? { afterCursor: cursor } : { sinceEpochSeconds: startedAt }) });
-    show(page.entries);
-    cursor = page.cursor;
+  // One helper run: the page, then one journalctl --follow on the host, bounded and ended with the command.
+  report.note(`following the gateway journal of Agent ${binding.agent.id} for at most ${MAX_FOLLOW_SECONDS} s (Ctrl-C ends it):`);
+  let entries = 0;
+  const onEntries = (page: LogEntry[]) => {
+    entries += page.length;
+    show(page);
+  };
+  try {
+    const end = await driver.followLogs(binding, query, onEntries, signal ? { signal } : {});
+    report.note(`occ-ssh logs: ${entries} entries (${selection(end.unit, end.uid)}); ${FOLLOW_ENDS[end.ended]}`);
+    return { followed: true, ended: end.ended, entries, unit: end.unit, uid: end.uid, cursor: end.cursor, truncated: end.truncated };
+  } catch (error) {
+    // Following until told to stop is its success: the interrupt ends it, and closing the session ends journalctl on the host.
+    if (!signal?.aborted) throw error;
+    return { followed: true, ended: 'interrupted' as const, entries };
   }
-  return { followed: true };
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-  });
 }

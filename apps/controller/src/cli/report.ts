@@ -1,5 +1,5 @@
-// What the CLI prints: each step with its elapsed time as it happens (ticking on a terminal), a
-// per-host recap, or one JSON result.
+// What the CLI prints: each step with its elapsed time as it happens (ticking on a terminal) and a
+// per-host recap on stderr, the command's results on stdout, or one JSON result.
 import { toComputeError } from '@occ-ssh/protocol';
 
 export interface StepRecord {
@@ -29,7 +29,10 @@ export class Reporter {
 
   constructor(
     private readonly json: boolean,
+    /** The results (`line`). */
     private readonly out: NodeJS.WritableStream = process.stdout,
+    /** Progress: steps, notes and the recap, so a pipe or a file gets only the results. */
+    private readonly err: NodeJS.WritableStream = process.stderr,
     /** A terminal gets a ticking elapsed time on long steps; a pipe gets one line per step. */
     private readonly tty = false,
   ) {}
@@ -37,12 +40,12 @@ export class Reporter {
   async step<T>(name: string, action: () => Promise<T>, describe?: (value: T) => string | undefined): Promise<T> {
     const started = Date.now();
     const prefix = `  ${name} ... `;
-    if (!this.json) this.out.write(prefix);
+    if (!this.json) this.err.write(prefix);
     this.heartbeat = undefined;
-    const ticker = this.tty && !this.json ? setInterval(() => this.out.write(`\r\x1b[K${prefix}${seconds(Date.now() - started)}${this.liveness()}`), TICK_MS) : undefined;
+    const ticker = this.tty && !this.json ? setInterval(() => this.err.write(`\r\x1b[K${prefix}${seconds(Date.now() - started)}${this.liveness()}`), TICK_MS) : undefined;
     const end = (text: string) => {
       if (ticker) clearInterval(ticker);
-      if (!this.json) this.out.write(`${ticker ? `\r\x1b[K${prefix}` : ''}${text}\n`);
+      if (!this.json) this.err.write(`${ticker ? `\r\x1b[K${prefix}` : ''}${text}\n`);
     };
     try {
       const value = await action();
@@ -81,12 +84,18 @@ export class Reporter {
     if (this.json || this.hosts.length === 0) return;
     const width = Math.max(...this.hosts.map((h) => h.host.length));
     const count = (state: HostState) => this.hosts.filter((h) => h.state === state).length;
-    this.out.write(`recap: ${count('ok')} ok, ${count('failed')} failed, ${count('unreachable')} unreachable\n`);
-    for (const h of this.hosts) this.out.write(`  ${h.host.padEnd(width)} : ${h.state}${h.detail ? `  ${h.detail}` : ''}\n`);
+    this.err.write(`recap: ${count('ok')} ok, ${count('failed')} failed, ${count('unreachable')} unreachable\n`);
+    for (const h of this.hosts) this.err.write(`  ${h.host.padEnd(width)} : ${h.state}${h.detail ? `  ${h.detail}` : ''}\n`);
   }
 
+  /** A line of the command's result, on stdout (--json carries the result instead). */
   line(text: string): void {
     if (!this.json) this.out.write(`${text}\n`);
+  }
+
+  /** A line about the run, on stderr: what is being done, a warning, how it ended. */
+  note(text: string): void {
+    if (!this.json) this.err.write(`${text}\n`);
   }
 
   totalMs(): number {

@@ -67,7 +67,7 @@ describe('occ-ssh commands that tell the truth, on a real host', () => {
     assert.equal((await cli(['deploy', '--revision', revisionFile(2)])).code, EXIT.ok);
     const notCurrent = await cli(['stop', '--revision', revisionFile(1)]);
     assert.equal(notCurrent.code, EXIT.nothingToDo, notCurrent.err);
-    assert.match(notCurrent.out, /stop agent-truth \(revision 1\) \.\.\. ok \([^)]+\) {2}nothing was running\n/);
+    assert.match(notCurrent.err, /stop agent-truth \(revision 1\) \.\.\. ok \([^)]+\) {2}nothing was running\n/);
     assert.match(notCurrent.out, /stop: revision 1 \(rev-truth-1\) of agent-truth was not running; nothing changed\n/);
     const status = await cli(['status', '--namespace', 'stable']);
     assert.match(status.out, /: active, enabled; ready: yes/, 'the running gateway was not touched');
@@ -84,11 +84,11 @@ describe('occ-ssh commands that tell the truth, on a real host', () => {
     assert.equal(beta.code, EXIT.ok, beta.err);
     const status = await cli(['status']);
     assert.equal(status.code, EXIT.ok, status.err);
-    assert.match(status.out, /inventory of 1 host\(s\), in parallel \.\.\. ok/);
+    assert.match(status.err, /inventory of 1 host\(s\), in parallel \.\.\. ok/);
     assert.equal(status.out.match(/^ {2}host /gm)?.length, 1, status.out);
     assert.match(status.out, new RegExp(`^ {2}host ${host.address.replace(/\./g, '\\.')} \\(Namespaces stable, beta\\): ok$`, 'm'));
     assert.equal(status.out.match(/Namespace beta \(ns-truth-beta\)/g)?.length, 1, 'each Namespace is listed once');
-    assert.match(status.out, /recap: 1 ok, 0 failed, 0 unreachable\n {2}stable, beta : ok\n/);
+    assert.match(status.err, /recap: 1 ok, 0 failed, 0 unreachable\n {2}stable, beta : ok\n/);
     const json = JSON.parse((await cli(['status', '--json'])).out) as { result: { hosts: Record<string, unknown> } };
     assert.deepEqual(Object.keys(json.result.hosts).sort(), ['beta', 'stable']);
   });
@@ -158,7 +158,7 @@ describe('occ-ssh commands that tell the truth, on a real host', () => {
     const running = runCli(['deploy', '--revision', revisionFile(3, { fixtureGateway: { readyAfterMs: 20_000 } }), '--config', config, '--ledger', ledger], out.stream, err.stream, {
       signal: interrupt.signal,
     });
-    for (let i = 0; i < 300 && !/activate \(unit, current, restart, readiness\) \.\.\. /.test(out.text()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let i = 0; i < 300 && !/activate \(unit, current, restart, readiness\) \.\.\. /.test(err.text()); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.ok(
       [...controlDirs()].some((entry) => !before.has(entry)),
       'a control directory exists while it runs',
@@ -168,8 +168,11 @@ describe('occ-ssh commands that tell the truth, on a real host', () => {
     assert.deepEqual(leftWhenSaid, []);
   });
 
-  for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
-    test(`${signal} ends occ-ssh as Ctrl-C does: exit 130, connections closed, no control directory left`, async () => {
+  for (const [signal, code] of [
+    ['SIGTERM', EXIT.terminated],
+    ['SIGHUP', EXIT.hangup],
+  ] as const) {
+    test(`${signal} ends occ-ssh as Ctrl-C does, exiting ${code} (128 + the signal's number): connections closed, no control directory left`, async () => {
       const before = controlDirs();
       const child = spawn(
         process.execPath,
@@ -184,14 +187,14 @@ describe('occ-ssh commands that tell the truth, on a real host', () => {
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-      for (let i = 0; i < 1200 && !/activate \(unit, current, restart, readiness\) \.\.\. /.test(out); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
-      assert.match(out, /activate \(unit, current, restart, readiness\) \.\.\. /, err);
+      for (let i = 0; i < 1200 && !/activate \(unit, current, restart, readiness\) \.\.\. /.test(err); i += 1) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.match(err, /activate \(unit, current, restart, readiness\) \.\.\. /, out);
       assert.ok(
         [...controlDirs()].some((entry) => !before.has(entry)),
         'a control directory exists while it runs',
       );
       child.kill(signal);
-      assert.equal(await exited, EXIT.interrupted, err);
+      assert.equal(await exited, code, err);
       assert.match(err, /occ-ssh deploy: interrupted; connections closed and temporary files removed/);
       assert.deepEqual(
         [...controlDirs()].filter((entry) => !before.has(entry)),

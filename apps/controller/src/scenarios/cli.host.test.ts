@@ -36,12 +36,26 @@ describe('occ-ssh on a real host', () => {
   });
   after(() => host?.down());
 
-  test('deploy prints each step with its time and records the active revision', async () => {
+  test('deploy prints each step with its time on stderr, its result on stdout, and records the active revision', async () => {
     const result = await cli('deploy', '--revision', revisionFile(1));
     assert.equal(result.code, EXIT.ok, result.err);
     for (const step of ['ensure namespace', 'prepare revision', 'commit active revision (ledger compare-and-set)', 'activate (unit, current, restart, readiness)']) {
-      assert.match(result.out, new RegExp(`${step.replace(/[()]/g, '\\$&')} \\.\\.\\. ok \\(\\d+(\\.\\d+)? m?s\\)`));
+      assert.match(result.err, new RegExp(`${step.replace(/[()]/g, '\\$&')} \\.\\.\\. ok \\(\\d+(\\.\\d+)? m?s\\)`));
     }
+    // A pipe or a file gets the result alone.
+    assert.match(result.out, /^deploy: done in \d+(\.\d+)? m?s\n$/);
+    console.log(`occ-ssh deploy stdout:\n${result.out}occ-ssh deploy stderr:\n${result.err}`);
+  });
+
+  test('OCC_CONFIG_PATH names the Installation when --config is not given', async () => {
+    const out = sink();
+    const err = sink();
+    const code = await runCli(['status', '--namespace', 'stable', '--ledger', ledger], out.stream, err.stream, {}, { OCC_CONFIG_PATH: config });
+    assert.equal(code, EXIT.ok, err.text());
+    assert.match(out.text(), /current rev-cli-1; served rev-cli-1 since /);
+    const missing = sink();
+    assert.equal(await runCli(['status'], sink().stream, missing.stream, {}, {}), EXIT.usage);
+    assert.match(missing.text(), /--config <installation\.yaml> is required when OCC_CONFIG_PATH is not set/);
   });
 
   test('a second deploy cuts over and retires the previous revision; --json prints one result', async () => {
@@ -80,7 +94,7 @@ describe('occ-ssh on a real host', () => {
   test('an unreachable host exits 75 (retryable) naming the host and its cause; the recap lists every host', async () => {
     const result = await cli('preflight');
     assert.equal(result.code, EXIT.unreachable);
-    assert.match(result.out, /recap: 1 ok, 0 failed, 1 unreachable\n {2}stable : ok\n {2}gone {3}: unreachable {2}transport \(refused\)\n/);
+    assert.match(result.err, /recap: 1 ok, 0 failed, 1 unreachable\n {2}stable : ok\n {2}gone {3}: unreachable {2}transport \(refused\)\n/);
     assert.match(result.err, /\(refused\): the connection was refused; check the port/);
     assert.match(result.err, /retryable transport error/);
     assert.match(result.err, /host=gone/);
@@ -94,7 +108,7 @@ describe('occ-ssh on a real host', () => {
     const err = sink();
     assert.equal(await runCli(['preflight', '--config', single], out.stream, err.stream), EXIT.ok, err.text());
     assert.match(
-      out.text(),
+      err.text(),
       /preflight \(1 host\(s\)\) \.\.\. ok \([^)]+\) {2}2 warning\(s\)\n {2}warning SOCKET_BIND_NOT_ENFORCED: host "stable" \(\S+\) cannot enforce .* then stands alone\.\n {2}warning LINK_LOCAL_NOT_DENIED: host "stable" \(\S+\) cannot enforce .*IPAddressDeny=.*\(docs\/hardening\.md\)\.\nrecap: 1 ok, 0 failed, 0 unreachable\n/,
     );
     const json = sink();
@@ -120,10 +134,10 @@ describe('occ-ssh on a real host', () => {
     const flags = ['--namespace', 'stable', '--namespace-id', 'ns-cli', '--agent-id', 'agent-cli-2', '--service-principal-id', 'sp-cli-2'];
     const first = await cli('delete-agent', ...flags, '--yes');
     assert.equal(first.code, EXIT.ok, first.err);
-    assert.match(first.out, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}removed unit, directory, account; port 18801 is free\n/);
+    assert.match(first.err, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}removed unit, directory, account; port 18801 is free\n/);
     const again = await cli('delete-agent', ...flags, '--yes');
     assert.equal(again.code, EXIT.ok, again.err);
-    assert.match(again.out, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}nothing was left to remove\n/);
+    assert.match(again.err, /delete agent agent-cli-2 from Namespace stable \.\.\. ok \([^)]+\) {2}nothing was left to remove\n/);
     const status = await cli('status', '--namespace', 'stable', '--json');
     const agents = (JSON.parse(status.out) as { result: { hosts: { stable: { namespaces: { agents: { agentId: string; ready?: boolean }[] }[] } } } }).result.hosts.stable.namespaces[0]!.agents;
     assert.deepEqual(
@@ -160,8 +174,8 @@ describe('occ-ssh on a real host', () => {
     const err = sink();
     const code = await runCli(['deploy', '--revision', revisionFile(4), '--config', wrong, '--ledger', ledger], out.stream, err.stream);
     assert.equal(code, EXIT.unreachable);
-    assert.match(out.text(), /ensure namespace \.\.\. failed: retryable transport \(host-key\) \(\d/);
-    assert.doesNotMatch(out.text(), /ensure namespace \.\.\. ok/);
+    assert.match(err.text(), /ensure namespace \.\.\. failed: retryable transport \(host-key\) \(\d/);
+    assert.doesNotMatch(err.text(), /ensure namespace \.\.\. ok/);
     assert.match(err.text(), /ssh could not run the helper \(host-key\): the host key is not the one in ssh\.knownHostsFile/);
     assert.match(err.text(), /transportCause=host-key/);
   });
@@ -181,13 +195,14 @@ describe('occ-ssh on a real host', () => {
     const interrupt = new AbortController();
     // A terminal: the activation step ticks, showing the helper's heartbeats.
     const out = sink();
-    Object.assign(out.stream, { isTTY: true });
     const err = sink();
+    // The steps tick on stderr when it is a terminal.
+    Object.assign(err.stream, { isTTY: true });
     const slow = revisionFile(5, { fixtureGateway: { readyAfterMs: 20_000 } });
     const running = runCli(['deploy', '--revision', slow, '--config', config, '--ledger', ledger], out.stream, err.stream, { signal: interrupt.signal });
-    for (let i = 0; i < 300 && !/activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/.test(out.text()); i += 1)
+    for (let i = 0; i < 300 && !/activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/.test(err.text()); i += 1)
       await new Promise((resolve) => setTimeout(resolve, 50));
-    assert.match(out.text(), /activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/, "the activation ticks with the helper's heartbeats");
+    assert.match(err.text(), /activate \(unit, current, restart, readiness\) \.\.\. \d+\.\d+ s, host working \(\d+ heartbeats\)/, "the activation ticks with the helper's heartbeats");
     assert.ok(
       [...controlDirs()].some((entry) => !before.has(entry)),
       'a control directory exists while it runs',

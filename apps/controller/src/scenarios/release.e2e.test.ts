@@ -76,9 +76,10 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     if (consumer) rmSync(consumer, { recursive: true, force: true });
   });
 
-  test('the tarball holds compiled ESM, bundled declarations, the helper and the bin, and no tests, sources or workspace packages', () => {
+  test('the tarball holds compiled ESM, bundled declarations, the helper, the bin and the CHANGELOG, and no tests, sources or workspace packages', () => {
     const files = run('tar', ['tzf', tarball], CONTROLLER).trim().split('\n').sort();
     const expected = [
+      /^package\/CHANGELOG\.md$/,
       /^package\/LICENSE$/,
       /^package\/README\.md$/,
       /^package\/bin\/occ-ssh\.js$/,
@@ -105,6 +106,9 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     assert.deepEqual(manifest.engines, { node: '^20.19.0 || ^24.0.0' });
     assert.equal(manifest.license as unknown, 'Apache-2.0');
     assert.match(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/LICENSE`, 'utf8'), /Apache License\s+Version 2\.0/);
+    // The CHANGELOG ships, listed in `files`, and says what this version holds.
+    assert.ok((manifest.files as unknown as string[]).includes('CHANGELOG.md'), JSON.stringify(manifest.files));
+    assert.equal(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/CHANGELOG.md`, 'utf8'), readFileSync(`${WORKSPACE}CHANGELOG.md`, 'utf8'));
     assert.deepEqual(Object.keys(manifest.exports ?? {}), ['.', './package.json']);
     for (const key of ['repository', 'homepage', 'bugs', 'keywords']) assert.ok(manifest[key], `${key} is set`);
     // npm installs the required peer, the newest in its range (the workspace tests the floor); the optional one only when asked for.

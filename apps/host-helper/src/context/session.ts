@@ -57,6 +57,18 @@ export class Session {
     }
   }
 
+  /** One whole line of output besides the heartbeats (a follow's entries); dropped once the session is closed. */
+  send(line: string): void {
+    if (this.closed) return;
+    try {
+      this.out.write(line, (error) => {
+        if (error) this.markClosed();
+      });
+    } catch {
+      this.markClosed();
+    }
+  }
+
   remainingMs(): number {
     return this.deadlineMs - (Date.now() - this.startedAt);
   }

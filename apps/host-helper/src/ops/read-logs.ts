@@ -5,6 +5,7 @@ import { ComputeError, type OperationArgs, type OperationResult } from '@occ-ssh
 import { verifyAccount } from '../accounts/accounts.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context/context.js';
 import { readJournal } from '../systemd/journal.js';
+import { followJournal, sendEntries } from '../runtime/journal-follow.js';
 import { readServed, requireAgent, verifyNamespace } from '../fs/ownership.js';
 import { runtimeLogs } from '../runtime/runtime-logs.js';
 import { ownershipError } from '../fs/safe-read.js';
@@ -13,6 +14,7 @@ type Args = OperationArgs<'read-logs'>;
 
 export async function readLogs(ctx: OpContext, args: Args): Promise<OperationResult<'read-logs'>> {
   if (args.instance) return runtimeLogs(ctx, { ...args, instance: args.instance });
+  if (args.instance && args.follow) throw new ComputeError('admission', '`follow` does not apply with `instance`');
   if (args.podUid !== undefined || args.withinSeconds !== undefined || args.limitBytes !== undefined)
     throw new ComputeError('admission', 'podUid, withinSeconds and limitBytes apply only with `instance`');
   const { owner } = args;
@@ -35,7 +37,14 @@ export async function readLogs(ctx: OpContext, args: Args): Promise<OperationRes
   }
   // A first look keeps the newest entries; a page after a cursor the oldest, so following skips nothing.
   const page = await readJournal(ctx.runner, journalArgs(layout.unitName, live.uid, args.lines, since, args.afterCursor), args.afterCursor ? 'oldest' : 'newest', ctx.session.signal);
-  return { unit: layout.unitName, uid: live.uid, ...page, cursor: page.cursor ?? args.afterCursor ?? null };
+  const cursor = page.cursor ?? args.afterCursor ?? null;
+  if (!args.follow) return { unit: layout.unitName, uid: live.uid, ...page, cursor };
+  // One journalctl --follow with the same selection, on from the page's last entry (or from now when it had none).
+  const startedAt = Math.floor(Date.now() / 1000);
+  const written = sendEntries(ctx, args.follow.stream, page.entries);
+  const followArgs = journalArgs(layout.unitName, live.uid, 'all', cursor ? undefined : Math.max(since ?? 0, startedAt), cursor ?? undefined);
+  const followed = await followJournal(ctx, { args: followArgs, seconds: args.follow.seconds, stream: args.follow.stream, written });
+  return { unit: layout.unitName, uid: live.uid, entries: [], cursor: followed.cursor ?? cursor, truncated: page.truncated, followEnded: followed.ended };
 }
 
 /**
@@ -46,7 +55,7 @@ export async function readLogs(ctx: OpContext, args: Args): Promise<OperationRes
  * logging into the system journal until its next activation rewrites the unit, and its older lines
  * stay there; the same matches select its lines in both.
  */
-export function journalArgs(unit: string, uid: number, lines: number, since: number | undefined, afterCursor: string | undefined): string[] {
+export function journalArgs(unit: string, uid: number, lines: number | 'all', since: number | undefined, afterCursor: string | undefined): string[] {
   return [
     '--no-pager',
     '--quiet',

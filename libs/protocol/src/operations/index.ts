@@ -74,7 +74,7 @@ export { MAX_DOCUMENT_BYTES, gatewayAuthMode, type GatewayAuthMode } from './pre
 export type { InventoryAgent, InventoryResult } from './inventory.js';
 export type { HostCapacity, ProbeResult } from './probe.js';
 export { PLANNED_OPERATIONS, type PlanResult, type PlannedOperation, type PlannedStep } from './plan-operation.js';
-export { MAX_LOG_BYTES, MAX_LOG_LINES, type LogEntry } from './read-logs.js';
+export { FOLLOW_STREAM, MAX_FOLLOW_BYTES, MAX_FOLLOW_SECONDS, MAX_LOG_BYTES, MAX_LOG_LINES, logEntry, type LogEntry } from './read-logs.js';
 export { MAX_RUNTIME_EVENTS, type RuntimeEvent } from './describe-runtime.js';
 export { workspaceSetupArgs } from './setup-workspace.js';
 export { DEPLOYMENT_CHECKS, DEPLOYMENT_CHECK_CODE, MAX_DEPLOYMENT_CHECKS, type DeploymentCheckName, type HostDeploymentCheck } from './diagnose-deployment.js';

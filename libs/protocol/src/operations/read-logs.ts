@@ -7,11 +7,19 @@ import { EXAMPLE_ACCOUNT, EXAMPLE_OWNER } from './examples.js';
 /** The most entries one call returns, and the most message bytes (the rest is cut and `truncated` set). */
 export const MAX_LOG_LINES = 1000;
 export const MAX_LOG_BYTES = 256 * 1024;
+/**
+ * A follow's bounds: it ends after at most this many seconds (below the helper's 170-second deadline)
+ * and once its `log-entries` lines reach this many bytes (below the transport's 4 MiB of output).
+ */
+export const MAX_FOLLOW_SECONDS = 150;
+export const MAX_FOLLOW_BYTES = 2 * 1024 * 1024;
+/** Names one follow's `log-entries` lines, so a controller running several routes each to its caller. */
+export const FOLLOW_STREAM = /^[0-9a-f]{32}$/;
 
 /** journald's cursor, as journalctl prints it: only these hex fields, so it can be passed back as one argument. */
 const journalCursor = () => z.string().check(z.regex(/^s=[0-9a-f]{32};i=[0-9a-f]{1,16};b=[0-9a-f]{32};m=[0-9a-f]{1,16};t=[0-9a-f]{1,16};x=[0-9a-f]{1,16}$/, 'expected a journald cursor'));
 
-const logEntry = () =>
+export const logEntry = () =>
   z.strictObject({
     /** journald's receive time, ISO 8601 UTC with microseconds. */
     time: z.string(),
@@ -44,6 +52,17 @@ export const readLogsOperation = lazyOperation(
       withinSeconds: z.optional(z.int().check(z.minimum(1), z.maximum(2 ** 40))),
       /** With `instance`: at most this many message bytes (UTF-8), the newest kept; a newest entry alone over it is cut. */
       limitBytes: z.optional(z.int().check(z.minimum(1), z.maximum(MAX_LOG_BYTES))),
+      /**
+       * Follow: the page, then each new entry, as `log-entries` lines named `stream`, from one
+       * journalctl --follow with the same selection, until `seconds` pass or MAX_FOLLOW_BYTES are
+       * written; the result then carries no entries. Not with `instance`.
+       */
+      follow: z.optional(
+        z.strictObject({
+          seconds: z.int().check(z.minimum(1), z.maximum(MAX_FOLLOW_SECONDS)),
+          stream: z.string().check(z.regex(FOLLOW_STREAM, 'expected 32 hex digits')),
+        }),
+      ),
     }),
     result: z.strictObject({
       unit: z.string(),
@@ -53,6 +72,8 @@ export const readLogsOperation = lazyOperation(
       cursor: z.nullable(journalCursor()),
       /** Entries were left out to keep the answer within MAX_LOG_BYTES. */
       truncated: z.boolean(),
+      /** A follow's end: its time bound, its byte bound, or journalctl ended by itself. */
+      followEnded: z.optional(z.enum(['time', 'bytes', 'journal'])),
     }),
   }),
   {
