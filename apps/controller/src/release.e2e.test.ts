@@ -173,14 +173,14 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
   });
 
   // Each line with one transport, both transports on some line.
-  for (const [line, transport] of [
+  for (const [nodeLine, transport] of [
     [22, 'openssh-mux'],
     [24, 'ssh2'],
     [26, 'openssh-mux'],
   ] as const) {
-    test(`OCC's loader rules, then preflight through deleteNamespace on a real host, on Node ${NODE_LINES[line]} (${transport})`, async () => {
-      const nodeBinary = nodes.get(line)!;
-      const tag = `n${line}`;
+    test(`OCC's loader rules, then preflight through deleteNamespace on a real host, on Node ${NODE_LINES[nodeLine]} (${transport})`, async () => {
+      const nodeBinary = nodes.get(nodeLine)!;
+      const tag = `n${nodeLine}`;
       const configuration = (parse(installationYaml({ stable: hostInfo(host) }, { transport })) as { drivers: { compute: { configuration: unknown } } }).drivers.compute.configuration;
       const namespace = { id: `ns-consumer-${tag}`, name: 'stable', status: 'ready', createdAt: '2026-01-01T00:00:00.000Z' };
       const agent = {
@@ -214,7 +214,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
             assert.equal(report.entry, 'index.js');
             assert.equal(report.getGatewayEndpoint, 'undefined');
             assert.deepEqual(report.runtimeView, { describeAgentRuntime: 'function', readAgentRuntimeLogs: 'function', runtimeLogging: 'platform' }, "OCC's loader sees the runtime view");
-            assert.equal(report.node, `v${NODE_LINES[line]}`);
+            assert.equal(report.node, `v${NODE_LINES[nodeLine]}`);
             break;
           case 'activated':
             assert.deepEqual(report.ensured, { namespaceId: namespace.id, namespaceReady: true });
