@@ -51,6 +51,8 @@ export function imageChoiceFromEnv(env: NodeJS.ProcessEnv = process.env): ImageC
 export const nodeDirOf = (recipe: Pick<Recipe, 'nodeVersion'>) => `/opt/node${recipe.nodeVersion.split('.')[0]}`;
 export const OPENCLAW_VERSION = '2026.9.6';
 
+/** Node 26's official Linux binary links libatomic.so.1, which a minimal Debian does not carry (Node 24's does not need it). */
+const NODE_26_PACKAGES = ['libatomic1'] as const;
 const BASE_PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'util-linux', 'passwd', 'ca-certificates', 'curl', 'iproute2'] as const;
 
 /**
@@ -90,7 +92,7 @@ export function recipeFor(variant: Variant, choice: ImageChoice = imageChoiceFro
   return {
     variant,
     suite: choice.debian,
-    packages: [...BASE_PACKAGES, ...VARIANT_EXTRAS[variant]],
+    packages: [...BASE_PACKAGES, ...(choice.node >= 26 ? NODE_26_PACKAGES : []), ...VARIANT_EXTRAS[variant]],
     nodeVersion: NODE_LINES[choice.node],
     openclawVersion: OPENCLAW_VERSION,
     sshdConfig: SSHD_CONFIG,
