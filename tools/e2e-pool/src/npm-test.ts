@@ -1,7 +1,7 @@
 // `npm test`: the whole proof, in phases that run side by side where they can. The host images build
-// in the background (mostly download and disk) while lint, typecheck, build and the unit suites use
-// the CPU; the real-host pool starts when the images and the build are there (the unit suites end
-// beside it) and runs the Debian 13 / Node 26 subset in the same pool; the chaos quick pass and the
+// in the background (mostly download and disk) while the build uses the CPU; the real-host pool
+// starts when the images and the build are there (lint, typecheck, the audit and the unit suites end
+// beside its first, long files) and runs the Debian 13 / Node 26 subset in the same pool; the chaos quick pass and the
 // demo follow, side by side. The first red phase stops the run.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,15 +27,18 @@ export const phases = (toolNodeDir: string): readonly Phase[] => [
   { name: 'image-debian12', argv: testhost('build'), needs: ['reap'] },
   { name: 'image-strace', argv: testhost('build', '--variant', 'strace'), needs: ['image-debian12'] },
   { name: 'image-debian13-node26', argv: testhost('build', '--debian', 'trixie', '--node', '26'), needs: ['reap'] },
-  { name: 'lint-typecheck-build', argv: nx('run-many', '-t', 'lint', 'typecheck', 'build', '--outputStyle=static'), env: { PATH: `${toolNodeDir}:${process.env['PATH'] ?? ''}` } },
-  { name: 'audit', argv: npm('run', '--silent', 'audit', '--', '--allow-unreachable'), needs: ['lint-typecheck-build'] },
+  // The build first: the pool and the unit suites need its outputs (the helper bundle above all).
+  { name: 'build', argv: nx('run-many', '-t', 'build', '--outputStyle=static') },
+  // Lint (on the pinned Node 24) and typecheck only judge sources: they run beside the pool.
+  { name: 'lint-typecheck', argv: nx('run-many', '-t', 'lint', 'typecheck', '--outputStyle=static'), needs: ['build'], env: { PATH: `${toolNodeDir}:${process.env['PATH'] ?? ''}` } },
+  { name: 'audit', argv: npm('run', '--silent', 'audit', '--', '--allow-unreachable'), needs: ['build'] },
   // Every other project's unit suite on the tool runner's Node (the build is the phase before's, not redone)...
-  { name: 'units', argv: nx('run-many', '-t', 'test', '--exclude=@occ-ssh/controller', '--parallel=2', '--outputStyle=stream', afterBuild), needs: ['lint-typecheck-build'] },
+  { name: 'units', argv: nx('run-many', '-t', 'test', '--exclude=@occ-ssh/controller', '--parallel=2', '--outputStyle=stream', afterBuild), needs: ['build'] },
   // ...and the controller's, the CLI's with it, on Node 22, 24 and 26 side by side.
-  { name: 'units-node-lines', argv: nx('run', '@occ-ssh/controller:test-node-lines', '--outputStyle=stream', afterBuild), needs: ['lint-typecheck-build'] },
-  // The pool starts as soon as the images and the build are there; the unit phases finish beside its first, long files.
-  { name: 'e2e', argv: npm('run', '--silent', 'e2e'), needs: ['image-debian12', 'image-strace', 'image-debian13-node26', 'lint-typecheck-build', 'audit'] },
-  { name: 'chaos-quick', argv: tsx('tools/chaos/src/cli.ts', '--quick'), needs: ['e2e', 'units', 'units-node-lines'] },
+  { name: 'units-node-lines', argv: nx('run', '@occ-ssh/controller:test-node-lines', '--outputStyle=stream', afterBuild), needs: ['build'] },
+  // The pool starts as soon as the images and the build are there; lint, typecheck and the unit suites finish beside its first, long files.
+  { name: 'e2e', argv: npm('run', '--silent', 'e2e'), needs: ['image-debian12', 'image-strace', 'image-debian13-node26', 'build'] },
+  { name: 'chaos-quick', argv: tsx('tools/chaos/src/cli.ts', '--quick'), needs: ['e2e', 'lint-typecheck', 'audit', 'units', 'units-node-lines'] },
   // One host and one real gateway: it runs beside the chaos pass.
   { name: 'demo', argv: tsx('tools/demo/src/demo.ts'), needs: ['e2e'] },
 ];
