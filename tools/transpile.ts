@@ -16,5 +16,5 @@ function sources(dir: string): string[] {
 }
 
 const entryPoints = sources(join(project, 'src'));
-await build({ entryPoints, outdir, outbase: join(project, 'src'), format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+await build({ entryPoints, outdir, outbase: join(project, 'src'), format: 'esm', platform: 'node', target: 'node22', logLevel: 'warning' });
 console.log(`${basename(project)}: ${entryPoints.length} modules -> ${relative(workspace, outdir)}`);

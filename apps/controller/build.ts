@@ -19,7 +19,7 @@ await build({
   bundle: true,
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   external,
   logLevel: 'warning',
 });

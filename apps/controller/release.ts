@@ -58,7 +58,7 @@ await build({
   chunkNames: 'shared-[hash]',
   format: 'esm',
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   external: runtime,
   define: { OCC_SSH_PACKAGED: 'true' },
   minifySyntax: true,

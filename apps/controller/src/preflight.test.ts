@@ -114,6 +114,26 @@ describe('socketBindWarning', () => {
   });
 });
 
+describe('missingOnHost and the systemd version', () => {
+  const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null };
+  const old = { name: 'systemd-version', ok: false, detail: 'systemd 247 is older than 249, the first that knows every directive of the gateway units (SocketBindAllow=/SocketBindDeny=)' };
+
+  it("refuses a host whose systemd predates the units' directives as a permanent host requirement naming the host and the version", () => {
+    const error = missingOnHost('legacy', '203.0.113.11', {
+      checks: [{ name: 'systemctl', ok: true }, old],
+      nodeVersion: 'v24.1.0',
+      hostname: 'h',
+      socketBindMissing: [],
+      ipAddressDenyMissing: [],
+      capacity,
+    });
+    assert.ok(error instanceof ComputeError);
+    assert.equal(error.code, 'host-requirement');
+    assert.equal(error.failure, 'permanent');
+    assert.equal(error.message, `host "legacy" (203.0.113.11) is missing: systemd-version (${old.detail})`);
+  });
+});
+
 describe('linkLocalWarning', () => {
   const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null };
   const probe = (ipAddressDenyMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing: [], ipAddressDenyMissing, capacity });

@@ -1,10 +1,11 @@
 // `npm run e2e -- [--concurrency N] [--list] [path filter ...]`: every project's real-host test files
-// in one pool, longest first, N at a time (each file boots its own hosts). Each file's node:test
+// in one pool, longest first, N at a time (each file boots its own hosts), and the files named in
+// second-image.ts again on the Debian 13 / Node 26 image (labelled `[debian13-node26]`). Each file's node:test
 // report is printed whole when it ends and kept in dist/e2e-pool/logs; the closing table names the
 // failing files, and the exit status is nonzero if any failed.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { discoverJobs, longestFirst, selectJobs } from './jobs.js';
+import { discoverJobs, longestFirst, selectJobs, withSecondImage } from './jobs.js';
 import { samplePeaks } from './machine.js';
 import { runPool } from './pool.js';
 import { runFile, type FileOutcome } from './run-file.js';
@@ -54,7 +55,7 @@ function report(outcomes: readonly FileOutcome[], wallSeconds: number, concurren
 
 async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
-  const jobs = longestFirst(selectJobs(discoverJobs(ROOT), options.filters));
+  const jobs = longestFirst(selectJobs(withSecondImage(discoverJobs(ROOT)), options.filters));
   if (jobs.length === 0) throw new Error(`no real-host test file matches ${options.filters.join(' ')}`);
   if (options.list) {
     for (const job of jobs) process.stdout.write(`${seconds(job.weight)}  ${job.label}\n`);

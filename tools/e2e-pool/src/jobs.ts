@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { MEASURED_SECONDS, UNMEASURED_SECONDS } from './durations.js';
+import { SECOND_IMAGE, SECOND_IMAGE_FILES } from './second-image.js';
 
 export interface Job {
   /** Workspace-relative path of the test file: the job's name in logs and in the summary. */
@@ -12,6 +13,8 @@ export interface Job {
   argv: string[];
   /** Expected seconds, for longest-first ordering. */
   weight: number;
+  /** Added to the file's environment: which host image its hosts boot (none for the default image). */
+  env?: Record<string, string>;
 }
 
 const REAL_HOST_TEST = /\.(host|e2e)\.test\.ts$/;
@@ -51,6 +54,17 @@ export function discoverJobs(root: string): Job[] {
       .sort()
       .map((label) => ({ label, project, argv: fileArgv(root, project, label), weight: MEASURED_SECONDS[label] ?? UNMEASURED_SECONDS })),
   );
+}
+
+/** The file again on the second image, labelled `<file> [debian13-node26]`. */
+function onSecondImage(job: Job): Job {
+  const label = `${job.label} [${SECOND_IMAGE.name}]`;
+  return { ...job, label, weight: MEASURED_SECONDS[label] ?? job.weight, env: { ...SECOND_IMAGE.env } };
+}
+
+/** Every file on the default image, and the named subset again on the second image, in one pool (the pool's test checks each named file exists). */
+export function withSecondImage(jobs: readonly Job[]): Job[] {
+  return [...jobs, ...jobs.filter((job) => Object.hasOwn(SECOND_IMAGE_FILES, job.label)).map(onSecondImage)];
 }
 
 /** Longest first, so the last files to start are short ones and the pool ends close together; ties by name. */

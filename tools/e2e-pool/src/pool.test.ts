@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { parseArgs } from './cli.js';
-import { discoverJobs, longestFirst, selectJobs, type Job } from './jobs.js';
+import { discoverJobs, longestFirst, selectJobs, withSecondImage, type Job } from './jobs.js';
+import { SECOND_IMAGE_FILES } from './second-image.js';
 import { runPool } from './pool.js';
 import { runFile } from './run-file.js';
 import { parseCounts } from './summary.js';
@@ -30,6 +31,26 @@ describe('the e2e pool', () => {
       project: 'apps/host-helper',
       argv: ['--import', 'tsx', '--import', '../../tools/netguard/src/register.ts', '--test', 'src/context/session.host.test.ts'],
     });
+  });
+
+  it('runs every named file of the second-image subset again with the Debian 13 / Node 26 image in its environment, and names only files that exist', () => {
+    const jobs = discoverJobs(ROOT);
+    const labels = new Set(jobs.map((j) => j.label));
+    for (const [file, why] of Object.entries(SECOND_IMAGE_FILES)) {
+      assert.ok(labels.has(file), `${file} is a real-host file`);
+      assert.ok(why.length > 10, `${file} says why it is in the subset`);
+    }
+    const all = withSecondImage(jobs);
+    const second = all.filter((j) => j.env !== undefined);
+    assert.equal(all.length, jobs.length + Object.keys(SECOND_IMAGE_FILES).length);
+    assert.deepEqual(
+      second.map((j) => j.label).sort(),
+      Object.keys(SECOND_IMAGE_FILES)
+        .map((file) => `${file} [debian13-node26]`)
+        .sort(),
+    );
+    for (const j of second) assert.deepEqual(j.env, { OCC_TESTHOST_DEBIAN: 'trixie', OCC_TESTHOST_NODE: '26' });
+    assert.deepEqual(selectJobs(all, ['debian13']).length, second.length);
   });
 
   it('orders longest first, ties by name, and selects by path filter', () => {
@@ -84,11 +105,16 @@ describe('the e2e pool', () => {
     const good = write('good.test.mjs', "import { test } from 'node:test'; test('fine', () => {});");
     const bad = write('bad.test.mjs', "import { test } from 'node:test'; test('broken', () => { throw new Error('boom'); });");
     const dead = { label: 'dead', project: '.', argv: ['-e', 'process.exit(3)'], weight: 1 };
-    const [ok, failed, died] = await runPool([good, bad, dead], 3, (j) => runFile(scratch, j, path.join(scratch, 'logs')));
+    const imaged = {
+      ...write('env.test.mjs', "import { test } from 'node:test'; import assert from 'node:assert'; test('env', () => assert.equal(process.env.OCC_TESTHOST_NODE, '26'));"),
+      env: { OCC_TESTHOST_NODE: '26' },
+    };
+    const [ok, failed, died, withEnv] = await runPool([good, bad, dead, imaged], 3, (j) => runFile(scratch, j, path.join(scratch, 'logs')));
     assert.deepEqual([ok?.ok, ok?.counts?.pass, ok?.problem], [true, 1, undefined]);
     assert.deepEqual([failed?.ok, failed?.problem], [false, '1 failed, 0 cancelled']);
     assert.match(readFileSync(failed?.logFile ?? '', 'utf8'), /boom/);
     assert.deepEqual([died?.ok, died?.problem], [false, 'exit 3']);
+    assert.deepEqual([withEnv?.ok, withEnv?.counts?.pass], [true, 1]);
   });
 
   it('takes its width from --concurrency or E2E_POOL_CONCURRENCY, and refuses anything but a whole number', () => {

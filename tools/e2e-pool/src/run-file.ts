@@ -22,7 +22,7 @@ export interface FileOutcome {
   logFile: string;
 }
 
-const logFileOf = (logDir: string, label: string) => path.join(logDir, `${label.replaceAll('/', '__')}.log`);
+const logFileOf = (logDir: string, label: string) => path.join(logDir, `${label.replaceAll('/', '__').replace(/[^\w.-]+/g, '_')}.log`);
 
 function problemOf(exitCode: number | null, signal: string | null, timedOut: boolean, counts: Counts | undefined): string | undefined {
   if (timedOut) return `stopped after ${FILE_TIMEOUT_MS / 60_000} minutes`;
@@ -33,8 +33,8 @@ function problemOf(exitCode: number | null, signal: string | null, timedOut: boo
 }
 
 /** The environment, less what would make a child node:test report to a parent test runner instead of printing. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env };
+function childEnv(job: Job): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...job.env };
   delete env['NODE_TEST_CONTEXT'];
   return env;
 }
@@ -43,7 +43,7 @@ export async function runFile(root: string, job: Job, logDir: string): Promise<F
   const started = Date.now();
   const result = await collect(process.execPath, job.argv, {
     cwd: path.join(root, job.project),
-    env: childEnv(),
+    env: childEnv(job),
     timeoutMs: FILE_TIMEOUT_MS,
     // A file's hosts come down on SIGTERM; that takes seconds per host, not three.
     killGraceMs: 60_000,

@@ -17,13 +17,15 @@ import { holdTestRange } from './test-range.js';
 import { reapHost } from './reap.js';
 import { waitForSsh } from './ready.js';
 import { ensureRootfs } from './rootfs.js';
-import type { Variant } from './recipe.js';
+import type { ImageChoice, Variant } from './recipe.js';
 import type { SshTarget } from './ssh.js';
 import { downHost } from './teardown.js';
 
 export interface BootOptions {
   name?: string;
   variant?: Variant;
+  /** Debian release and Node line; by default from OCC_TESTHOST_DEBIAN and OCC_TESTHOST_NODE. */
+  image?: ImageChoice;
   /** For `testhost up`: once booted, the host belongs to its own nspawn process and outlives the caller. */
   persistent?: boolean;
 }
@@ -81,7 +83,7 @@ function targetOf(rec: HostRecord, identityFile: string): SshTarget {
 
 export async function bootHost(opts: BootOptions = {}): Promise<{ rec: HostRecord; target: SshTarget; ms: number }> {
   const variant = opts.variant ?? 'base';
-  const rootfs = await ensureRootfs(variant);
+  const rootfs = await ensureRootfs(variant, opts.image);
   const client = await ensureClientKey();
   raiseInotifyLimits();
   const me = selfRef();

@@ -1,10 +1,11 @@
 // Parses the testhost command line; usage errors are told apart so the CLI can exit 2.
 import { parseArgs } from 'node:util';
 import { assertHostName } from './paths.js';
-import { parseVariant, type Variant } from './recipe.js';
+import { imageChoiceFromEnv, parseDebian, parseHostNode, parseVariant, type ImageChoice, type Variant } from './recipe.js';
 
-export const USAGE = `usage: testhost build [--variant base|python|strace]
-       testhost up <name> [--variant base|python|strace]   (name: ${'[a-z][a-z0-9-]{0,11}'})
+export const USAGE = `usage: testhost build [--variant base|python|strace] [--debian bookworm|trixie] [--node 24|26]
+       testhost up <name> [--variant base|python|strace] [--debian bookworm|trixie] [--node 24|26]   (name: ${'[a-z][a-z0-9-]{0,11}'})
+       (--debian and --node default to OCC_TESTHOST_DEBIAN and OCC_TESTHOST_NODE, else bookworm and 24)
        testhost down <name>
        testhost reap`;
 
@@ -19,6 +20,7 @@ export interface Parsed {
   command: Command;
   name?: string;
   variant: Variant;
+  image: ImageChoice;
 }
 
 export function parseCliArgs(argv: readonly string[]): Parsed {
@@ -26,19 +28,23 @@ export function parseCliArgs(argv: readonly string[]): Parsed {
   if (!isCommand(command)) throw new UsageError(`unknown command ${command ?? '(none)'}`);
   let parsed;
   try {
-    parsed = parseArgs({ args: [...rest], strict: true, allowPositionals: true, options: { variant: { type: 'string' } } });
+    parsed = parseArgs({ args: [...rest], strict: true, allowPositionals: true, options: { variant: { type: 'string' }, debian: { type: 'string' }, node: { type: 'string' } } });
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
   const { values, positionals } = parsed;
   let variant: Variant = 'base';
-  if (values.variant !== undefined) {
-    if (command !== 'build' && command !== 'up') throw new UsageError(`--variant does not apply to ${command}`);
-    try {
-      variant = parseVariant(values.variant);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
+  let image: ImageChoice;
+  for (const option of ['variant', 'debian', 'node'] as const) {
+    if (values[option] !== undefined && command !== 'build' && command !== 'up') throw new UsageError(`--${option} does not apply to ${command}`);
+  }
+  try {
+    if (values.variant !== undefined) variant = parseVariant(values.variant);
+    image = imageChoiceFromEnv();
+    if (values.debian !== undefined) image = { ...image, debian: parseDebian(values.debian) };
+    if (values.node !== undefined) image = { ...image, node: parseHostNode(values.node) };
+  } catch (e) {
+    throw new UsageError((e as Error).message);
   }
   const wantsName = command === 'up' || command === 'down';
   if (positionals.length !== (wantsName ? 1 : 0)) throw new UsageError(wantsName ? `${command} needs exactly one host name` : `${command} takes no arguments`);
@@ -50,5 +56,5 @@ export function parseCliArgs(argv: readonly string[]): Parsed {
       throw new UsageError((e as Error).message);
     }
   }
-  return name === undefined ? { command, variant } : { command, name, variant };
+  return name === undefined ? { command, variant, image } : { command, name, variant, image };
 }

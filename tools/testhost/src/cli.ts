@@ -11,9 +11,9 @@ const print = (value: unknown): void => void process.stdout.write(`${JSON.string
 
 /** One handler per command: the table's type makes a new command in cli-args.ts COMMANDS fail the typecheck until it is handled. */
 const HANDLERS: Record<Command, (args: Parsed) => Promise<void>> = {
-  build: async (args) => print({ variant: args.variant, ...(await ensureRootfs(args.variant)) }),
+  build: async (args) => print({ variant: args.variant, ...args.image, ...(await ensureRootfs(args.variant, args.image)) }),
   up: async (args) => {
-    const { target } = await startPersistentHost({ name: args.name ?? '', variant: args.variant });
+    const { target } = await startPersistentHost({ name: args.name ?? '', variant: args.variant, image: args.image });
     print({ ...target, ...HOST_PATHS });
   },
   down: async (args) => {

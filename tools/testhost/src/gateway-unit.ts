@@ -7,7 +7,7 @@ export interface GatewayUnitOptions {
   account: string;
   port: number;
   password: string;
-  /** The gateway program, run by the host's Node 24. */
+  /** The gateway program, run by the host's Node (24 or 26, as the image has it). */
   script: string;
   config: Record<string, unknown>;
   /** Extra [Service] lines, e.g. Restart=on-failure. */

@@ -10,7 +10,7 @@ import { HOST_PATHS } from './paths.js';
 import { waitForSsh } from './ready.js';
 import { sshExec, sshRun, type ExecOptions, type ExecResult, type SshTarget } from './ssh.js';
 import { downHost } from './teardown.js';
-import type { Variant } from './recipe.js';
+import type { ImageChoice, Variant } from './recipe.js';
 
 export interface TestHost extends AsyncDisposable {
   readonly name: string;
@@ -128,7 +128,7 @@ class BootedHost implements TestHost {
 }
 
 /** Boots a host (building or unpacking the rootfs first if needed); it is torn down with the process at the latest. */
-export async function startTestHost(opts: { name?: string; variant?: Variant } = {}): Promise<TestHost> {
+export async function startTestHost(opts: { name?: string; variant?: Variant; image?: ImageChoice } = {}): Promise<TestHost> {
   const { rec, target } = await bootHost(opts);
   return new BootedHost(rec, target);
 }

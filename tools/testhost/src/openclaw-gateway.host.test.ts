@@ -2,7 +2,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { describeUnit, httpStatus, installGatewayUnit, openclawConfig, unitProperties, waitForActiveState, waitForStatus, type GatewayUnit } from './gateway-unit.js';
-import { OPENCLAW_VERSION, startTestHost, type TestHost } from './index.js';
+import { DEBIAN_RELEASES, imageChoiceFromEnv, NODE_LINES, OPENCLAW_VERSION, startTestHost, type TestHost } from './index.js';
+
+/** The image this run chose (OCC_TESTHOST_DEBIAN, OCC_TESTHOST_NODE): the gateway runs on whichever Node and Debian it carries. */
+const IMAGE = imageChoiceFromEnv();
 
 const PORT = 18800;
 /**
@@ -23,11 +26,14 @@ describe('real OpenClaw gateway as a systemd unit', { timeout: 15 * 60_000 }, ()
     await host?.down();
   });
 
-  it(`is the pinned openclaw ${OPENCLAW_VERSION}`, async () => {
+  it(`is the pinned openclaw ${OPENCLAW_VERSION} on Node ${NODE_LINES[IMAGE.node]} and Debian ${DEBIAN_RELEASES[IMAGE.debian].version}`, async () => {
     const pkg = JSON.parse(await host.run(['cat', '/opt/openclaw/node_modules/openclaw/package.json'])) as { version: string };
     assert.equal(pkg.version, OPENCLAW_VERSION);
     await host.run(['test', '-f', host.openclawPath]);
-    assert.equal((await host.run(['readlink', host.nodePath])).trim(), '/opt/node24/bin/node');
+    assert.equal((await host.run(['readlink', host.nodePath])).trim(), `/opt/node${IMAGE.node}/bin/node`);
+    assert.equal((await host.run([host.nodePath, '--version'])).trim(), `v${NODE_LINES[IMAGE.node]}`);
+    assert.match(await host.run(['cat', '/etc/os-release']), new RegExp(`^VERSION_ID="${DEBIAN_RELEASES[IMAGE.debian].version}"$`, 'm'));
+    assert.match(await host.run(['systemctl', '--version']), new RegExp(`^systemd ${DEBIAN_RELEASES[IMAGE.debian].systemd}\\b`, 'm'));
   });
 
   it('starts under its own account and becomes ready', { timeout: READY_BUDGET_MS + 60_000 }, async () => {

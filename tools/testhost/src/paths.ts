@@ -21,6 +21,7 @@ const MACHINE_SLOTS_DIR = '/run/occ-testhosts/slots';
 export const layout = {
   debCache: () => path.join(workDir(), 'cache', 'debs'),
   npmCache: () => path.join(workDir(), 'cache', 'npm'),
+  nodes: () => path.join(workDir(), 'nodes'),
   images: () => path.join(workDir(), 'images'),
   rootfsParent: () => path.join(workDir(), 'rootfs'),
   keys: () => path.join(workDir(), 'keys'),

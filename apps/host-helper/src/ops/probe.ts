@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context/context.js';
 import { hostCapacity } from '../gateway/capacity.js';
-import { ipAddressDenyMissing, socketBindMissing } from '../systemd/socket-bind.js';
+import { ipAddressDenyMissing, socketBindMissing, systemdBuild, systemdVersionCheck } from '../systemd/socket-bind.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
 const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
@@ -32,7 +32,7 @@ function fileCheck(name: string, path: string, mode: number, what: string) {
   }
 }
 
-/** OpenClaw's gateway needs Node.js 24; the helper itself runs on 20+, so this is a host requirement. */
+/** OpenClaw's gateway needs Node.js 24 (the helper is tested on the hosts' 24 and 26), so this is a host requirement. */
 function nodeVersionCheck() {
   const major = Number(process.versions.node.split('.')[0]);
   return major >= 24 ? { name: 'node-version', ok: true, detail: process.version } : { name: 'node-version', ok: false, detail: `Node.js ${process.version} is older than 24` };
@@ -83,8 +83,10 @@ function sandboxCheck(ctx: OpContext) {
 }
 
 export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
+  const systemd = await systemdBuild(ctx.runner);
   const checks = [
     systemdCheck(),
+    systemdVersionCheck(systemd),
     ...TOOLS.map((tool) => {
       const found = onPath(tool);
       return found ? { name: tool, ok: true, detail: found } : { name: tool, ok: false, detail: `${tool} is not on PATH` };
@@ -99,7 +101,7 @@ export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
     checks,
     nodeVersion: process.version,
     hostname: hostname(),
-    socketBindMissing: await socketBindMissing(ctx.runner),
+    socketBindMissing: socketBindMissing(systemd),
     ipAddressDenyMissing: ipAddressDenyMissing(),
     capacity: hostCapacity(ctx),
   };

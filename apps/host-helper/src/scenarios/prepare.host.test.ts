@@ -24,9 +24,11 @@ describe('prepare-revision on a real host', () => {
     );
     assert.deepEqual(
       result.checks.map((c) => c.name),
-      ['systemctl', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'node-version', 'openclaw', 'sandbox-paths'],
+      ['systemctl', 'systemd-version', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'node-version', 'openclaw', 'sandbox-paths'],
     );
-    assert.match(result.nodeVersion, /^v24\./);
+    // The image's systemd: 252 on Debian 12, 257 on Debian 13; its Node line: 24 or 26.
+    assert.match(result.checks.find((c) => c.name === 'systemd-version')?.detail ?? '', /^systemd 25[27]$/);
+    assert.match(result.nodeVersion, /^v2[46]\./);
     assert.equal(await exists(host, ROOT), false);
   });
 

@@ -1,7 +1,7 @@
 // The pure facts behind the probe's socketBindMissing: systemctl --version, the cgroup file system and the kernel configuration.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cgroupMissing, kernelMissing, parseSystemctlVersion, systemdMissing } from './socket-bind.js';
+import { cgroupMissing, kernelMissing, parseSystemctlVersion, systemdMissing, systemdVersionCheck } from './socket-bind.js';
 
 /** Debian 12's systemd, as the test hosts carry it. */
 const DEBIAN_12 = `systemd 252 (252.39-1~deb12u2)
@@ -22,6 +22,18 @@ describe('parseSystemctlVersion and systemdMissing', () => {
     assert.equal(systemdMissing(parseSystemctlVersion('systemd 247 (247.3-7)\n+PAM +AUDIT -BPF_FRAMEWORK\n')), 'systemd 247 predates SocketBindAllow= (systemd 249)');
     assert.match(systemdMissing(parseSystemctlVersion('not systemd\n')) ?? '', /could not be read/);
     assert.match(systemdMissing(undefined) ?? '', /could not be read/);
+  });
+
+  it("passes the systemd-version check from 249 on and fails an older or unreadable systemd, naming the floor's directive", () => {
+    assert.deepEqual(systemdVersionCheck(parseSystemctlVersion(DEBIAN_12)), { name: 'systemd-version', ok: true, detail: 'systemd 252' });
+    assert.deepEqual(systemdVersionCheck(parseSystemctlVersion(WITH_BPF)), { name: 'systemd-version', ok: true, detail: 'systemd 257' });
+    assert.equal(systemdVersionCheck(parseSystemctlVersion('systemd 249 (249.11-0ubuntu3)\n+PAM\n')).ok, true);
+    assert.deepEqual(systemdVersionCheck(parseSystemctlVersion('systemd 247 (247.3-7+deb11u6)\n+PAM +AUDIT -BPF_FRAMEWORK\n')), {
+      name: 'systemd-version',
+      ok: false,
+      detail: 'systemd 247 is older than 249, the first that knows every directive of the gateway units (SocketBindAllow=/SocketBindDeny=)',
+    });
+    assert.deepEqual(systemdVersionCheck(undefined), { name: 'systemd-version', ok: false, detail: 'the systemd version could not be read from systemctl --version' });
   });
 
   it('takes only the exact +BPF_FRAMEWORK token, not a longer name or one in the version line', () => {

@@ -27,6 +27,24 @@ export function parseSystemctlVersion(text: string): SystemdBuild {
   return { version: version === undefined ? undefined : Number(version), bpfFramework: /(?:^|\s)\+BPF_FRAMEWORK(?=\s|$)/m.test(text) };
 }
 
+/**
+ * The oldest systemd that knows every directive the gateway units carry: SocketBindAllow= and
+ * SocketBindDeny= came in 249 (PrivateIPC= in 248, ProtectProc= and ProcSubset= in 247,
+ * LogNamespace= in 245). Security: an older systemd logs "Unknown key name" for the ones it lacks and
+ * starts the unit without them, so a gateway there would run outside the sandbox the units describe.
+ */
+export const MINIMUM_SYSTEMD = FIRST_SOCKET_BIND_SYSTEMD;
+
+/** The probe's `systemd-version` check: a host below MINIMUM_SYSTEMD fails preflight as a host requirement. */
+export function systemdVersionCheck(build: SystemdBuild | undefined): { name: string; ok: boolean; detail: string } {
+  const name = 'systemd-version';
+  if (build?.version === undefined) return { name, ok: false, detail: 'the systemd version could not be read from systemctl --version' };
+  if (build.version < MINIMUM_SYSTEMD) {
+    return { name, ok: false, detail: `systemd ${build.version} is older than ${MINIMUM_SYSTEMD}, the first that knows every directive of the gateway units (SocketBindAllow=/SocketBindDeny=)` };
+  }
+  return { name, ok: true, detail: `systemd ${build.version}` };
+}
+
 /** What keeps this systemd build from enforcing the lines, or undefined. */
 export function systemdMissing(build: SystemdBuild | undefined): string | undefined {
   if (build?.version === undefined) return 'the systemd version could not be read from systemctl --version';
@@ -77,7 +95,8 @@ function cgroupType(): number | undefined {
   }
 }
 
-async function systemdBuild(runner: HostRunner): Promise<SystemdBuild | undefined> {
+/** `systemctl --version`, read once per probe for the version check and the port rules. */
+export async function systemdBuild(runner: HostRunner): Promise<SystemdBuild | undefined> {
   const result = await runner.run(systemctlArgv({ verb: 'version' }), { timeoutMs: 5_000 }).catch(() => undefined);
   return result?.code === 0 ? parseSystemctlVersion(result.stdout) : undefined;
 }
@@ -92,6 +111,6 @@ export function ipAddressDenyMissing(): string[] {
 }
 
 /** Each reason this host cannot enforce SocketBindAllow=/SocketBindDeny=; empty when it can. */
-export async function socketBindMissing(runner: HostRunner): Promise<string[]> {
-  return [systemdMissing(await systemdBuild(runner)), cgroupMissing(cgroupType()), kernelMissing(kernelConfig())].filter((reason) => reason !== undefined);
+export function socketBindMissing(build: SystemdBuild | undefined): string[] {
+  return [systemdMissing(build), cgroupMissing(cgroupType()), kernelMissing(kernelConfig())].filter((reason) => reason !== undefined);
 }
