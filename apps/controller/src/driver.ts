@@ -513,8 +513,20 @@ interface PlanInputs {
   'delete-namespace': { namespace: Namespace };
 }
 
+// Written out for the package's readers (its declarations name no internal type);
+// `_PLAN_INTENT_IS_THE_TABLE` below keeps it equal to what PlanInputs derives from the table.
 /** One host operation a `plan` asks about, with what the real driver call would be given. */
-export type PlanIntent = { [O in PlannedOperation]: { operation: O } & PlanInputs[O] }[PlannedOperation];
+export type PlanIntent =
+  | { operation: 'ensure-namespace' | 'delete-namespace'; namespace: Namespace }
+  | { operation: 'prepare-revision' | 'stop-revision' | 'retire-revision'; revision: AgentRevision }
+  | { operation: 'setup-workspace' | 'activate-revision'; revision: AgentRevision; context?: ComputeRevisionContext }
+  | { operation: 'delete-agent'; binding: ComputeAgentBinding };
+
+type DerivedPlanIntent = { [O in PlannedOperation]: { operation: O } & PlanInputs[O] }[PlannedOperation];
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// Compile-time only: a mutating operation missing from PlanIntent, or one PlanIntent names that the
+// table does not plan, makes this `false` and the build fails.
+const _PLAN_INTENT_IS_THE_TABLE: Same<PlanIntent, DerivedPlanIntent> = true;
 
 const ofRevision = (revision: AgentRevision): ResourceIds => ({ namespaceId: revision.namespaceId, agentId: revision.agentId, revisionId: revision.id });
 const ofNamespace = (namespace: Namespace): ResourceIds => ({ namespaceId: namespace.id });
