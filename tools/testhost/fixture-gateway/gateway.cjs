@@ -69,6 +69,84 @@ function readBehaviour(configPath) {
 
 const sha256 = (text) => crypto.createHash('sha256').update(text).digest('hex');
 
+// One line per start, written before anything can fail, so tests can count restarts and see
+// that the state directory survives them.
+function recordStart(stateDir, entry) {
+  try {
+    fs.mkdirSync(stateDir, { recursive: true });
+    fs.appendFileSync(path.join(stateDir, 'fixture-starts.jsonl'), `${JSON.stringify(entry)}\n`);
+  } catch (e) {
+    process.stderr.write(`fixture gateway: cannot write state dir ${stateDir}: ${e.message}\n`);
+    process.exit(1);
+  }
+}
+
+/** The gateway's HTTP answers: readiness, health, and its identity to whoever knows the password. */
+function createServer(info, password, isReady) {
+  const authorised = (req) => {
+    if (password === null) return true;
+    const given = req.headers['x-fixture-password'];
+    if (typeof given !== 'string') return false;
+    return crypto.timingSafeEqual(Buffer.from(sha256(given), 'hex'), Buffer.from(sha256(password), 'hex'));
+  };
+  return http.createServer((req, res) => {
+    const url = new URL(req.url || '/', 'http://127.0.0.1');
+    const send = (status, body) => {
+      const text = `${JSON.stringify(body)}\n`;
+      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(req.method === 'HEAD' ? undefined : text);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, { error: 'method not allowed' });
+    switch (url.pathname) {
+      case '/readyz':
+      case '/ready':
+        return send(isReady() ? 200 : 503, { ready: isReady() });
+      case '/healthz':
+      case '/health':
+        return send(200, { ok: true });
+      case '/fixture/info':
+        return authorised(req) ? send(200, info()) : send(401, { error: 'unauthorized' });
+      default:
+        return send(404, { error: 'not found' });
+    }
+  });
+}
+
+/** Listens, becomes ready after readyAfterMs (unless neverReady), and crashes when asked to. */
+function listen(server, port, behaviour, setReady) {
+  server.on('error', (e) => {
+    process.stderr.write(`fixture gateway: cannot listen on 127.0.0.1:${port}: ${e.message}\n`);
+    process.exit(1);
+  });
+  server.listen(port, '127.0.0.1', () => {
+    process.stdout.write(`fixture gateway listening on 127.0.0.1:${port} (pid ${process.pid})\n`);
+    if (behaviour.neverReady) return;
+    setTimeout(() => {
+      setReady();
+      process.stdout.write('fixture gateway ready\n');
+      if (typeof behaviour.crashAfterReadyMs === 'number') {
+        setTimeout(() => {
+          process.stderr.write('fixture gateway: crashAfterReadyMs reached, crashing\n');
+          process.exit(1);
+        }, behaviour.crashAfterReadyMs);
+      }
+    }, behaviour.readyAfterMs);
+  });
+}
+
+function onSignals(server, behaviour) {
+  process.on('SIGTERM', () => {
+    if (behaviour.ignoreSigterm) {
+      process.stdout.write('fixture gateway: ignoring SIGTERM\n');
+      return;
+    }
+    process.stdout.write('fixture gateway: SIGTERM, exiting\n');
+    server.close();
+    process.exit(0);
+  });
+  process.on('SIGINT', () => process.exit(0));
+}
+
 function main() {
   const { port } = parseArgv(process.argv.slice(2));
   const home = process.env.HOME || require('node:os').homedir();
@@ -77,17 +155,7 @@ function main() {
   const password = process.env.OPENCLAW_GATEWAY_PASSWORD || null;
   const behaviour = readBehaviour(configPath);
   const startedAt = new Date().toISOString();
-
-  // One line per start, written before anything can fail, so tests can count restarts and see
-  // that the state directory survives them.
-  try {
-    fs.mkdirSync(stateDir, { recursive: true });
-    const line = JSON.stringify({ pid: process.pid, port, startedAt, configPath });
-    fs.appendFileSync(path.join(stateDir, 'fixture-starts.jsonl'), `${line}\n`);
-  } catch (e) {
-    process.stderr.write(`fixture gateway: cannot write state dir ${stateDir}: ${e.message}\n`);
-    process.exit(1);
-  }
+  recordStart(stateDir, { pid: process.pid, port, startedAt, configPath });
   if (behaviour.exitAtStart) {
     process.stderr.write('fixture gateway: exitAtStart is set, exiting with 3\n');
     process.exit(3);
@@ -105,65 +173,11 @@ function main() {
     passwordSha256: password === null ? null : sha256(password),
     startedAt,
   });
-  const authorised = (req) => {
-    if (password === null) return true;
-    const given = req.headers['x-fixture-password'];
-    if (typeof given !== 'string') return false;
-    return crypto.timingSafeEqual(Buffer.from(sha256(given), 'hex'), Buffer.from(sha256(password), 'hex'));
-  };
-
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url || '/', 'http://127.0.0.1');
-    const send = (status, body) => {
-      const text = `${JSON.stringify(body)}\n`;
-      res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(req.method === 'HEAD' ? undefined : text);
-    };
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, { error: 'method not allowed' });
-    switch (url.pathname) {
-      case '/readyz':
-      case '/ready':
-        return send(ready ? 200 : 503, { ready });
-      case '/healthz':
-      case '/health':
-        return send(200, { ok: true });
-      case '/fixture/info':
-        return authorised(req) ? send(200, info()) : send(401, { error: 'unauthorized' });
-      default:
-        return send(404, { error: 'not found' });
-    }
+  const server = createServer(info, password, () => ready);
+  listen(server, port, behaviour, () => {
+    ready = true;
   });
-
-  server.on('error', (e) => {
-    process.stderr.write(`fixture gateway: cannot listen on 127.0.0.1:${port}: ${e.message}\n`);
-    process.exit(1);
-  });
-
-  server.listen(port, '127.0.0.1', () => {
-    process.stdout.write(`fixture gateway listening on 127.0.0.1:${port} (pid ${process.pid})\n`);
-    if (behaviour.neverReady) return;
-    setTimeout(() => {
-      ready = true;
-      process.stdout.write('fixture gateway ready\n');
-      if (typeof behaviour.crashAfterReadyMs === 'number') {
-        setTimeout(() => {
-          process.stderr.write('fixture gateway: crashAfterReadyMs reached, crashing\n');
-          process.exit(1);
-        }, behaviour.crashAfterReadyMs);
-      }
-    }, behaviour.readyAfterMs);
-  });
-
-  process.on('SIGTERM', () => {
-    if (behaviour.ignoreSigterm) {
-      process.stdout.write('fixture gateway: ignoring SIGTERM\n');
-      return;
-    }
-    process.stdout.write('fixture gateway: SIGTERM, exiting\n');
-    server.close();
-    process.exit(0);
-  });
-  process.on('SIGINT', () => process.exit(0));
+  onSignals(server, behaviour);
 }
 
 main();

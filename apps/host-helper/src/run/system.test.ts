@@ -13,14 +13,24 @@ after(() => rmSync(base, { recursive: true, force: true }));
 
 const options = (timeoutMs = 60_000) => ({ env: PROGRAM_ENV, cwd: '/', output: false, signal: new AbortController().signal, timeoutMs });
 
+/** Dead: no such process, or a zombie its new parent has not reaped yet (an orphan waits for PID 1). */
+function dead(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
+  } catch {
+    return true;
+  }
+}
+
 function gone(pid: number, withinMs: number): boolean {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return true;
-    }
+    if (dead(pid)) return true;
     spawnSync('sleep', ['0.05']);
   }
   return false;
