@@ -5,7 +5,7 @@
 // failing files, and the exit status is nonzero if any failed.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { discoverJobs, longestFirst, selectJobs, withSecondImage } from './jobs.js';
+import { discoverJobs, longestFirst, selectJobs, withSecondImage, type Job } from './jobs.js';
 import { samplePeaks } from './machine.js';
 import { runPool } from './pool.js';
 import { runFile, type FileOutcome } from './run-file.js';
@@ -53,6 +53,9 @@ function report(outcomes: readonly FileOutcome[], wallSeconds: number, concurren
   ];
 }
 
+/** A file and its run on the second image boot hosts of the same names: the pool never overlaps them. */
+const sameFile = (job: Job) => `${job.project}\0${job.argv.join(' ')}`;
+
 async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
   const jobs = longestFirst(selectJobs(withSecondImage(discoverJobs(ROOT)), options.filters));
@@ -63,14 +66,19 @@ async function main(): Promise<number> {
   }
   const stopSampling = samplePeaks();
   const started = Date.now();
-  const outcomes = await runPool(jobs, options.concurrency, async (job) => {
-    process.stdout.write(`[e2e-pool] start ${job.label}\n`);
-    const outcome = await runFile(ROOT, job, LOG_DIR);
-    process.stdout.write(
-      `\n===== ${job.label} =====\n${outcome.output.trimEnd()}\n===== ${outcome.ok ? 'ok' : 'FAIL'} in ${seconds(outcome.seconds).trim()}: ${job.label}${outcome.problem ? ` (${outcome.problem})` : ''} =====\n`,
-    );
-    return outcome;
-  });
+  const outcomes = await runPool(
+    jobs,
+    options.concurrency,
+    async (job) => {
+      process.stdout.write(`[e2e-pool] start ${job.label}\n`);
+      const outcome = await runFile(ROOT, job, LOG_DIR);
+      process.stdout.write(
+        `\n===== ${job.label} =====\n${outcome.output.trimEnd()}\n===== ${outcome.ok ? 'ok' : 'FAIL'} in ${seconds(outcome.seconds).trim()}: ${job.label}${outcome.problem ? ` (${outcome.problem})` : ''} =====\n`,
+      );
+      return outcome;
+    },
+    sameFile,
+  );
   process.stdout.write(`${report(outcomes, (Date.now() - started) / 1000, options.concurrency, stopSampling()).join('\n')}\n`);
   return outcomes.every((o) => o.ok) ? 0 : 1;
 }

@@ -66,6 +66,28 @@ describe('the e2e pool', () => {
     assert.equal(selectJobs(jobs, []).length, 4);
   });
 
+  it('never runs two jobs of one key at once, taking the next job whose key is free', async () => {
+    const running = new Set<string>();
+    const started: string[] = [];
+    const jobs = ['a', 'a', 'b', 'c'];
+    const results = await runPool(
+      jobs,
+      3,
+      async (key) => {
+        assert.equal(running.has(key), false, `two jobs of ${key} at once`);
+        running.add(key);
+        started.push(key);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running.delete(key);
+        return key.toUpperCase();
+      },
+      (key) => key,
+    );
+    assert.deepEqual(results, ['A', 'A', 'B', 'C']);
+    // The second `a` waits for the first; `b` and `c` start beside it.
+    assert.deepEqual(started, ['a', 'b', 'c', 'a']);
+  });
+
   it('never runs more than its width at once, and returns every outcome in order', async () => {
     let running = 0;
     let widest = 0;

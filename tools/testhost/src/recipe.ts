@@ -27,7 +27,7 @@ export interface ImageChoice {
   node: HostNodeLine;
 }
 
-export const DEFAULT_IMAGE: ImageChoice = { debian: 'bookworm', node: 24 };
+const DEFAULT_IMAGE: ImageChoice = { debian: 'bookworm', node: 24 };
 
 export function parseDebian(value: string): DebianRelease {
   if (!Object.hasOwn(DEBIAN_RELEASES, value)) throw new Error(`unknown Debian release ${value} (expected ${Object.keys(DEBIAN_RELEASES).join(' or ')})`);

@@ -33,7 +33,7 @@ export function parseSystemctlVersion(text: string): SystemdBuild {
  * LogNamespace= in 245). Security: an older systemd logs "Unknown key name" for the ones it lacks and
  * starts the unit without them, so a gateway there would run outside the sandbox the units describe.
  */
-export const MINIMUM_SYSTEMD = FIRST_SOCKET_BIND_SYSTEMD;
+const MINIMUM_SYSTEMD = FIRST_SOCKET_BIND_SYSTEMD;
 
 /** The probe's `systemd-version` check: a host below MINIMUM_SYSTEMD fails preflight as a host requirement. */
 export function systemdVersionCheck(build: SystemdBuild | undefined): { name: string; ok: boolean; detail: string } {
