@@ -75,7 +75,7 @@ function checkRevisions({ add, pending, markerOk }: Judge, agent: AgentModel, ma
 }
 
 /** current points at a staged revision, and served.json names that revision, this owner and its port. */
-function checkCurrentAndServed({ add, markerOk, listing }: Judge, agent: AgentModel, marker: AgentMarker, dir: string): void {
+function checkCurrentAndServed({ add, pending, markerOk, listing }: Judge, agent: AgentModel, marker: AgentMarker, dir: string): void {
   let currentId: string | null = null;
   let currentHash: string | null = null;
   if (agent.current) {
@@ -98,6 +98,8 @@ function checkCurrentAndServed({ add, markerOk, listing }: Judge, agent: AgentMo
       if (served.port !== marker.port) add('served', `${dir}/served.json`, 'served.json records another port');
       // served.json is written only after readiness: a running gateway it names must be ready.
       if (listing.servedReady?.[String(served.port)] === false) add('served', `${dir}/served.json`, `the active gateway served.json names does not answer /readyz on ${served.port}`);
+      // A stop a cut helper handed to systemd finished while the checker probed: the retry must remove served.json.
+      if (listing.servedStopped?.includes(served.port)) pending.push(`${dir}/served.json: its gateway on ${served.port} was stopped while checked (a stop the cut helper began)`);
     }
   }
 }

@@ -58,4 +58,6 @@ export interface Listing {
   ready: Record<string, boolean>;
   /** /readyz of the port of every served.json whose unit is active (retried for a few seconds). */
   servedReady?: Record<string, boolean>;
+  /** Ports of served gateways listed active that did not answer and whose unit then no longer ran: stopped while checked. */
+  servedStopped?: number[];
 }

@@ -17,6 +17,8 @@ async function collect(p: Params, o: CollectOptions): Promise<Listing> {
   const unitTemps: string[] = [];
   temps(p.unitDir, unitTemps);
   const unitList = await units(p);
+  const ready = await activeReady(entries, unitList);
+  const served = await servedReady(entries, unitList);
   return {
     root: p.root,
     unitDir: p.unitDir,
@@ -28,8 +30,9 @@ async function collect(p: Params, o: CollectOptions): Promise<Listing> {
     unitTemps,
     users: users(p),
     groups: groups(p),
-    ready: await activeReady(entries, unitList),
-    servedReady: await servedReady(entries, unitList),
+    ready,
+    servedReady: served.ready,
+    servedStopped: served.stopped,
   };
 }
 
