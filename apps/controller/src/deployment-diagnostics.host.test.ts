@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { agentLayout, revisionLayout } from '@occ-ssh/markers';
 import { closedLoopbackPort } from '@occ-ssh/test-support';
-import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { squatterArgv, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import type { AgentDeploymentDiagnostics, ComputeAgentRevisionBinding, ComputeDriver } from '../consumer/occ-contract.js';
 import { rejection } from '../test/fakes.js';
 import { DRIVER_ID, DRIVER_IMPLEMENTATION } from '@occ-ssh/protocol';
@@ -225,23 +225,7 @@ describe('diagnoseAgentDeployment on a real host', () => {
     await host.run(['systemctl', 'stop', layout.unitName]);
     await shell(`echo '{}' > /etc/occ-squat.json && chmod 644 /etc/occ-squat.json`);
     const port = (JSON.parse(await host.run(['cat', layout.marker])) as { port: number }).port;
-    await host.run([
-      'systemd-run',
-      '--unit=occ-diag-squatter',
-      '--collect',
-      '--uid=65534',
-      '-p',
-      'PrivateTmp=yes',
-      '-E',
-      'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json',
-      '-E',
-      'OPENCLAW_STATE_DIR=/tmp/state',
-      host.nodePath,
-      host.fixtureGatewayPath,
-      'gateway',
-      '--port',
-      String(port),
-    ]);
+    await host.run(squatterArgv('occ-diag-squatter', 65534, port));
     try {
       const answers = async () => (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code === 0;
       for (let i = 0; i < 600 && !(await answers()); i += 1) await sleep(100);

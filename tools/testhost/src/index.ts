@@ -9,3 +9,4 @@ export { ensureNodeLine } from './node-lines.js';
 export { linkTestHosts } from './link.js';
 /** A host's network namespace, veth and cgroup names: a test may add an address to the host's own loopback from the machine, where the host itself may not. */
 export { hostObjects } from './paths.js';
+export { squatterArgv } from './squatter.js';

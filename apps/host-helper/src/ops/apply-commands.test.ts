@@ -34,6 +34,8 @@ const SETUP_UNIT = 'openclaw-enterprise-setup-fcfbd503951a.service';
 const AS_ACCOUNT = 'setpriv --reuid=991 --regid=992 --clear-groups --pdeathsig=SIGKILL --';
 /** The sweep of what the UID holds outside its tree, then the look for anything left, before userdel. */
 const SWEEP = ['find /tmp /var/tmp /dev/shm /dev/mqueue /run/lock -xdev -uid 991 -delete', 'find /tmp /var/tmp /dev/shm /dev/mqueue /run/lock -xdev -uid 991 -print -quit'];
+/** The account's removal, the same in both deletions: its files swept, userdel, then its group looked up again. */
+const ACCOUNT_REMOVAL = [`getent passwd ${NAME}`, `getent group ${NAME}`, ...SWEEP, `userdel ${NAME}`, `getent group ${NAME}`];
 const PASSWD = { stdout: `${NAME}:x:991:992:OpenClaw Enterprise agent:/home:/usr/sbin/nologin\n` };
 const GROUP = { stdout: `${NAME}:x:992:\n` };
 const ABSENT = { code: 2 };
@@ -161,11 +163,7 @@ describe('apply against a recording runner', () => {
       `systemctl disable --now --quiet ${UNIT}`,
       `systemctl reset-failed ${UNIT}`,
       'systemctl daemon-reload',
-      `getent passwd ${NAME}`,
-      `getent group ${NAME}`,
-      ...SWEEP,
-      `userdel ${NAME}`,
-      `getent group ${NAME}`,
+      ...ACCOUNT_REMOVAL,
       `rm --recursive --force --one-file-system -- ${root}/.removing/<token>`,
     ]);
     assert.equal(existsSync(layout.dir), false);
@@ -199,11 +197,7 @@ describe('apply against a recording runner', () => {
       `systemctl disable --now --quiet ${UNIT}`,
       `systemctl reset-failed ${UNIT}`,
       'systemctl daemon-reload',
-      `getent passwd ${NAME}`,
-      `getent group ${NAME}`,
-      ...SWEEP,
-      `userdel ${NAME}`,
-      `getent group ${NAME}`,
+      ...ACCOUNT_REMOVAL,
       `groupdel ${NAME}`,
       `rm --recursive --force --one-file-system -- ${root}/.removing/<token>`,
     ]);

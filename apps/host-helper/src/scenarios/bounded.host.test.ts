@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { accountName, namespaceLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
-import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { squatterArgv, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { ROOT, UNIT_DIR, activateArgs, call, exists, fails, layoutOf, ok, owner, prepareArgs, shell } from '@occ-ssh/test-support';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -73,23 +73,7 @@ describe('bounded failure on a real host', () => {
 
   /** A fixture gateway outside any Agent unit, as `uid`, answering /readyz on `port`. */
   async function squat(uid: number, port: number): Promise<void> {
-    await host.run([
-      'systemd-run',
-      '--unit=occ-squatter',
-      '--collect',
-      `--uid=${uid}`,
-      '-p',
-      'PrivateTmp=yes',
-      '-E',
-      'OPENCLAW_CONFIG_PATH=/etc/occ-squat.json',
-      '-E',
-      'OPENCLAW_STATE_DIR=/tmp/state',
-      host.nodePath,
-      host.fixtureGatewayPath,
-      'gateway',
-      '--port',
-      String(port),
-    ]);
+    await host.run(squatterArgv('occ-squatter', uid, port));
     // Bounded by the squatter's start-up on a loaded machine, not by a guess at it; a squatter that never answers fails here.
     const answers = async () => (await host.exec(['curl', '-sf', '-o', '/dev/null', `http://127.0.0.1:${port}/readyz`])).code === 0;
     for (let i = 0; i < 600 && !(await answers()); i += 1) await sleep(100);
