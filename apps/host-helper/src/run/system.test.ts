@@ -21,7 +21,9 @@ function dead(pid: number): boolean {
     return true;
   }
   try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').startsWith('Z');
+    return readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .startsWith('Z');
   } catch {
     return true;
   }
