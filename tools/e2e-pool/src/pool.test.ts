@@ -140,7 +140,7 @@ describe('the e2e pool', () => {
   });
 
   it('takes its width from --concurrency or E2E_POOL_CONCURRENCY, and refuses anything but a whole number', () => {
-    assert.equal(parseArgs([], {}).concurrency, 3);
+    assert.equal(parseArgs([], {}).concurrency, 5);
     assert.equal(parseArgs([], { E2E_POOL_CONCURRENCY: '2' }).concurrency, 2);
     assert.deepEqual(parseArgs(['--concurrency', '4', '--list', 'apps/'], {}), { concurrency: 4, list: true, filters: ['apps/'] });
     assert.throws(() => parseArgs(['--concurrency', '0'], {}), /whole number/);
