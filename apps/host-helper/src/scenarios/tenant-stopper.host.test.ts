@@ -14,6 +14,9 @@ require('node:fs').mkdirSync(process.env.NODE_COMPILE_CACHE, { recursive: true }
 setInterval(() => { try { process.kill(-1, 'SIGSTOP'); } catch {} }, 2);
 `;
 
+/** Calls made until the watcher catches an as-account child alive and kills the helper beside it. */
+const KILL_ATTEMPTS = 5;
+
 const DOCUMENTS = [{ name: 'SOUL.md' as const, content: '# SOUL.md\n\nSteady.\n' }];
 
 describe('a gateway that stops every process of its UID', { timeout: 15 * 60_000 }, () => {
@@ -80,18 +83,25 @@ describe('a gateway that stops every process of its UID', { timeout: 15 * 60_000
 
     // The helper killed outright the moment one of its as-account children exists (and is stopped, or
     // about to be): the child goes with it. Watched on the host itself, to kill within milliseconds.
-    const killed = call(host, 'setup-workspace', { ...setup, setup: { ...setup.setup, id: 'setup-killed' } }, { runtime });
+    // The helper kills a stopped child within its own bound, so on a loaded machine the watcher can
+    // miss the child's short life: a call whose child went unseen is left to end and tried again.
     const killer = [
-      'for i in $(seq 1 600); do',
+      'for i in $(seq 1 300); do',
       `  for p in $(pgrep -u ${account}); do grep -q "/${unitName}" /proc/$p/cgroup 2>/dev/null && continue;`,
       `    s=$(ps -o stat=,comm= -p $p); pkill -KILL -f '^${host.nodePath} - '; echo "$p $s"; exit 0; done`,
       '  sleep 0.02; done; echo none',
     ].join('\n');
-    const seen = (await shell(host, killer)).trim();
-    const outcome: CallOutcome = await killed;
+    let seen = 'none';
+    let outcome: CallOutcome | undefined;
+    for (let attempt = 1; attempt <= KILL_ATTEMPTS && seen === 'none'; attempt++) {
+      const killed = call(host, 'setup-workspace', { ...setup, setup: { ...setup.setup, id: `setup-killed-${attempt}` } }, { runtime });
+      seen = (await shell(host, killer)).trim();
+      outcome = await killed;
+      process.stderr.write(`# attempt ${attempt}: the child the helper was killed beside: ${seen}; the call: ${outcome.line ? JSON.stringify(outcome.line.ok) : 'no answer (helper killed)'}\n`);
+    }
     await sleep(1000);
-    process.stderr.write(`# the child the helper was killed beside: ${seen}; the call: ${outcome.line ? JSON.stringify(outcome.line.ok) : 'no answer (helper killed)'}\n`);
-    assert.notEqual(seen, 'none', 'an as-account child was seen');
+    assert.notEqual(seen, 'none', `an as-account child was seen in ${KILL_ATTEMPTS} attempts`);
+    assert.equal(outcome?.line, undefined, 'the helper beside the child was killed before it answered');
     assert.equal(await strays(account, unitName), '', 'no process of the account outlives the killed helper');
 
     // Its deletion frees the account: nothing of it is left running anywhere.
