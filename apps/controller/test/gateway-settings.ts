@@ -16,8 +16,12 @@ import { RealGatewayHost } from './real-gateway.js';
 const ROOT = '/var/lib/openclaw-enterprise';
 const UNIT_DIR = '/etc/systemd/system';
 const PASSWORD = { mode: 'password', password: { ...MANAGED_PASSWORD_REF } };
-/** How long a refused document is given to answer: far beyond the ~10 s the gateway needs here. */
-const REFUSED_WAIT_MS = 60_000;
+/**
+ * How long a refused document's activation waits for /readyz: twice the ~10 s the gateway needs on
+ * an idle host. Its not-ready answer is the driver's view; the proof that the gateway refuses the
+ * document is its own reason in the journal, waited for below whatever the load.
+ */
+const REFUSED_WAIT_MS = 20_000;
 /** How long after the refused activation its gateway's own refusal may take to reach the journal. */
 const REFUSAL_LOG_WAIT_MS = 90_000;
 /**

@@ -13,6 +13,13 @@ const DOCUMENTS = [
   { name: 'USER.md', content: '# USER.md\n\n- Likes lists.\n' },
 ] as const;
 
+/**
+ * After how many progress lines each cut comes: before native setup begins, then spread through the
+ * operation's run (about 30 lines on a loaded test host) to near its end. Each cut costs two runs of
+ * the real OpenClaw's setup, the cut one and the retry's.
+ */
+const CUT_AFTER_LINES = [2, 7, 14, 25];
+
 describe('setup-workspace cut off on a real host', () => {
   let host: TestHost;
   before(async () => {
@@ -23,7 +30,7 @@ describe('setup-workspace cut off on a real host', () => {
   test('a kill after any progress line leaves no native setup running and no temp, and the retry converges', async () => {
     const runtime = { openclawPath: host.openclawPath };
     let cutMidway = 0;
-    for (const [index, lines] of [2, 5, 9, 14, 19, 25].entries()) {
+    for (const [index, lines] of CUT_AFTER_LINES.entries()) {
       const who = owner(`wsk${index}`);
       await ok(host, 'ensure-namespace', { namespace: who.namespace });
       const prepared = prepareArgs(who, 1);
