@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureNodeLine } from '@occ-ssh/testhost';
+import { sampleCpu } from './machine.js';
 import { runPhases, timingTable, type Phase } from './phases.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -46,8 +47,13 @@ export const phases = (toolNodeDir: string): readonly Phase[] => [
 async function main(): Promise<number> {
   const started = Date.now();
   const toolNodeDir = path.dirname(await ensureNodeLine(24));
+  const stopCpu = sampleCpu();
   const outcomes = await runPhases(phases(toolNodeDir), { cwd: ROOT });
+  const cpu = stopCpu();
   process.stdout.write(`\n[ci] phase timings\n${timingTable(outcomes, (Date.now() - started) / 1000).join('\n')}\n`);
+  // Where the machine was saturated: the order of the phases matters only where it was not.
+  const percent = (share: number) => String(Math.round(share * 100));
+  process.stdout.write(`[ci] CPU in use (all cores), per minute: ${cpu.shares.map(percent).join(' ')}; whole run ${percent(cpu.whole)}%\n`);
   return outcomes.every((o) => o.status === 'ok') ? 0 : 1;
 }
 

@@ -140,9 +140,9 @@ describe('the e2e pool', () => {
   });
 
   it('takes its width from --concurrency or E2E_POOL_CONCURRENCY, and refuses anything but a whole number', () => {
-    assert.equal(parseArgs([], {}).concurrency, 5);
+    assert.equal(parseArgs([], {}).concurrency, 4);
     assert.equal(parseArgs([], { E2E_POOL_CONCURRENCY: '2' }).concurrency, 2);
-    assert.deepEqual(parseArgs(['--concurrency', '4', '--list', 'apps/'], {}), { concurrency: 4, list: true, filters: ['apps/'] });
+    assert.deepEqual(parseArgs(['--concurrency', '3', '--list', 'apps/'], {}), { concurrency: 3, list: true, filters: ['apps/'] });
     assert.throws(() => parseArgs(['--concurrency', '0'], {}), /whole number/);
     assert.throws(() => parseArgs(['--fast'], {}), /unknown option --fast/);
   });
