@@ -43,18 +43,28 @@ function everyAttackRan(result: TenantsResult): TenantTarget[] {
   return targets;
 }
 
+/**
+ * How much longer than beside the calm gateway a call may take with the holder attacking: a held
+ * lock makes a sibling wait out the helper's 30-second lock timeout and fail, far past this on any
+ * machine where the calm calls take seconds; load alone varies a call by less.
+ */
+export const CALM_FACTOR = 3;
+
 /** A lock-holding gateway delays neither its siblings nor its own stop. */
 function lockTargets(result: TenantsResult): TenantTarget[] {
   const targets: TenantTarget[] = [];
   const want = (name: string, met: boolean, detail: string) => targets.push({ name, met, detail });
   const b = result.bounds;
+  const calmMs = (key: string) => (result.lockCalm ?? []).find((call) => call.ok && `${call.who} ${call.operation}` === key)?.ms ?? 0;
+  const boundOf = (key: string) => Math.max(b.operationMs, CALM_FACTOR * calmMs(key));
   const lockMet = result.lock.every(
-    (trial) => trial.problems.length === 0 && LOCK_TRIAL_CALLS.every((key) => trial.calls.some((call) => `${call.who} ${call.operation}` === key && within(call, b.operationMs))),
+    (trial) => trial.problems.length === 0 && LOCK_TRIAL_CALLS.every((key) => trial.calls.some((call) => `${call.who} ${call.operation}` === key && within(call, boundOf(key)))),
   );
+  const calm = (result.lockCalm ?? []).map(describeCall).join(', ') || 'none';
   want(
-    `a lock-holding gateway delays no sibling operation and not its own stop (each succeeds within ${seconds(b.operationMs)})`,
+    `a lock-holding gateway delays no sibling operation and not its own stop (each succeeds within ${seconds(b.operationMs)}, or ${CALM_FACTOR}x the same call beside the calm gateway)`,
     result.lock.length > 0 && lockMet,
-    result.lock.map((trial, index) => `trial ${index + 1} (${trial.attacker}): ${[...trial.calls.map(describeCall), ...trial.problems].join(', ')}`).join('; ') || 'no trial',
+    [`calm: ${calm}`, ...result.lock.map((trial, index) => `trial ${index + 1} (${trial.attacker}): ${[...trial.calls.map(describeCall), ...trial.problems].join(', ')}`)].join('; '),
   );
   return targets;
 }

@@ -15,7 +15,10 @@ export interface Timed {
 }
 
 export interface TenantBounds {
-  /** Each sibling operation, and the attacker's own stop, with a lock-holding gateway on the host. */
+  /**
+   * Each sibling operation, and the attacker's own stop, with a lock-holding gateway on the host; a
+   * call that took longer beside the calm gateway has CALM_FACTOR times that (tenant-judge.ts).
+   */
   operationMs: number;
   /** The trickling Agent's readinessTimeoutMs, and how far past it the activation may answer. */
   readinessTimeoutMs: number;
@@ -161,6 +164,8 @@ export interface TenantsResult {
   /** What was planned: trials of each kind and the size of the planted trees. */
   plan: { lockTrials: number; trickleTrials: number; treeDepth: number; treeFiles: number; plantedNames: number; floodEntryMiB: number; floodSampleMs: number };
   bounds: TenantBounds;
+  /** The lock trial's calls beside the holder's gateway before it attacks: their bounds scale with these (absent in results of earlier campaigns). */
+  lockCalm?: Timed[];
   lock: LockTrial[];
   trickle: TrickleTrial[];
   forgedAudit?: ForgedAudit;

@@ -37,8 +37,13 @@ interface Siblings {
   same: Tenant;
 }
 
-async function lockTrial(link: HostLink, holder: Tenant, siblings: Siblings, mode: LockTrial['mode'], bounds: TenantBounds): Promise<LockTrial> {
-  const trial: LockTrial = { mode, held: false, attacker: '', calls: [], problems: [] };
+/**
+ * One lock trial: the holder's gateway runs, the siblings make their calls, then the holder's own
+ * stop. Armed, the gateway tries to hold the host's lock in `mode` while they run; calm, it is told
+ * nothing and only runs, which measures the same calls on this host under this load.
+ */
+async function lockTrial(link: HostLink, holder: Tenant, siblings: Siblings, mode: LockTrial['mode'], bounds: TenantBounds, armed = true): Promise<LockTrial> {
+  const trial: LockTrial = { mode, held: false, attacker: armed ? '' : 'calm', calls: [], problems: [] };
   const state = holder.layout.state;
   try {
     await link.exec(['rm', '-f', `${state}/lock-armed`, `${state}/lock-go`, `${state}/lock-held`, `${state}/lock-error`, `${state}/lock-probe`]);
@@ -49,8 +54,10 @@ async function lockTrial(link: HostLink, holder: Tenant, siblings: Siblings, mod
     // The sibling revisions are staged before the lock is taken: what is judged is the calls made while it is held.
     const otherPrepared = siblings.other.nextPrepare();
     const samePrepared = siblings.same.nextPrepare();
-    await link.run(['install', '-m', '644', '-o', holder.account, '/dev/stdin', `${state}/lock-go`], { input: mode });
-    trial.held = await appears(link, `${state}/lock-held`, 5_000);
+    if (armed) {
+      await link.run(['install', '-m', '644', '-o', holder.account, '/dev/stdin', `${state}/lock-go`], { input: mode });
+      trial.held = await appears(link, `${state}/lock-held`, 5_000);
+    }
     const cap = capOf(bounds.operationMs);
     const chain = async (steps: [Tenant, () => Promise<Timed>][]) => {
       for (const [, step] of steps) {
@@ -71,11 +78,11 @@ async function lockTrial(link: HostLink, holder: Tenant, siblings: Siblings, mod
         [same, () => timed(link, same, 'activate-revision', activation(samePrepared), cap)],
       ]),
     ]);
-    // The holder's own stop goes once the siblings are done or their bound has passed, so that a stop
-    // freeing the lock cannot hide how long the siblings were held up.
-    await Promise.race([chains, sleep(bounds.operationMs)]);
-    trial.calls.push(plain(await timed(link, holder, 'stop-revision', { owner: holder.owner, revision: prepared.revision }, cap)));
+    // The holder's own stop goes once the siblings are done (each call is capped), so that a stop
+    // freeing the lock cannot hide how long they were held up, and the stop waits on no sibling.
     await chains;
+    trial.calls.push(plain(await timed(link, holder, 'stop-revision', { owner: holder.owner, revision: prepared.revision }, cap)));
+    if (!armed) return trial;
     const probe = (await readAsRoot(link, `${state}/lock-probe`))?.trim() ?? 'no probe';
     const error = (await readAsRoot(link, `${state}/lock-error`))?.trim().slice(0, 200) ?? '';
     trial.attacker = `${trial.held ? `held --${mode}` : `could not hold --${mode}`}${error ? ` (${error.replace(/\s+/g, ' ')})` : ''}; non-blocking --${probe} (0 taken, 75 held by another, else refused)`;
@@ -155,7 +162,7 @@ async function forgedAudit(link: HostLink, forger: Tenant, bounds: TenantBounds)
 export async function runTenants(link: HostLink, plan: TenantPlan, rngHex: (length: number) => string, progress: (line: string) => void): Promise<TenantsResult> {
   const t0 = Date.now();
   const bounds = TENANT_BOUNDS;
-  const result: TenantsResult = { plan, bounds, lock: [], trickle: [], problems: [], durationMs: 0 };
+  const result: TenantsResult = { plan, bounds, lockCalm: [], lock: [], trickle: [], problems: [], durationMs: 0 };
   const attempt = async (name: string, run: () => Promise<void>) => {
     try {
       await run();
@@ -175,6 +182,11 @@ export async function runTenants(link: HostLink, plan: TenantPlan, rngHex: (leng
   await attempt('lock holder', async () => {
     const holder = new Tenant('lock', 'lock');
     holder.openclawPath = await installTenantGateway(link, 'tn-lock', lockHolder(`${ROOT}/.compute-lock`));
+    // The same calls beside the holder's gateway before it attacks: what they take on this host now.
+    const calm = await lockTrial(link, holder, siblings, 'shared', bounds, false);
+    result.lockCalm = calm.calls;
+    result.problems.push(...calm.problems.map((problem) => `calm lock trial: ${problem}`));
+    progress(`hostile-tenants: calm lock trial: ${calm.calls.map((c) => `${c.who} ${c.operation} ${c.ok ? 'ok' : c.code} ${c.ms} ms`).join(', ')}`);
     for (let index = 0; index < plan.lockTrials; index += 1) {
       const trial = await lockTrial(link, holder, siblings, index % 2 === 0 ? 'shared' : 'exclusive', bounds);
       result.lock.push(trial);

@@ -1,7 +1,8 @@
 // Client kills: SIGKILL of the local ssh client during every mutating operation, in Agent lifecycles
 // that walk through all eight of them; then invariants and a retry. The kill is placed by the
-// helper's own progress: right after a uniformly drawn one of the heartbeat lines the operation
-// prints (one as it begins each change), so where it lands does not depend on the machine's load.
+// helper's own progress: right after one of the progress lines the operation prints (one as it
+// begins each change), drawn mostly among those with a later change after them (kill-line.ts), so
+// where it lands does not depend on the machine's load.
 import { encodeArgument, MUTATING_OPERATIONS, type MutatingOperation } from '@occ-ssh/protocol';
 import { helperOf, listingOf, runSteps } from '../host/collector.js';
 import { DEFAULT_PROGRESS_LINES, progressLinesOf, RecentMedians } from '../trials/recent-medians.js';
@@ -17,6 +18,7 @@ import type { Rng } from '../campaign/rng.js';
 import { delayArgv } from '../crash-points/strace-log.js';
 import type { HostLink } from '../host/ssh.js';
 import { runTrial, type TrialRecord } from '../trials/trial.js';
+import { killLine } from './kill-line.js';
 
 /** The operations these lifecycles cut; setup-workspace runs native setup through the lane's setup gateway (setup-gateway.ts). */
 export const KILL_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS;
@@ -142,9 +144,7 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
       // of a revision that is not current prints fewer lines than the first of its operation.
       const stepKey = `${step.operation}#${index}`;
       const progressLines = Math.max(1, lines.estimate(lines.has(stepKey) ? stepKey : step.operation));
-      // From the second line on: the first is the helper's check before it takes the lock, where a
-      // kill only ever meets an operation that has not begun (the second still is, when it waited).
-      const afterLine = rng.int(Math.min(2, progressLines), progressLines);
+      const afterLine = killLine(rng, progressLines);
       let first: Awaited<ReturnType<typeof call>> | undefined;
       const { record, after } = await runTrial({
         link,
