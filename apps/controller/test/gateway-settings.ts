@@ -17,11 +17,11 @@ const ROOT = '/var/lib/openclaw-enterprise';
 const UNIT_DIR = '/etc/systemd/system';
 const PASSWORD = { mode: 'password', password: { ...MANAGED_PASSWORD_REF } };
 /**
- * How long a refused document's activation waits for /readyz: twice the ~10 s the gateway needs on
- * an idle host. Its not-ready answer is the driver's view; the proof that the gateway refuses the
- * document is its own reason in the journal, waited for below whatever the load.
+ * How long a refused document's activation waits for /readyz: far beyond the ~10 s the gateway needs
+ * on an idle host to reach its refusal. Not shorter: a not-ready activation stops the unit, and on a
+ * loaded machine a 20-second wait stopped gateways before they had logged why they refuse.
  */
-const REFUSED_WAIT_MS = 20_000;
+const REFUSED_WAIT_MS = 60_000;
 /** How long after the refused activation its gateway's own refusal may take to reach the journal. */
 const REFUSAL_LOG_WAIT_MS = 90_000;
 /**
