@@ -1,5 +1,7 @@
 // `npm run e2e -- [--concurrency N] [--list] [path filter ...]`: every project's real-host test files
-// in one pool, longest first, N at a time (each file boots its own hosts), and the files named in
+// in one pool, longest first, N at a time (each file boots its own hosts; at most three that start
+// the real OpenClaw, and none of those before the file E2E_POOL_GATE names exists, when it names one:
+// real-openclaw.ts), and the files named in
 // second-image.ts again on the Debian 13 / Node 26 image (labelled `[debian13-node26]`). Each file's node:test
 // report is printed whole when it ends and kept in dist/e2e-pool/logs; the closing table names the
 // failing files, and the exit status is nonzero if any failed.
@@ -8,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { discoverJobs, longestFirst, selectJobs, withSecondImage, type Job } from './jobs.js';
 import { samplePeaks } from './machine.js';
 import { runPool } from './pool.js';
+import { realOpenClawRule } from './real-openclaw.js';
 import { runFile, type FileOutcome } from './run-file.js';
 import { addCounts, formatCounts, noCounts, type Counts } from './summary.js';
 
@@ -81,7 +84,7 @@ async function main(): Promise<number> {
       );
       return outcome;
     },
-    sameFile,
+    { keyOf: sameFile, canStart: realOpenClawRule(process.env['E2E_POOL_GATE']) },
   );
   process.stdout.write(`${report(outcomes, (Date.now() - started) / 1000, options.concurrency, stopSampling()).join('\n')}\n`);
   return outcomes.every((o) => o.ok) ? 0 : 1;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { checkPhases, runPhases, timingTable, type Phase } from './phases.js';
-import { phases as npmTestPhases } from './npm-test.js';
+import { buildIsTypecheck, phases as npmTestPhases } from './npm-test.js';
 
 const node = (code: string) => [process.execPath, '-e', code];
 const sink = () => {
@@ -78,9 +78,19 @@ describe('npm test phases', () => {
         ] as Phase[]),
       /declared twice/,
     );
-    const list = npmTestPhases('/opt/node24/bin');
+    const list = npmTestPhases('/opt/node24/bin', ['@x/a', '@x/b']);
     checkPhases(list);
     assert.deepEqual(list.find((p) => p.name === 'e2e')?.needs, ['image-debian12', 'image-strace', 'image-debian13-node26', 'build']);
-    assert.match(list.find((p) => p.name === 'lint-typecheck')?.env?.['PATH'] ?? '', /^\/opt\/node24\/bin:/);
+    assert.match(list.find((p) => p.name === 'lint')?.env?.['PATH'] ?? '', /^\/opt\/node24\/bin:/);
+    assert.ok(list.find((p) => p.name === 'typecheck')?.argv.includes('--exclude=@x/a,@x/b'));
+    // The gate for the real OpenClaw's files opens only after every phase that loads the CPU beside the pool.
+    assert.deepEqual(list.find((p) => p.name === 'units-done')?.needs, ['lint', 'typecheck', 'audit', 'units', 'units-node-lines']);
+  });
+
+  it('leaves to the build phase only the projects whose build script is their typecheck script', () => {
+    const checked = buildIsTypecheck();
+    assert.ok(checked.includes('@occ-ssh/testhost') && checked.includes('@occ-ssh/e2e-pool'), checked.join(', '));
+    // The controller and the helper build bundles, chaos its step runner, libs transpile: each is typechecked apart.
+    for (const name of ['@occ-ssh/controller', '@occ-ssh/host-helper', '@occ-ssh/protocol', '@occ-ssh/chaos']) assert.equal(checked.includes(name), false, name);
   });
 });

@@ -81,11 +81,31 @@ describe('the e2e pool', () => {
         running.delete(key);
         return key.toUpperCase();
       },
-      (key) => key,
+      { keyOf: (key) => key },
     );
     assert.deepEqual(results, ['A', 'A', 'B', 'C']);
     // The second `a` waits for the first; `b` and `c` start beside it.
     assert.deepEqual(started, ['a', 'b', 'c', 'a']);
+  });
+
+  it('starts a job only when canStart allows it, and looks again while nothing ends (a gate opened from outside)', async () => {
+    let open = false;
+    const started: string[] = [];
+    const gateOpened = setTimeout(() => (open = true), 300);
+    const results = await runPool(
+      ['heavy', 'light'],
+      2,
+      async (name) => {
+        started.push(name);
+        return name;
+      },
+      { canStart: (name) => name !== 'heavy' || open },
+    );
+    clearTimeout(gateOpened);
+    assert.deepEqual(results, ['heavy', 'light']);
+    // The light job went first though listed second; the heavy one once the gate was open.
+    assert.deepEqual(started, ['light', 'heavy']);
+    assert.equal(open, true);
   });
 
   it('never runs more than its width at once, and returns every outcome in order', async () => {
