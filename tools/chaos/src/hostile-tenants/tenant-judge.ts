@@ -48,7 +48,7 @@ function everyAttackRan(result: TenantsResult): TenantTarget[] {
  * lock makes a sibling wait out the helper's 30-second lock timeout and fail, far past this on any
  * machine where the calm calls take seconds; load alone varies a call by less.
  */
-export const CALM_FACTOR = 3;
+const CALM_FACTOR = 3;
 
 /** A lock-holding gateway delays neither its siblings nor its own stop. */
 function lockTargets(result: TenantsResult): TenantTarget[] {
