@@ -13,6 +13,11 @@ const READINESS_BOUND_MS = 15_000;
 const ACTIVATION_MARGIN_MS = 10_000;
 /** The old code's hangs end only at the helper's 170 s deadline; the client gives up well before. */
 const CLIENT_TIMEOUT_MS = 90_000;
+/** The crowded units' readiness bound. */
+const CROWD_READINESS_MS = 60_000;
+/** A lock hold is short under this, or under this factor of the sibling's hold of the same operation. */
+const LOCK_HOLD_MS = 10_000;
+const LOCK_HOLD_FACTOR = 3;
 const CHILDREN = 300;
 const FDS_PER_CHILD = 2000;
 
@@ -205,7 +210,11 @@ describe('tenant bounds on a real host', () => {
       const rev = prepareArgs(who, 1);
       await ok(host, 'prepare-revision', rev, { runtime });
       const stamps = `/tmp/stamps-${who.agent.id}`;
-      const outcome = await call(host, 'activate-revision', activateArgs(rev, {}, 60_000), { runtime, timeoutMs: CLIENT_TIMEOUT_MS, wrap: [host.nodePath, '/opt/occ-tenant/stamp.cjs', stamps] });
+      const outcome = await call(host, 'activate-revision', activateArgs(rev, {}, CROWD_READINESS_MS), {
+        runtime,
+        timeoutMs: CLIENT_TIMEOUT_MS,
+        wrap: [host.nodePath, '/opt/occ-tenant/stamp.cjs', stamps],
+      });
       const gap = await longestGap(stamps);
       const fds = (await shell(host, `${UNIT_PROCS(layoutOf(who).unitName)} | while read p; do ls /proc/$p/fd; done | wc -l`)).trim();
       process.stderr.write(
@@ -217,7 +226,8 @@ describe('tenant bounds on a real host', () => {
     for (const { outcome, gap, fds } of results) {
       assert.ok(fds > CHILDREN * FDS_PER_CHILD, `the crowd is there (${fds} descriptors)`);
       assert.ok(gap < 3000, `the helper fell silent for ${gap} ms`);
-      assert.ok(outcome.ms < 40_000, `activation took ${outcome.ms} ms`);
+      // Within its own readiness bound: unbounded, the listener check ran to the helper's 170 s deadline.
+      assert.ok(outcome.ms < CROWD_READINESS_MS + ACTIVATION_MARGIN_MS, `activation took ${outcome.ms} ms`);
     }
     // Found at once in the main process: ready however crowded the unit.
     assert.equal(main!.outcome.line?.ok, true, JSON.stringify(main!.outcome.line));
@@ -251,9 +261,13 @@ describe('tenant bounds on a real host', () => {
     assert.equal(mine[1]!.line?.ok, true);
     assert.equal(mine[2]!.line?.ok, true, JSON.stringify(mine[2]!.line));
     assert.equal(mine[3]!.line?.ok, true, JSON.stringify(mine[3]!.line));
+    // Short: 10 s, or 3 times the well-behaved sibling's hold of the same operation on this host now
+    // (a loaded machine stretches both); a hostile Agent's work under the lock would stretch only its own.
+    const siblingHold = (operation: string | undefined) => outcomes.find((o) => o.line?.operation === operation)?.line?.timings.lockHoldMs ?? 0;
     for (const outcome of [...outcomes, ...mine]) {
       const hold = outcome.line?.timings.lockHoldMs;
-      assert.ok(hold !== undefined && hold < 10_000, `${outcome.line?.operation} held the lock ${String(hold)} ms`);
+      const bound = Math.max(LOCK_HOLD_MS, LOCK_HOLD_FACTOR * siblingHold(outcome.line?.operation));
+      assert.ok(hold !== undefined && hold < bound, `${outcome.line?.operation} held the lock ${String(hold)} ms (bound ${bound} ms)`);
     }
   });
 });
