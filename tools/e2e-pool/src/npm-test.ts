@@ -52,13 +52,15 @@ export const phases = (toolNodeDir: string, checkedByBuild: readonly string[] = 
   { name: 'build', argv: nx('run-many', '-t', 'build', '--outputStyle=static') },
   // Lint (on the pinned Node 24) and typecheck only judge sources: they run beside the pool. A project
   // whose build is its typecheck (`tsc` with noEmit: the tools) was checked by the build phase.
-  { name: 'lint', argv: nx('run-many', '-t', 'lint', '--outputStyle=static'), needs: ['build'], env: { PATH: `${toolNodeDir}:${process.env['PATH'] ?? ''}` } },
-  { name: 'typecheck', argv: nx('run-many', '-t', 'typecheck', '--outputStyle=static', ...excluded(checkedByBuild)), needs: ['build'] },
+  // Two tasks at a time each, and one file per Node line below: beside the pool's first files the
+  // machine ran at a load of 41 with Nx's three and two files per line, and host tests' bounds broke.
+  { name: 'lint', argv: nx('run-many', '-t', 'lint', '--parallel=2', '--outputStyle=static'), needs: ['build'], env: { PATH: `${toolNodeDir}:${process.env['PATH'] ?? ''}` } },
+  { name: 'typecheck', argv: nx('run-many', '-t', 'typecheck', '--parallel=2', '--outputStyle=static', ...excluded(checkedByBuild)), needs: ['build'] },
   { name: 'audit', argv: npm('run', '--silent', 'audit', '--', '--allow-unreachable'), needs: ['build'] },
   // Every other project's unit suite on the tool runner's Node (the build is the phase before's, not redone)...
   { name: 'units', argv: nx('run-many', '-t', 'test', '--exclude=@occ-ssh/controller', '--parallel=2', '--outputStyle=stream', afterBuild), needs: ['build'] },
   // ...and the controller's, the CLI's with it, on Node 22, 24 and 26 side by side.
-  { name: 'units-node-lines', argv: nx('run', '@occ-ssh/controller:test-node-lines', '--outputStyle=stream', afterBuild), needs: ['build'] },
+  { name: 'units-node-lines', argv: nx('run', '@occ-ssh/controller:test-node-lines', '--outputStyle=stream', afterBuild), needs: ['build'], env: { OCC_UNIT_CONCURRENCY: '1' } },
   // The pool starts as soon as the images and the build are there, with the files that do not start
   // the real OpenClaw; those wait for the gate, opened once lint, typecheck and the unit suites have
   // ended (on two cores they left the real gateway short of its 120-second readiness bound).
