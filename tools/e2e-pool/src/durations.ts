@@ -104,4 +104,7 @@ export const MEASURED_SECONDS: Record<string, number> = {
   'apps/host-helper/src/scenarios/tenant-core.host.test.ts [debian13-node26]': 13,
   'apps/host-helper/src/ops/plan-operation.host.test.ts [debian13-node26]': 12,
   'apps/controller/src/scenarios/controller-secrets.host.test.ts': 9,
+  // Not yet timed in the pool: as a phase of its own the demo took 61 s on an idle machine and failed
+  // at 191 s beside the quick chaos campaign; placed among the files of about that length.
+  'tools/demo/src/demo.e2e.test.ts': 120,
 };

@@ -2,8 +2,8 @@
 // in the background (mostly download and disk) while the build uses the CPU; the real-host pool
 // starts when the images and the build are there (lint, typecheck, the audit and the unit suites end
 // beside its first files, and only then do the files that start the real OpenClaw begin) and runs the
-// Debian 13 / Node 26 subset in the same pool; the chaos quick pass and the demo follow, side by
-// side. The first red phase stops the run.
+// Debian 13 / Node 26 subset in the same pool, the demo among them (tools/demo/src/demo.e2e.test.ts);
+// the chaos quick pass follows, alone. The first red phase stops the run.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -67,8 +67,6 @@ export const phases = (toolNodeDir: string, checkedByBuild: readonly string[] = 
   { name: 'e2e', argv: npm('run', '--silent', 'e2e'), needs: ['image-debian12', 'image-strace', 'image-debian13-node26', 'build'], env: { E2E_POOL_GATE: GATE } },
   { name: 'units-done', argv: ['touch', GATE], needs: ['lint', 'typecheck', 'audit', 'units', 'units-node-lines'] },
   { name: 'chaos-quick', argv: tsx('tools/chaos/src/cli.ts', '--quick'), needs: ['e2e', 'lint', 'typecheck', 'audit', 'units', 'units-node-lines'] },
-  // One host and one real gateway: it runs beside the chaos pass.
-  { name: 'demo', argv: tsx('tools/demo/src/demo.ts'), needs: ['e2e'] },
 ];
 
 async function main(): Promise<number> {
