@@ -46,15 +46,21 @@ export function parseArgs(args: readonly string[], env: NodeJS.ProcessEnv = proc
 
 const seconds = (s: number) => `${s.toFixed(1).padStart(7)} s`;
 
+/** The file's CPU seconds (its hosts included) beside its wall time, where they were measured. */
+const cpuColumn = (o: FileOutcome) => (o.cpuSeconds === undefined ? '' : `  cpu ${seconds(o.cpuSeconds)}`);
+const cpuTotal = (outcomes: readonly FileOutcome[]) => (outcomes.some((o) => o.cpuSeconds !== undefined) ? `, CPU ${seconds(outcomes.reduce((s, o) => s + (o.cpuSeconds ?? 0), 0)).trim()}` : '');
+
 function report(outcomes: readonly FileOutcome[], wallSeconds: number, concurrency: number, peaks: ReturnType<ReturnType<typeof samplePeaks>>): string[] {
   const byProject = new Map<string, Counts>();
   for (const o of outcomes) byProject.set(o.job.project, addCounts(byProject.get(o.job.project) ?? noCounts(), o.counts ?? noCounts()));
   const failed = outcomes.filter((o) => !o.ok);
   return [
     '',
-    `[e2e-pool] ${outcomes.length} files, ${concurrency} at a time, in ${seconds(wallSeconds).trim()} (sum of file times ${seconds(outcomes.reduce((s, o) => s + o.seconds, 0)).trim()})`,
+    `[e2e-pool] ${outcomes.length} files, ${concurrency} at a time, in ${seconds(wallSeconds).trim()} (sum of file times ${seconds(outcomes.reduce((s, o) => s + o.seconds, 0)).trim()}${cpuTotal(outcomes)})`,
     `[e2e-pool] peak 1-minute load ${peaks.load1.toFixed(1)}, peak memory in use ${peaks.usedMemGiB.toFixed(1)} of ${peaks.totalMemGiB.toFixed(1)} GiB`,
-    ...[...outcomes].sort((a, b) => b.seconds - a.seconds).map((o) => `[e2e-pool] ${o.ok ? 'ok  ' : 'FAIL'} ${seconds(o.seconds)}  ${o.job.label}${o.problem ? `  (${o.problem})` : ''}`),
+    ...[...outcomes]
+      .sort((a, b) => b.seconds - a.seconds)
+      .map((o) => `[e2e-pool] ${o.ok ? 'ok  ' : 'FAIL'} ${seconds(o.seconds)}${cpuColumn(o)}  ${o.job.label}${o.problem ? `  (${o.problem})` : ''}`),
     ...[...byProject].map(([project, counts]) => `[e2e-pool] ${project}: ${formatCounts(counts)}`),
     ...(failed.length ? ['[e2e-pool] failing files:', ...failed.map((o) => `[e2e-pool]   ${o.job.label}: ${o.problem} (log ${path.relative(ROOT, o.logFile)})`)] : ['[e2e-pool] no file failed']),
   ];
@@ -80,7 +86,7 @@ async function main(): Promise<number> {
       process.stdout.write(`[e2e-pool] start ${job.label}\n`);
       const outcome = await runFile(ROOT, job, LOG_DIR);
       process.stdout.write(
-        `\n===== ${job.label} =====\n${outcome.output.trimEnd()}\n===== ${outcome.ok ? 'ok' : 'FAIL'} in ${seconds(outcome.seconds).trim()}: ${job.label}${outcome.problem ? ` (${outcome.problem})` : ''} =====\n`,
+        `\n===== ${job.label} =====\n${outcome.output.trimEnd()}\n===== ${outcome.ok ? 'ok' : 'FAIL'} in ${seconds(outcome.seconds).trim()}${cpuColumn(outcome)}: ${job.label}${outcome.problem ? ` (${outcome.problem})` : ''} =====\n`,
       );
       return outcome;
     },

@@ -3,6 +3,7 @@
 // groups, so a pool's hosts come down with it) and the run fails. The timing table closes every run.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { cpuAccount } from './cpu-account.js';
 
 export interface Phase {
   name: string;
@@ -19,6 +20,8 @@ export interface PhaseOutcome {
   /** Seconds from the start of the run. */
   startedAt?: number;
   seconds?: number;
+  /** CPU seconds of the phase and all it started, where the machine lets them be measured. */
+  cpuSeconds?: number;
   exit?: string;
 }
 
@@ -36,11 +39,12 @@ const fmt = (s: number | undefined) => (s === undefined ? '' : `${s.toFixed(1)} 
 
 export function timingTable(outcomes: readonly PhaseOutcome[], wallSeconds: number): string[] {
   const width = Math.max(5, ...outcomes.map((o) => o.name.length));
-  const row = (a: string, b: string, c: string, d: string) => `${a.padEnd(width)}  ${b.padStart(9)}  ${c.padStart(9)}  ${d}`;
+  const row = (a: string, b: string, c: string, d: string, e: string) => `${a.padEnd(width)}  ${b.padStart(9)}  ${c.padStart(9)}  ${d.padStart(9)}  ${e}`;
+  const cpuTotal = outcomes.some((o) => o.cpuSeconds !== undefined) ? outcomes.reduce((sum, o) => sum + (o.cpuSeconds ?? 0), 0) : undefined;
   return [
-    row('phase', 'start', 'took', 'result'),
-    ...outcomes.map((o) => row(o.name, fmt(o.startedAt), fmt(o.seconds), o.exit ? `${o.status} (${o.exit})` : o.status)),
-    row('total', '', fmt(wallSeconds), outcomes.every((o) => o.status === 'ok') ? 'ok' : 'FAILED'),
+    row('phase', 'start', 'took', 'cpu', 'result'),
+    ...outcomes.map((o) => row(o.name, fmt(o.startedAt), fmt(o.seconds), fmt(o.cpuSeconds), o.exit ? `${o.status} (${o.exit})` : o.status)),
+    row('total', '', fmt(wallSeconds), fmt(cpuTotal), outcomes.every((o) => o.status === 'ok') ? 'ok' : 'FAILED'),
   ];
 }
 
@@ -75,7 +79,13 @@ export async function runPhases(phases: readonly Phase[], opts: { cwd: string; o
       outcome.startedAt = since();
       out.write(`[ci] start ${phase.name} at ${fmt(outcome.startedAt)}: ${phase.argv.join(' ')}\n`);
       // Its own process group, so stopping it stops everything it started.
-      const child = spawn(phase.argv[0]!, phase.argv.slice(1), { cwd: opts.cwd, env: { ...process.env, ...phase.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+      const account = cpuAccount(phase.name, phase.argv[0]!, phase.argv.slice(1));
+      const child = spawn(account?.command ?? phase.argv[0]!, account?.args ?? phase.argv.slice(1), {
+        cwd: opts.cwd,
+        env: { ...process.env, ...phase.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+      });
       running.set(phase.name, child);
       prefixLines(child.stdout!, phase.name, out);
       prefixLines(child.stderr!, phase.name, out);
@@ -83,6 +93,10 @@ export async function runPhases(phases: readonly Phase[], opts: { cwd: string; o
       child.on('close', (code, signal) => {
         running.delete(phase.name);
         outcome.seconds = since() - (outcome.startedAt ?? 0);
+        if (account) {
+          outcome.cpuSeconds = account.seconds();
+          account.remove();
+        }
         if (outcome.status === 'stopped') {
           // stopped by another phase's failure
         } else if (code === 0) {

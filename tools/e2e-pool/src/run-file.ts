@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { collect } from '@occ-ssh/ssh-client';
+import { cpuAccount } from './cpu-account.js';
 import type { Job } from './jobs.js';
 import { parseCounts, type Counts } from './summary.js';
 
@@ -15,6 +16,8 @@ export interface FileOutcome {
   job: Job;
   ok: boolean;
   seconds: number;
+  /** CPU seconds of the file and its hosts, where the machine lets them be measured. */
+  cpuSeconds?: number;
   counts: Counts | undefined;
   /** Why it failed, in a few words: failing tests, exit status, timeout. */
   problem?: string;
@@ -41,7 +44,8 @@ function childEnv(job: Job): NodeJS.ProcessEnv {
 
 export async function runFile(root: string, job: Job, logDir: string): Promise<FileOutcome> {
   const started = Date.now();
-  const result = await collect(process.execPath, job.argv, {
+  const account = cpuAccount(job.label, process.execPath, job.argv);
+  const result = await collect(account?.command ?? process.execPath, account?.args ?? job.argv, {
     cwd: path.join(root, job.project),
     env: childEnv(job),
     timeoutMs: FILE_TIMEOUT_MS,
@@ -52,11 +56,13 @@ export async function runFile(root: string, job: Job, logDir: string): Promise<F
     stopOnOverflow: false,
   });
   const seconds = (Date.now() - started) / 1000;
+  const cpuSeconds = account?.seconds();
+  account?.remove();
   const counts = parseCounts(result.stdout);
   const output = `${result.stdout}${result.stderrHead ? `\n--- stderr ---\n${result.stderrHead}` : ''}`;
   const logFile = logFileOf(logDir, job.label);
   mkdirSync(logDir, { recursive: true });
   writeFileSync(logFile, output);
   const problem = result.spawnFailed ? `could not start node (${result.spawnError ?? '?'})` : problemOf(result.exitCode, result.signal, result.timedOut, counts);
-  return { job, ok: problem === undefined, seconds, counts, output, logFile, ...(problem === undefined ? {} : { problem }) };
+  return { job, ok: problem === undefined, seconds, counts, output, logFile, ...(cpuSeconds === undefined ? {} : { cpuSeconds }), ...(problem === undefined ? {} : { problem }) };
 }
