@@ -16,7 +16,7 @@ import type { HostLink } from '../host/ssh.js';
 import { sampleArgv } from './argv-sampler.js';
 import { runOperatorCli } from './operator-cli.js';
 import { readableByOthers } from './other-accounts.js';
-import { describeStart, measureRealGateway } from './real-gateway-bound.js';
+import { activateWithRetries, describeStart, measureRealGateway } from './real-gateway-bound.js';
 import { findSightings, helperInvocations, type Corpus, type Secret, type Sighting } from './sightings.js';
 
 export interface SecretsResult {
@@ -112,7 +112,7 @@ async function deployGood(run: SecretsRun, driver: SshComputeDriver): Promise<vo
 }
 
 /** Workspace documents: delivered by native setup, then refused when malformed or for another Agent. */
-async function nativeDocuments(run: SecretsRun, native: SshComputeDriver): Promise<void> {
+async function nativeDocuments(run: SecretsRun, native: SshComputeDriver, progress: (line: string) => void): Promise<void> {
   const { link, argv, wsBinding, values } = run;
   native.bindAgent(wsBinding);
   const documents = { 'SOUL.md': `# SOUL.md\n\n${values.workspaceSentinel}\n`, 'USER.md': `# USER.md\n\n${values.workspaceSentinel}-user\n` };
@@ -129,7 +129,12 @@ async function nativeDocuments(run: SecretsRun, native: SshComputeDriver): Promi
     configuration: { gateway: { mode: 'local', bind: 'loopback' } },
   };
   await sampleArgv(link, () => native.prepareRevision(wsRevision, setup(documents)), argv);
-  await sampleArgv(link, () => native.activateRevision(wsRevision, setup(documents)), argv);
+  const activate = () => native.activateRevision(wsRevision, setup(documents));
+  await sampleArgv(
+    link,
+    () => activateWithRetries(activate, (attempt, error) => progress(`secrets: the real gateway's activation ${attempt} ended not-ready, activating again: ${error.message}`)),
+    argv,
+  );
   run.wsDelivered = (await link.exec(['grep', '-rlF', '-f', '-', `${run.wsLayout.state}/workspace`], { input: values.workspaceSentinel })).stdout.trim() !== '';
   for (const bad of [setup({ 'SOUL.md': `${values.workspaceSentinel}\0` }), setup({ 'TOOLS.md': values.workspaceSentinel }), setup(documents, run.binding.agent.id)]) {
     await native.prepareRevision(wsRevision, bad).then(
@@ -189,7 +194,7 @@ export async function runSecrets(link: HostLink, rng: Rng, progress: (line: stri
   try {
     await deployGood(run, driver);
     // A failure here is this part's problem: the rest of the section still runs and is judged.
-    await nativeDocuments(run, native).catch((error: unknown) => run.problems.push(`workspace documents by native setup (${describeStart(realStart)}): ${describe(error)}`));
+    await nativeDocuments(run, native, progress).catch((error: unknown) => run.problems.push(`workspace documents by native setup (${describeStart(realStart)}): ${describe(error)}`));
     await run.readOthers();
     await failures(run, driver, impatient);
     // The operator CLI: status and a deploy whose activation never becomes ready, with --json and --verbose.
