@@ -21,3 +21,6 @@ export function killLine(rng: Rng, lines: number): number {
   if (lastBetween >= FIRST_CHANGE_LINE && rng.chance(BETWEEN_CHANGES_SHARE)) return rng.int(FIRST_CHANGE_LINE, lastBetween);
   return rng.int(Math.min(2, lines), lines);
 }
+
+/** The line begins a change with a later one after it: a kill sent after it is aimed between two changes. */
+export const aimsBetweenChanges = (line: number, lines: number): boolean => line >= FIRST_CHANGE_LINE && line <= lines - 1;

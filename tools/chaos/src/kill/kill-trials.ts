@@ -18,13 +18,11 @@ import type { Rng } from '../campaign/rng.js';
 import { delayArgv } from '../crash-points/strace-log.js';
 import type { HostLink } from '../host/ssh.js';
 import { runTrial, type TrialRecord } from '../trials/trial.js';
-import { killLine } from './kill-line.js';
+import { aimsBetweenChanges, killLine } from './kill-line.js';
+import { STEP_DELAY_MS, StepDelays } from './step-delay.js';
 
 /** The operations these lifecycles cut; setup-workspace runs native setup through the lane's setup gateway (setup-gateway.ts). */
 export const KILL_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS;
-
-/** How long each of the helper's step calls is held: longer than a kill takes to reach it. */
-const STEP_DELAY_MS = 15;
 
 /** How every life here begins: the Namespace, a first revision, its workspace setup, and the activation of that setup. */
 function opening(tag: string, rng: Rng) {
@@ -61,6 +59,8 @@ function lifecycle(tag: string, rng: Rng): MutatingArgs[] {
 export interface LaneResult {
   records: TrialRecord[];
   durations: Record<string, number>;
+  /** The operations whose change system calls the lane came to hold longer than STEP_DELAY_MS, and for how long. */
+  stepDelayMs: Record<string, number>;
   /** What the lane kept that its document sentinel must not be in: argv sampled while setup-workspace ran, audit lines, the journal. */
   corpora: Corpus[];
 }
@@ -95,7 +95,8 @@ async function calibrate(link: HostLink, rng: Rng, lane: string, durations: Rece
  * of a short operation lands after it has finished. So the helper runs under strace (hosts of the
  * strace variant), which delays each of its and its children's renames, unlinks, mkdirs, chowns,
  * chmods and fsyncs: a slow disk. The kill then meets the helper between two changes, which is the
- * interruption this section is for. The helper is the shipped artifact, unchanged.
+ * interruption this section is for; an operation whose kills keep arriving late is held longer
+ * (step-delay.ts). The helper is the shipped artifact, unchanged.
  */
 export const SLOW_HELPER = delayArgv(STEP_DELAY_MS);
 
@@ -115,6 +116,7 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
   link.useGateway(await installSetupGateway(link));
   const durations = new RecentMedians();
   const lines = new RecentMedians(DEFAULT_PROGRESS_LINES);
+  const delays = new StepDelays();
   await calibrate(link, rng, lane, durations, lines);
   const handshake = await handshakeMs(link);
   const records: TrialRecord[] = [];
@@ -154,7 +156,7 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
         atMs: 0,
         measuredMs,
         interrupted: async () => {
-          const cut = () => call(link, step.operation, step.args as never, { killAfterLines: afterLine, wrap: SLOW_HELPER });
+          const cut = () => call(link, step.operation, step.args as never, { killAfterLines: afterLine, wrap: delayArgv(delays.of(step.operation)) });
           first = step.operation === 'setup-workspace' ? await sampleArgv(link, cut, argv) : await cut();
           return first;
         },
@@ -165,6 +167,7 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
       const helper = first?.requestId ? await auditOf(link, first.requestId) : undefined;
       if (helper) record.helper = helper;
       record.midway = record.effect === 'intermediate' || (record.effect === 'none' && helper?.outcome === 'cancelled' && helper.changes > 0);
+      delays.observe(step.operation, aimsBetweenChanges(afterLine, progressLines), record.completedFirst || record.effect === 'complete');
       // A kill that landed before any effect leaves the whole operation to the retry (timed on the
       // host, plus what a fresh client adds); a call that completed before its kill was timed and
       // counted whole. Both keep the models on what the operation does under the current load.
@@ -183,5 +186,5 @@ export async function killLane(link: HostLink, rng: Rng, trials: number, lane: s
     { name: `kill lane ${lane}: local argv during setup-workspace`, text: argv.local.join('\n'), argv: true },
     ...(await laneJournals(link, `kill lane ${lane}`)),
   ];
-  return { records, durations: durations.snapshot(), corpora };
+  return { records, durations: durations.snapshot(), stepDelayMs: delays.snapshot(), corpora };
 }

@@ -1,14 +1,30 @@
 // kill: the local ssh client SIGKILLed mid-call, on `killLanes` hosts of the strace variant at once.
 import { KILL_OPERATIONS, killLane } from './kill-trials.js';
+import { STEP_DELAY_MS } from './step-delay.js';
 import type { TrialRecord } from '../trials/trial.js';
 import { midwayShares, summarizeTrials, type TrialSummary } from '../trials/trial-summary.js';
 import { failedTrial, seconds, trialGoals, type Section } from '../campaign/section.js';
 
-export type KillSummary = TrialSummary & { durationMs: number; calibrationMs: Record<string, number>[] };
+export type KillSummary = TrialSummary & { durationMs: number; calibrationMs: Record<string, number>[]; stepDelayMs?: Record<string, number>[] };
 
 /** The share of client kills that must land between two effects of their operation, once each has this many. */
 export const MIDWAY_SHARE = 0.3;
 const MIDWAY_SAMPLE = 20;
+
+/** The lanes' longer holds (step-delay.ts), where any lane made one. */
+const heldLonger = (lanes: Record<string, number>[]) =>
+  lanes.some((lane) => Object.keys(lane).length > 0)
+    ? [
+        `     change calls held longer than ${STEP_DELAY_MS} ms, by lane: ${lanes
+          .map(
+            (lane) =>
+              Object.entries(lane)
+                .map(([op, ms]) => `${op} ${ms} ms`)
+                .join(', ') || 'none',
+          )
+          .join('; ')}`,
+      ]
+    : [];
 
 export const kill: Section<'kill', 'kill', KillSummary> = {
   name: 'kill',
@@ -17,6 +33,7 @@ export const kill: Section<'kill', 'kill', KillSummary> = {
   run({ sizes, rng, progress, startedAt, laneCorpora }) {
     const records: TrialRecord[][] = [];
     const calibration: Record<string, number>[] = [];
+    const delays: Record<string, number>[] = [];
     let killed = 0;
     let ended = startedAt;
     return {
@@ -30,12 +47,13 @@ export const kill: Section<'kill', 'kill', KillSummary> = {
         records[lane] = result.records;
         laneCorpora.push(...result.corpora);
         calibration[lane] = result.durations;
+        delays[lane] = result.stepDelayMs;
         ended = Math.max(ended, Date.now());
       },
       summarize() {
         const all = records.flat().filter(Boolean);
         if (all.length === 0) return undefined;
-        return { ...summarizeTrials(all, (record) => record.operation), durationMs: ended - startedAt, calibrationMs: calibration.filter(Boolean) };
+        return { ...summarizeTrials(all, (record) => record.operation), durationMs: ended - startedAt, calibrationMs: calibration.filter(Boolean), stepDelayMs: delays.filter(Boolean) };
       },
     };
   },
@@ -58,6 +76,7 @@ export const kill: Section<'kill', 'kill', KillSummary> = {
     return [
       `  kill (ssh client SIGKILL): ${kill.trials} trials (${midway} cut between two changes, ${kill.effects.intermediate} of them leaving a partial state; ${kill.completedFirst} completed first), ${kill.violations} violations, ${kill.nonConverged} not converged [${seconds(kill.durationMs)}]`,
       `     cut between two changes (partial: left an intermediate state, the rest undone by the helper): ${midwayShares(kill)}`,
+      ...heldLonger(kill.stepDelayMs ?? []),
     ];
   },
 };
