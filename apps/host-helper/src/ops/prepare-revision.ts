@@ -16,9 +16,6 @@ import { allocatePort } from '../gateway/ports.js';
 import { isSuperseded } from '../revision/revision-order.js';
 import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError, verifyDir } from '../fs/safe-read.js';
 
-type Args = OperationArgs<'prepare-revision'>;
-type Result = OperationResult<'prepare-revision'>;
-
 /** What prepare-revision found on the host, all of it verified. */
 export interface PrepareState {
   agentsDir: string;
@@ -36,6 +33,9 @@ export interface PrepareState {
 
 /** The account in a plan: its UID/GID are known, or named for the step that creates them. */
 export type PlannedAccount = { name: string; uid: Id; gid: Id };
+
+type Args = OperationArgs<'prepare-revision'>;
+type Result = OperationResult<'prepare-revision'>;
 
 export async function prepareRevision(ctx: OpContext, args: Args): Promise<Result> {
   const plan = await prepareRevisionPlan(ctx, args);

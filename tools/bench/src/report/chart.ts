@@ -20,12 +20,8 @@ const GROUP_TITLES: Record<string, string> = {
   'resources:MiB': 'Controller memory per in-flight operation',
 };
 
-const WIDTH = 1040;
-const LABEL_X = 16;
-const BAR_X = 400;
-const BAR_MAX = 480;
-const ROW_H = 34;
-const GROUP_GAP = 18;
+/** The drawing's geometry in pixels: its width, where labels and bars start, the longest bar, a row's and a group gap's height. */
+const LAYOUT = { width: 1040, labelX: 16, barX: 400, barMax: 480, rowHeight: 34, groupGap: 18 } as const;
 const COLORS = { met: '#2e7d32', missed: '#c62828', info: '#4a6fa5', baseline: '#b9c3cf', target: '#222', text: '#222', muted: '#666' };
 
 /** A white outline under value labels, so a target line crossing them stays readable. */
@@ -51,44 +47,44 @@ export function renderSvg(results: BenchResults): string {
   const parts: string[] = [];
   let y = 86;
   for (const [key, rows] of groups) {
-    parts.push(`<text x="${LABEL_X}" y="${y}" font-weight="bold" font-size="14">${escape(GROUP_TITLES[key] ?? key)}</text>`);
+    parts.push(`<text x="${LAYOUT.labelX}" y="${y}" font-weight="bold" font-size="14">${escape(GROUP_TITLES[key] ?? key)}</text>`);
     y += 10;
     const finite = (v: number | null): v is number => v !== null && Number.isFinite(v);
     const max = Math.max(1, ...rows.flatMap((r) => [r.measured, r.baseline, r.limit].filter(finite))) * 1.08;
-    const scale = (value: number) => Math.max(1, (value / max) * BAR_MAX);
+    const scale = (value: number) => Math.max(1, (value / max) * LAYOUT.barMax);
     for (const row of rows) {
       const top = y + 6;
       const color = row.met === null ? COLORS.info : row.met ? COLORS.met : COLORS.missed;
       const ratio = row.ratio !== null && Number.isFinite(row.ratio) ? ` (${row.ratio}x)` : '';
-      parts.push(`<text x="${LABEL_X + 10}" y="${top + 12}" font-size="12">${escape(row.name)}</text>`);
+      parts.push(`<text x="${LAYOUT.labelX + 10}" y="${top + 12}" font-size="12">${escape(row.name)}</text>`);
       const texts: string[] = [];
       if (finite(row.measured)) {
-        parts.push(`<rect x="${BAR_X}" y="${top}" width="${scale(row.measured).toFixed(1)}" height="12" fill="${color}"/>`);
-        texts.push(`<text x="${BAR_X + scale(row.measured) + 6}" y="${top + 10}" font-size="11" ${HALO}>${escape(formatValue(row.measured, row.unit) + ratio)}</text>`);
+        parts.push(`<rect x="${LAYOUT.barX}" y="${top}" width="${scale(row.measured).toFixed(1)}" height="12" fill="${color}"/>`);
+        texts.push(`<text x="${LAYOUT.barX + scale(row.measured) + 6}" y="${top + 10}" font-size="11" ${HALO}>${escape(formatValue(row.measured, row.unit) + ratio)}</text>`);
       }
       if (finite(row.baseline)) {
-        parts.push(`<rect x="${BAR_X}" y="${top + 14}" width="${scale(row.baseline).toFixed(1)}" height="9" fill="${COLORS.baseline}"/>`);
-        texts.push(`<text x="${BAR_X + scale(row.baseline) + 6}" y="${top + 22}" font-size="10" fill="${COLORS.muted}" ${HALO}>${escape(formatValue(row.baseline, row.unit))}</text>`);
+        parts.push(`<rect x="${LAYOUT.barX}" y="${top + 14}" width="${scale(row.baseline).toFixed(1)}" height="9" fill="${COLORS.baseline}"/>`);
+        texts.push(`<text x="${LAYOUT.barX + scale(row.baseline) + 6}" y="${top + 22}" font-size="10" fill="${COLORS.muted}" ${HALO}>${escape(formatValue(row.baseline, row.unit))}</text>`);
       }
       if (finite(row.limit)) {
-        const x = BAR_X + scale(row.limit);
+        const x = LAYOUT.barX + scale(row.limit);
         parts.push(`<line x1="${x.toFixed(1)}" y1="${top - 3}" x2="${x.toFixed(1)}" y2="${top + 26}" stroke="${COLORS.target}" stroke-width="1.5" stroke-dasharray="3,2"/>`);
       }
       parts.push(...texts);
-      y += ROW_H;
+      y += LAYOUT.rowHeight;
     }
-    y += GROUP_GAP;
+    y += LAYOUT.groupGap;
   }
   const m = results.machine;
   const header = [
-    `<text x="${LABEL_X}" y="24" font-size="17" font-weight="bold">SSH Compute Driver benchmarks (${results.plan.quick ? 'quick' : 'full'} run, ${escape(results.startedAt.slice(0, 16).replace('T', ' '))} UTC${results.commit ? `, commit ${results.commit.sha.slice(0, 7)}${results.commit.dirty ? ' with local changes' : ''}` : ''})</text>`,
-    `<text x="${LABEL_X}" y="44" font-size="12" fill="${COLORS.muted}">${escape(`${m.cpus} cores, load average ${m.loadAtStart.one} at start and ${m.loadAtEnd.one} at end; local test hosts (systemd-nspawn, OpenSSH), fixture gateway`)}</text>`,
-    legend(LABEL_X, 64),
+    `<text x="${LAYOUT.labelX}" y="24" font-size="17" font-weight="bold">SSH Compute Driver benchmarks (${results.plan.quick ? 'quick' : 'full'} run, ${escape(results.startedAt.slice(0, 16).replace('T', ' '))} UTC${results.commit ? `, commit ${results.commit.sha.slice(0, 7)}${results.commit.dirty ? ' with local changes' : ''}` : ''})</text>`,
+    `<text x="${LAYOUT.labelX}" y="44" font-size="12" fill="${COLORS.muted}">${escape(`${m.cpus} cores, load average ${m.loadAtStart.one} at start and ${m.loadAtEnd.one} at end; local test hosts (systemd-nspawn, OpenSSH), fixture gateway`)}</text>`,
+    legend(LAYOUT.labelX, 64),
   ];
   const height = y + 10;
   return [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="Helvetica, Arial, sans-serif" fill="${COLORS.text}">`,
-    `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${LAYOUT.width}" height="${height}" viewBox="0 0 ${LAYOUT.width} ${height}" font-family="Helvetica, Arial, sans-serif" fill="${COLORS.text}">`,
+    `<rect width="${LAYOUT.width}" height="${height}" fill="#fff"/>`,
     ...header,
     ...parts,
     '</svg>',
