@@ -147,14 +147,7 @@ export class GatewaySettingsHost {
     assert.doesNotThrow(() => driver.validateGatewaySettings(revision.configuration));
     assert.equal((await driver.prepareRevision(revision)).ready, true);
     await driver.activateRevision(revision);
-    const find = async () => (await driver.inventory('stable')).namespaces.flatMap((ns) => ns.agents).find((a) => a.agentId === kept.agent.id);
-    // Inventory gives each Agent a bounded time for its /readyz probe and listener check; on a loaded
-    // machine one pass can run out of it while the gateway answers: ask again, within a bound.
-    let agent = await find();
-    for (let i = 0; i < 10 && agent?.ready !== true; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      agent = await find();
-    }
+    const agent = (await this.gw.agentsOnceReady('stable', kept.agent.id)).find((a) => a.agentId === kept.agent.id);
     assert.equal(agent?.servedRevisionId, revision.id);
     assert.equal(agent?.ready, true);
   }
