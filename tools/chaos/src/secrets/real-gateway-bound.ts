@@ -32,7 +32,7 @@ export function describeStart(start: RealGatewayStart): string {
 }
 
 /** Activations of the real gateway before its part fails: the first and two retries, as OCC would retry. */
-export const ACTIVATION_ATTEMPTS = 3;
+const ACTIVATION_ATTEMPTS = 3;
 
 /**
  * Runs `activate` until it succeeds, again only after a retryable not-ready (OCC's own retry of a
