@@ -31,4 +31,5 @@ async function runOn(line: NodeLine): Promise<{ line: NodeLine; code: number | n
 const results = await Promise.all(lines.map(runOn));
 for (const r of results) process.stdout.write(`\n===== unit tests on Node ${NODE_LINES[r.line]} =====\n${r.output.trimEnd()}\n`);
 for (const r of results) process.stdout.write(`[node-lines] Node ${NODE_LINES[r.line]}: ${r.code === 0 ? 'ok' : `FAIL (exit ${r.code})`} in ${r.seconds.toFixed(1)} s, ${tests.length} files\n`);
-process.exit(results.every((r) => r.code === 0) ? 0 : 1);
+// Not process.exit: stdout is a pipe under npm test, and exiting at once cut off the last line.
+process.exitCode = results.every((r) => r.code === 0) ? 0 : 1;
