@@ -21,6 +21,17 @@ const list = (dir: string) => {
   }
 };
 
+/** The folders in a cgroup folder: a v1 hierarchy's control files (`tasks` among them) match a host's name pattern too. */
+const subfolders = (dir: string) => {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch {
+    return [];
+  }
+};
+
 /** Tears down one dead host; a breaker claim keeps two reapers from doing it at once. */
 export async function reapHost(name: string, me: ProcessRef = selfRef()): Promise<boolean> {
   const dir = layout.hostDir(name);
@@ -86,7 +97,8 @@ function kernelObjects(): KernelObject[] {
     found.push({ name, what: `veth ${link}`, remove: () => runSync('ip', ['link', 'del', link]).code === 0 });
   }
   for (const root of cgroupParents()) {
-    for (const name of list(root)) {
+    // A file there taken for a host made reap retry its removal for 46 s (as a folder: ENOTDIR) every run.
+    for (const name of subfolders(root)) {
       if (HOST_NAME_PATTERN.test(name)) found.push({ name, what: `cgroup ${path.join(root, name)}`, remove: () => removeHostCgroups(name).length === 0 });
     }
   }
