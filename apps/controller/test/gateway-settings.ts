@@ -147,7 +147,7 @@ export class GatewaySettingsHost {
     assert.doesNotThrow(() => driver.validateGatewaySettings(revision.configuration));
     assert.equal((await driver.prepareRevision(revision)).ready, true);
     await driver.activateRevision(revision);
-    const agent = (await this.gw.agentsOnceReady('stable', kept.agent.id)).find((a) => a.agentId === kept.agent.id);
+    const agent = await this.gw.agentOnceReady('stable', kept.agent.id);
     assert.equal(agent?.servedRevisionId, revision.id);
     assert.equal(agent?.ready, true);
   }

@@ -33,18 +33,18 @@ export class RealGatewayHost {
   }
 
   /**
-   * The inventory of the Namespace, asked again (every 2 s, 10 times at most) until `agentId` reads
-   * ready. Inventory gives each Agent's /readyz probe and listener check a bounded time, and on a
+   * The Agent `agentId` as the Namespace's inventory reports it, asked again (every 2 s, 10 times at
+   * most) until it reads ready. Inventory gives each Agent's /readyz probe and listener check a bounded time, and on a
    * loaded machine one pass can run out of it while the gateway answers (a test that read one pass
    * right after a successful activation failed in CI at a load near 10, beside two other real gateways).
    */
-  async agentsOnceReady(namespaceName: string, agentId: string) {
-    const agents = async () => (await this.driver.inventory(namespaceName)).namespaces.flatMap((ns) => ns.agents);
-    let found = await agents();
-    for (let i = 0; i < 10 && found.find((a) => a.agentId === agentId)?.ready !== true; i++) {
+  async agentOnceReady(namespaceName: string, agentId: string) {
+    const find = async () => (await this.driver.inventory(namespaceName)).namespaces.flatMap((ns) => ns.agents).find((a) => a.agentId === agentId);
+    let agent = await find();
+    for (let i = 0; i < 10 && agent?.ready !== true; i++) {
       await new Promise((resolve) => setTimeout(resolve, 2000));
-      found = await agents();
+      agent = await find();
     }
-    return found;
+    return agent;
   }
 }

@@ -21,7 +21,7 @@ describe('the real OpenClaw gateway on a real host', () => {
   test('revision 1 is prepared and activated; the gateway reaches /readyz', async () => {
     assert.equal((await gw.driver.prepareRevision(rev1)).ready, true);
     await gw.driver.activateRevision(rev1);
-    const [agent] = await gw.agentsOnceReady('stable', binding.agent.id);
+    const agent = await gw.agentOnceReady('stable', binding.agent.id);
     assert.equal(agent?.servedRevisionId, rev1.id);
     assert.equal(agent?.ready, true);
   });
@@ -40,7 +40,7 @@ describe('the real OpenClaw gateway on a real host', () => {
     const before = await gw.host.run(['sha256sum', layout.passwordFile]);
     assert.equal((await gw.driver.prepareRevision(rev2)).ready, true);
     await gw.driver.activateRevision(rev2);
-    const [agent] = await gw.agentsOnceReady('stable', binding.agent.id);
+    const agent = await gw.agentOnceReady('stable', binding.agent.id);
     assert.equal(agent?.servedRevisionId, rev2.id);
     assert.equal(agent?.ready, true);
     assert.equal((await gw.host.exec(['test', '-e', `${layout.state}/persist-check`])).code, 0);
@@ -56,7 +56,7 @@ describe('the real OpenClaw gateway on a real host', () => {
     await gw.driver.stopRevision(rev2);
     assert.equal((await agents())[0]?.unitState, 'inactive');
     await gw.driver.activateRevision(rev2);
-    const [agent] = await gw.agentsOnceReady('stable', binding.agent.id);
+    const agent = await gw.agentOnceReady('stable', binding.agent.id);
     assert.equal(agent?.ready, true);
     assert.equal(agent?.servedRevisionId, rev2.id);
   });
@@ -74,7 +74,7 @@ describe('the real OpenClaw gateway on a real host', () => {
     const unit = await gw.host.run(['cat', proxiedLayout.unitFile]);
     assert.doesNotMatch(unit, /gateway-password\.env/);
     assert.equal((await gw.host.exec(['test', '-e', proxiedLayout.passwordFile])).code, 1);
-    const agent = (await gw.agentsOnceReady('stable', proxied.agent.id)).find((a) => a.agentId === proxied.agent.id);
+    const agent = await gw.agentOnceReady('stable', proxied.agent.id);
     assert.equal(agent?.ready, true);
     assert.equal(agent?.port, 18801);
   });
