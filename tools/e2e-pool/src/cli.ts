@@ -12,7 +12,7 @@ import { samplePeaks } from './machine.js';
 import { runPool } from './pool.js';
 import { realOpenClawRule } from './real-openclaw.js';
 import { runFile, type FileOutcome } from './run-file.js';
-import { addCounts, formatCounts, noCounts, type Counts } from './summary.js';
+import { addCounts, failedTests, formatCounts, noCounts, type Counts } from './summary.js';
 
 /**
  * Measured on the 2-core, 24 GiB CI machine: three at a time took 2,778 s for 8,315 s of file time;
@@ -50,6 +50,12 @@ const seconds = (s: number) => `${s.toFixed(1).padStart(7)} s`;
 const cpuColumn = (o: FileOutcome) => (o.cpuSeconds === undefined ? '' : `  cpu ${seconds(o.cpuSeconds)}`);
 const cpuTotal = (outcomes: readonly FileOutcome[]) => (outcomes.some((o) => o.cpuSeconds !== undefined) ? `, CPU ${seconds(outcomes.reduce((s, o) => s + (o.cpuSeconds ?? 0), 0)).trim()}` : '');
 
+/** A failing file's line, then each failed test with the start of its error: the log may not outlive the run. */
+const failingFile = (o: FileOutcome) => [
+  `[e2e-pool]   ${o.job.label}: ${o.problem} (log ${path.relative(ROOT, o.logFile)})`,
+  ...failedTests(o.output).map((t) => `[e2e-pool]     not ok: ${t.name}: ${t.error}`),
+];
+
 function report(outcomes: readonly FileOutcome[], wallSeconds: number, concurrency: number, peaks: ReturnType<ReturnType<typeof samplePeaks>>): string[] {
   const byProject = new Map<string, Counts>();
   for (const o of outcomes) byProject.set(o.job.project, addCounts(byProject.get(o.job.project) ?? noCounts(), o.counts ?? noCounts()));
@@ -62,7 +68,7 @@ function report(outcomes: readonly FileOutcome[], wallSeconds: number, concurren
       .sort((a, b) => b.seconds - a.seconds)
       .map((o) => `[e2e-pool] ${o.ok ? 'ok  ' : 'FAIL'} ${seconds(o.seconds)}${cpuColumn(o)}  ${o.job.label}${o.problem ? `  (${o.problem})` : ''}`),
     ...[...byProject].map(([project, counts]) => `[e2e-pool] ${project}: ${formatCounts(counts)}`),
-    ...(failed.length ? ['[e2e-pool] failing files:', ...failed.map((o) => `[e2e-pool]   ${o.job.label}: ${o.problem} (log ${path.relative(ROOT, o.logFile)})`)] : ['[e2e-pool] no file failed']),
+    ...(failed.length ? ['[e2e-pool] failing files:', ...failed.flatMap(failingFile)] : ['[e2e-pool] no file failed']),
   ];
 }
 

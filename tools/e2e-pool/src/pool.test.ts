@@ -10,7 +10,7 @@ import { discoverJobs, longestFirst, selectJobs, withSecondImage, type Job } fro
 import { SECOND_IMAGE_FILES } from './second-image.js';
 import { runPool } from './pool.js';
 import { runFile } from './run-file.js';
-import { parseCounts } from './summary.js';
+import { failedTests, parseCounts } from './summary.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const job = (label: string, weight: number): Job => ({ label, project: '.', argv: [], weight });
@@ -139,10 +139,41 @@ describe('the e2e pool', () => {
     assert.equal(parseCounts('Error: cannot find module\n'), undefined);
   });
 
+  it('names each failed test and the start of its error from the TAP report, leaving out suites failed only by their tests', () => {
+    const tap = [
+      '# Subtest: s',
+      '    not ok 1 - lock bound',
+      '      ---',
+      "      failureType: 'testCodeFailure'",
+      "      error: 'lock held 2600 ms'",
+      '      stack: |-',
+      '        at x',
+      '      ...',
+      '    not ok 2 - equal',
+      '      ---',
+      '      error: |-',
+      '        Expected values to be strictly equal:',
+      '        ',
+      '        1 !== 2',
+      "      code: 'ERR_ASSERTION'",
+      '      ...',
+      'not ok 1 - s',
+      '  ---',
+      "  failureType: 'subtestsFailed'",
+      "  error: '2 subtests failed'",
+      '  ...',
+    ].join('\n');
+    assert.deepEqual(failedTests(tap), [
+      { name: 'lock bound', error: 'lock held 2600 ms' },
+      { name: 'equal', error: 'Expected values to be strictly equal: / 1 !== 2' },
+    ]);
+    assert.deepEqual(failedTests('ok 1 - fine\n'), []);
+  });
+
   it('passes a file whose tests pass, and fails one with a failing test or that never reports, keeping each output', async () => {
     const write = (name: string, source: string) => {
       writeFileSync(path.join(scratch, name), source);
-      return { label: name, project: '.', argv: ['--test', name], weight: 1 };
+      return { label: name, project: '.', argv: ['--test', '--test-reporter=tap', name], weight: 1 };
     };
     const good = write('good.test.mjs', "import { test } from 'node:test'; test('fine', () => {});");
     const bad = write('bad.test.mjs', "import { test } from 'node:test'; test('broken', () => { throw new Error('boom'); });");
@@ -155,6 +186,7 @@ describe('the e2e pool', () => {
     assert.deepEqual([ok?.ok, ok?.counts?.pass, ok?.problem], [true, 1, undefined]);
     assert.deepEqual([failed?.ok, failed?.problem], [false, '1 failed, 0 cancelled']);
     assert.match(readFileSync(failed?.logFile ?? '', 'utf8'), /boom/);
+    assert.deepEqual(failedTests(failed?.output ?? ''), [{ name: 'broken', error: 'boom' }]);
     assert.deepEqual([died?.ok, died?.problem], [false, 'exit 3']);
     assert.deepEqual([withEnv?.ok, withEnv?.counts?.pass], [true, 1]);
   });

@@ -26,3 +26,47 @@ export function addCounts(a: Counts, b: Counts): Counts {
 }
 
 export const formatCounts = (c: Counts) => COUNTS.map((name) => `${name} ${c[name]}`).join(', ');
+
+/** A failed test's name and the start of its error, from the TAP block under its `not ok` line. */
+export interface FailedTest {
+  name: string;
+  error: string;
+}
+
+const ERROR_CHARS = 300;
+
+/**
+ * The tests that failed in one file's TAP output, suites whose failure is only their subtests' left out.
+ * The CI's summary prints these so a failure reads without the log, which a fresh clone's run leaves behind.
+ */
+export function failedTests(stdout: string): FailedTest[] {
+  const lines = stdout.split('\n');
+  const failed: FailedTest[] = [];
+  lines.forEach((line, i) => {
+    const head = /^(\s*)not ok \d+ - (.*)$/.exec(line);
+    if (!head) return;
+    const block = yamlBlock(lines, i + 1, (head[1] as string).length + 2);
+    if (/^failureType: 'subtestsFailed'$/m.test(block.join('\n'))) return;
+    failed.push({ name: head[2] as string, error: errorOf(block).slice(0, ERROR_CHARS) });
+  });
+  return failed;
+}
+
+/** The lines between `---` and `...` at the given indent, with that indent removed. */
+function yamlBlock(lines: readonly string[], start: number, indent: number): string[] {
+  const pad = ' '.repeat(indent);
+  if (lines[start] !== `${pad}---`) return [];
+  const block: string[] = [];
+  for (let i = start + 1; i < lines.length && lines[i] !== `${pad}...`; i++) block.push((lines[i] as string).slice(indent));
+  return block;
+}
+
+function errorOf(block: readonly string[]): string {
+  const at = block.findIndex((l) => l.startsWith('error: '));
+  if (at < 0) return '';
+  const inline = (block[at] as string).slice('error: '.length);
+  if (inline !== '|-' && inline !== '|') return inline.replace(/^'(.*)'$/, '$1');
+  const body: string[] = [];
+  for (let i = at + 1; i < block.length && /^(\s{2}|$)/.test(block[i] as string); i++) body.push((block[i] as string).trim());
+  return body.filter(Boolean).join(' / ');
+}
