@@ -2,7 +2,7 @@
 // audit of OpenClaw 2026.9.6 found: every value admission refuses keeps loopback /readyz from ever
 // answering (staged the way a driver released before the refusal would have, then activated). A
 // revision staged before its refusal existed is still stopped and retired by the current driver,
-// which never re-admits it. Each refusal waits out the gateway, so they are split over two files
+// which never re-admits it. Each refusal waits for the gateway to refuse, so they are split over two files
 // (two processes, two hosts: two drivers in one process would share a host's connection by its
 // name): this one, and gateway-settings-refused.e2e; the admitted neighbours are in
 // gateway-settings-admitted.e2e.
