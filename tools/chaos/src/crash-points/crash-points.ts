@@ -7,7 +7,8 @@ import type { Corpus } from '../secrets/sightings.js';
 import { installSetupGateway } from '../host/setup-gateway.js';
 import type { HostLink } from '../host/ssh.js';
 import { countPoints, tryPoint, type LaneState } from './point-trials.js';
-import { ERROR_FOR, type CrashPlan, type CrashRecord, type OperationCount } from './records.js';
+import type { MutatingOperation } from '../host-state/expectations.js';
+import { ERROR_FOR, operationQueue, type CrashPlan, type CrashRecord, type OperationCount } from './records.js';
 import { scenario, setUp } from './scenarios.js';
 
 export interface CrashLaneResult {
@@ -24,7 +25,7 @@ function sample<T>(points: readonly T[], step: number): T[] {
 
 /**
  * Runs the crash-point lanes (and, with `errors`, the injected-error lane) over the plan's
- * operations on one host of the strace variant.
+ * operations on one host of the strace variant; hosts given the same `take` share the operations.
  */
 export async function crashLane(
   link: HostLink,
@@ -32,6 +33,7 @@ export async function crashLane(
   options: { errors: boolean; crash: boolean },
   progress: (line: string) => void,
   onRecord: (record: CrashRecord) => void,
+  take: () => MutatingOperation | undefined = operationQueue(plan.operations),
 ): Promise<CrashLaneResult> {
   const counts: OperationCount[] = [];
   let serial = 0;
@@ -44,7 +46,7 @@ export async function crashLane(
   await setUp(link, undefined, [warm.op]);
   state.pending = warm.cleanup;
 
-  for (const operation of plan.operations) {
+  for (let operation = take(); operation; operation = take()) {
     for (const lane of plan.lanes) {
       const counted = await countPoints(state, operation, lane);
       counts.push(counted);

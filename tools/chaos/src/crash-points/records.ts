@@ -7,6 +7,19 @@ import type { TrialRecord } from '../trials/trial.js';
 /** Every mutating operation; setup-workspace runs native setup through the lane's setup gateway (setup-gateway.ts). */
 export const CRASH_OPERATIONS: readonly MutatingOperation[] = MUTATING_OPERATIONS;
 
+/**
+ * The operations with the most points first (as a campaign counts them: prepare-revision's many files,
+ * the account tools' calls inside both deletions), so hosts that share them end close together.
+ */
+const MOST_POINTS_FIRST: readonly MutatingOperation[] = ['prepare-revision', 'delete-agent', 'delete-namespace', 'activate-revision'];
+
+/** Hands out the operations one at a time, most points first, to whichever host asks next. */
+export function operationQueue(operations: readonly MutatingOperation[]): () => MutatingOperation | undefined {
+  const rank = (op: MutatingOperation) => (MOST_POINTS_FIRST.includes(op) ? MOST_POINTS_FIRST.indexOf(op) : MOST_POINTS_FIRST.length);
+  const left = [...operations].sort((a, b) => rank(a) - rank(b));
+  return () => left.shift();
+}
+
 /** Which injected error each system call gets in the injected-error lane: a full disk for writes and syncs, an I/O error for renames. */
 export const ERROR_FOR: Record<string, Injection> = Object.fromEntries([
   ...['write', 'pwrite64', 'writev', 'fsync', 'fdatasync'].map((call) => [call, { kind: 'error', errno: 'ENOSPC' }] as const),

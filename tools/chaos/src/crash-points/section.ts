@@ -2,7 +2,7 @@
 // call (SIGKILL), or fails that call (ENOSPC, EIO), on a host of the strace variant each.
 import { crashLane } from './crash-points.js';
 import { crashRows, type CrashRow } from './crash-rows.js';
-import { CRASH_OPERATIONS, type CrashRecord, type OperationCount } from './records.js';
+import { CRASH_OPERATIONS, operationQueue, type CrashRecord, type OperationCount } from './records.js';
 import { MAX_LISTED } from '../trials/trial-summary.js';
 import { failedTrial, seconds, trialGoals, type Section } from '../campaign/section.js';
 
@@ -51,26 +51,34 @@ function crashSection<Name extends 'crash-points' | 'injected-errors', Key exten
   return {
     name,
     key,
-    lanes: () => [{ host, variant: 'strace', order: 0 }],
+    // Further hosts of a section are named after its first: c, c1, c2.
+    lanes: (sizes) => Array.from({ length: crash ? sizes.crashHosts : 1 }, (_, i) => ({ host: i === 0 ? host : `${host}${i}`, variant: 'strace' as const, order: 0 })),
     run({ sizes, progress, laneCorpora }) {
-      let summary: CrashSummary | undefined;
+      const step = sizes.crashPointStep;
+      const plan = { step, lanes: crash ? (['helper', 'children'] as const) : (['helper'] as const), operations: CRASH_OPERATIONS };
+      // One queue for every host of the section: each takes the next operation left when it is done.
+      const take = operationQueue(plan.operations);
+      const counts: OperationCount[] = [];
+      const records: CrashRecord[] = [];
+      const t0 = Date.now();
+      let ended: number | undefined;
+      const onRecord = (record: CrashRecord) => {
+        const bad = failedTrial(record);
+        if (bad || !record.exact)
+          progress(
+            `${name}: ${record.operation} (${record.lane}) ${record.injection} at ${record.point.program} ${record.point.what}: hit ${record.hit ? `${record.hit.program} ${record.hit.what}` : 'nothing'}${bad}`,
+          );
+      };
       return {
         async part(_index, link) {
-          const t0 = Date.now();
-          const step = sizes.crashPointStep;
-          const onRecord = (record: CrashRecord) => {
-            const bad = failedTrial(record);
-            if (bad || !record.exact)
-              progress(
-                `${name}: ${record.operation} (${record.lane}) ${record.injection} at ${record.point.program} ${record.point.what}: hit ${record.hit ? `${record.hit.program} ${record.hit.what}` : 'nothing'}${bad}`,
-              );
-          };
-          const plan = { step, lanes: crash ? (['helper', 'children'] as const) : (['helper'] as const), operations: CRASH_OPERATIONS };
-          const { counts, records, corpora } = await crashLane(link, plan, { crash, errors: !crash }, progress, onRecord);
-          laneCorpora.push(...corpora);
-          summary = summarizeCrashes(counts, records, step, Date.now() - t0);
+          const lane = await crashLane(link, plan, { crash, errors: !crash }, progress, onRecord, take);
+          counts.push(...lane.counts);
+          records.push(...lane.records);
+          laneCorpora.push(...lane.corpora);
+          ended = Date.now();
         },
-        summarize: () => summary,
+        // The rows in the table's order, whichever host counted each operation.
+        summarize: () => (ended === undefined ? undefined : summarizeCrashes([...counts].sort(byOperation), records, step, ended - t0)),
       };
     },
     targets(summary) {
@@ -92,6 +100,8 @@ function crashSection<Name extends 'crash-points' | 'injected-errors', Key exten
     ],
   };
 }
+
+const byOperation = (a: OperationCount, b: OperationCount) => CRASH_OPERATIONS.indexOf(a.operation) - CRASH_OPERATIONS.indexOf(b.operation);
 
 export const crashPoints = crashSection('crash-points', 'crashPoints', 'c', 'crash-points (strace SIGKILL)');
 export const injectedErrors = crashSection('injected-errors', 'injectedErrors', 'e', 'injected-errors (ENOSPC, EIO)');

@@ -6,10 +6,10 @@ import { MUTATING_OPERATIONS } from '@occ-ssh/protocol';
 import { DEFAULT_SEED, parseOptions, SECTIONS, UsageError } from '../campaign/options.js';
 import { FULL, QUICK } from '../campaign/sizes.js';
 import type { CrashRow } from '../crash-points/crash-rows.js';
-import type { CrashRecord, OperationCount } from '../crash-points/records.js';
+import { CRASH_OPERATIONS, operationQueue, type CrashRecord, type OperationCount } from '../crash-points/records.js';
 import { judge, type SectionResults } from './report.js';
 import { summarizeBadInput } from '../bad-input/section.js';
-import { summarizeCrashes, type CrashSummary } from '../crash-points/section.js';
+import { crashPoints, injectedErrors, summarizeCrashes, type CrashSummary } from '../crash-points/section.js';
 import { MIDWAY_SHARE } from '../kill/section.js';
 import { intermediateShares, midwayShares, summarizeTrials } from '../trials/trial-summary.js';
 import type { Point } from '../crash-points/strace-log.js';
@@ -273,6 +273,28 @@ describe('parseOptions', () => {
     assert.equal(parseOptions(['--crash-step', '3'], OUT).sizes.crashPointStep, 3);
     assert.equal(FULL.crashPointStep, 1, 'the override does not change the shared sizes');
     for (const step of ['0', '-1', 'x', '1000']) assert.throws(() => parseOptions(['--crash-step', step], OUT), UsageError, step);
+  });
+
+  it('the quick campaign shares crash points over two hosts, each taking the next operation left, most points first', () => {
+    assert.deepEqual([QUICK.crashHosts, FULL.crashHosts], [2, 1]);
+    assert.deepEqual(
+      crashPoints.lanes(QUICK).map((lane) => lane.host),
+      ['c', 'c1'],
+    );
+    assert.deepEqual(
+      crashPoints.lanes(FULL).map((lane) => lane.host),
+      ['c'],
+    );
+    assert.deepEqual(
+      injectedErrors.lanes(QUICK).map((lane) => lane.host),
+      ['e'],
+    );
+    const take = operationQueue(CRASH_OPERATIONS);
+    const [first, second] = [[] as string[], [] as string[]];
+    for (let op = take(); op; op = take()) (first.length <= second.length ? first : second).push(op);
+    assert.deepEqual(first.slice(0, 2), ['prepare-revision', 'delete-namespace']);
+    assert.deepEqual(second.slice(0, 2), ['delete-agent', 'activate-revision']);
+    assert.deepEqual([...first, ...second].sort(), [...CRASH_OPERATIONS].sort(), 'every operation handed out once');
   });
 
   it('refuses bad seeds, unknown sections and unknown flags', () => {
