@@ -21,7 +21,7 @@ export const MEASURED_SECONDS: Record<string, number> = {
   'apps/controller/src/scenarios/workspace-setup.e2e.test.ts [debian13-node26]': 250,
   'apps/controller/src/scenarios/workspace-setup.e2e.test.ts': 240,
   'apps/controller/src/driver.host.test.ts': 232,
-  'apps/controller/src/scenarios/gateway-settings-refused.e2e.test.ts': 220,
+  'apps/controller/src/scenarios/gateway-settings-refused.e2e.test.ts': 190,
   'tools/demo/src/demo.e2e.test.ts': 212,
   'apps/host-helper/src/scenarios/tenant-trees.host.test.ts [debian13-node26]': 207,
   'apps/controller/src/admission/gateway-settings.e2e.test.ts': 200,
