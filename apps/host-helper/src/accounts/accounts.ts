@@ -4,7 +4,7 @@ import { accountMarker, accountMarkerPath, accountName, type AccountMarker } fro
 import { ComputeError, DRIVER_ID, type AgentOwner } from '@occ-ssh/protocol';
 import { removeFile } from '../fs/atomic-write.js';
 import { beforeChange } from '../run/change-guard.js';
-import { getentArgv, groupaddArgv, groupdelArgv, useraddArgv, userdelArgv } from '../run/commands.js';
+import { getentArgv, groupdelArgv, useraddArgv, userdelArgv } from '../run/commands.js';
 import type { OpContext } from '../context/context.js';
 import { expectOwner, readMarker, writeMarker } from '../fs/marker-io.js';
 import { ownershipError } from '../fs/safe-read.js';
@@ -68,7 +68,8 @@ function nologinShell(): string {
 
 /** What prepare-revision reads of the Agent's account before any change. */
 export type AccountState =
-  { state: 'active'; account: Account } | { state: 'missing'; name: string; markerPath: string; creating: AccountMarker | null; userExists: boolean; groupExists: boolean; shell: string };
+  | { state: 'active'; account: Account }
+  | { state: 'missing'; name: string; markerPath: string; creating: AccountMarker | null; userExists: boolean; groupExists: boolean; startOver: boolean; shell: string };
 
 /**
  * The Agent's account as it stands, refusing what may not be created or adopted: an account or
@@ -85,7 +86,10 @@ export async function readAccount(ctx: OpContext, owner: AgentOwner): Promise<Ac
     throw ownershipError(markerPath, `${user ? 'user' : 'group'} ${name} exists without this driver's ownership marker; refusing to adopt it`);
   }
   if (marker?.state === 'active') return { state: 'active', account: verifyActive(markerPath, marker, user, group) };
-  return { state: 'missing', name, markerPath, creating: marker, userExists: user !== null, groupExists: group !== null, shell: nologinShell() };
+  // useradd commits the user before its group: cut between the two, it leaves a user whose primary GID
+  // no group has, which a group made afterwards would not carry. Only our own creation leaves this.
+  const startOver = user !== null && user.primaryGid !== group?.id;
+  return { state: 'missing', name, markerPath, creating: marker, userExists: user !== null, groupExists: group !== null, startOver, shell: nologinShell() };
 }
 
 /** The `creating` marker written before useradd, so a retry after an interruption recognises the half-made account as its own. */
@@ -100,16 +104,19 @@ interface Creation {
   creating: AccountMarker;
   userExists: boolean;
   groupExists: boolean;
+  /** An interrupted creation left a user without its private group as primary: both are removed and made again. */
+  startOver: boolean;
   shell: string;
 }
 
-/** The commands that create the account, from what the read phase found: none when both exist. */
-function creationCommands({ name, home, shell, userExists, groupExists }: Omit<Creation, 'marker' | 'creating'>) {
-  if (!userExists) return [useraddArgv({ name, home, shell, groupExists })];
-  return groupExists ? [] : [groupaddArgv(name)];
+/** The commands that create the account, from what the read phase found: none when both exist and match. */
+function creationCommands({ name, home, shell, userExists, groupExists, startOver }: Omit<Creation, 'marker' | 'creating'>) {
+  // userdel drops only a same-named group that is the user's primary one, so a mismatched group goes by itself.
+  if (startOver) return [userdelArgv(name), ...(groupExists ? [groupdelArgv(name)] : []), useraddArgv({ name, home, shell, groupExists: false })];
+  return userExists ? [] : [useraddArgv({ name, home, shell, groupExists })];
 }
 
-/** useradd (or groupadd, completing an interrupted creation), then the marker turned `active` with the new IDs. */
+/** useradd (after removing what an interrupted one left, where it must), then the marker turned `active` with the new IDs. */
 export async function createAccount(runner: HostRunner, creation: Creation): Promise<Account> {
   const { name, marker, creating } = creation;
   const commands = creationCommands(creation);

@@ -220,13 +220,19 @@ describe('apply against a recording runner', () => {
     const marker = `${root}/accounts/${NAME}.json`;
     mkdirSync(`${root}/accounts`);
     const creating = { ...accountMarker, state: 'creating' as const, uid: undefined, gid: undefined };
-    const step = { op: 'create-account', name: NAME, home: layout.home, marker, creating, userExists: false, groupExists: false, shell: '/usr/sbin/nologin' } as const;
+    const step = { op: 'create-account', name: NAME, home: layout.home, marker, creating, userExists: false, groupExists: false, startOver: false, shell: '/usr/sbin/nologin' } as const;
     const script = (command: Command) => (command.file === 'getent' ? (command.args[0] === 'passwd' ? PASSWD : GROUP) : undefined);
     const useradd = (group: string) => `useradd --system ${group} --no-create-home --home-dir ${layout.home} --shell /usr/sbin/nologin --comment OpenClaw Enterprise agent ${NAME}`;
     assert.deepEqual((await recorded([step], units, script)).commands, [useradd('--user-group'), `getent passwd ${NAME}`, `getent group ${NAME}`]);
-    // An interrupted creation: the group it left is reused, or the group alone is made for a user that exists.
+    // An interrupted creation: the group it left is reused; a user it left without its private group as
+    // primary is removed with that group and made again.
     assert.deepEqual((await recorded([{ ...step, groupExists: true }], units, script)).commands[0], useradd(`--gid ${NAME}`));
-    assert.deepEqual((await recorded([{ ...step, userExists: true }], units, script)).commands[0], `groupadd --system ${NAME}`);
+    assert.deepEqual((await recorded([{ ...step, userExists: true, startOver: true }], units, script)).commands.slice(0, 2), [`userdel ${NAME}`, useradd('--user-group')]);
+    assert.deepEqual((await recorded([{ ...step, userExists: true, groupExists: true, startOver: true }], units, script)).commands.slice(0, 3), [
+      `userdel ${NAME}`,
+      `groupdel ${NAME}`,
+      useradd('--user-group'),
+    ]);
     assert.deepEqual((await recorded([{ ...step, userExists: true, groupExists: true }], units, script)).commands, [`getent passwd ${NAME}`, `getent group ${NAME}`]);
   });
 

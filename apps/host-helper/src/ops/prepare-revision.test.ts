@@ -54,13 +54,13 @@ const agentDirSteps = (uid: unknown, gid: unknown) => [
 
 describe('planPrepareRevision', () => {
   it('for a new Agent: the account marker, useradd, the Agent directory with its marker, then the snapshot with its marker last', () => {
-    const account = { state: 'missing', name: ACCOUNT, markerPath: ACCOUNT_MARKER, creating: null, userExists: false, groupExists: false, shell: '/usr/sbin/nologin' } as const;
+    const account = { state: 'missing', name: ACCOUNT, markerPath: ACCOUNT_MARKER, creating: null, userExists: false, groupExists: false, startOver: false, shell: '/usr/sbin/nologin' } as const;
     const uid = { uidOf: ACCOUNT };
     const gid = { gidOf: ACCOUNT };
     assert.deepEqual(planPrepareRevision(state({ agent: null, account, passwordFile: false }), args), {
       steps: [
         { op: 'write-marker', path: ACCOUNT_MARKER, marker: creating },
-        { op: 'create-account', name: ACCOUNT, home: `${DIR}/home`, marker: ACCOUNT_MARKER, creating, userExists: false, groupExists: false, shell: '/usr/sbin/nologin' },
+        { op: 'create-account', name: ACCOUNT, home: `${DIR}/home`, marker: ACCOUNT_MARKER, creating, userExists: false, groupExists: false, startOver: false, shell: '/usr/sbin/nologin' },
         { op: 'sweep-temps', dir: AGENTS, prefix: '.fcfbd503951a' },
         { op: 'sweep-temps', dir: DIR },
         { op: 'create-dir-atomic', path: DIR, owner: ROOT_DIR, inside: [{ op: 'write-marker', path: `${DIR}/agent.json`, marker: { ...agentMarker, uid, gid } }] },
@@ -73,10 +73,10 @@ describe('planPrepareRevision', () => {
   });
 
   it('completes an interrupted account creation without writing its marker again', () => {
-    const account = { state: 'missing', name: ACCOUNT, markerPath: ACCOUNT_MARKER, creating, userExists: true, groupExists: false, shell: '/usr/sbin/nologin' } as const;
+    const account = { state: 'missing', name: ACCOUNT, markerPath: ACCOUNT_MARKER, creating, userExists: true, groupExists: false, startOver: true, shell: '/usr/sbin/nologin' } as const;
     const { steps } = planPrepareRevision(state({ agent: null, account }), args);
     assert.deepEqual(steps.slice(0, 2), [
-      { op: 'create-account', name: ACCOUNT, home: `${DIR}/home`, marker: ACCOUNT_MARKER, creating, userExists: true, groupExists: false, shell: '/usr/sbin/nologin' },
+      { op: 'create-account', name: ACCOUNT, home: `${DIR}/home`, marker: ACCOUNT_MARKER, creating, userExists: true, groupExists: false, startOver: true, shell: '/usr/sbin/nologin' },
       { op: 'sweep-temps', dir: AGENTS, prefix: '.fcfbd503951a' },
     ]);
   });

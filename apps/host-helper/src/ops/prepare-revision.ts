@@ -127,8 +127,8 @@ function newAgentSteps({ agentsDir, layout, account, port }: PrepareState, args:
   if (account.state === 'missing') {
     const creating = account.creating ?? creatingMarker(args.owner, planned.name);
     if (!account.creating) steps.push({ op: 'write-marker', path: account.markerPath, marker: creating });
-    const { name, markerPath: marker, userExists, groupExists, shell } = account;
-    steps.push({ op: 'create-account', name, home: layout.home, marker, creating, userExists, groupExists, shell });
+    const { name, markerPath: marker, userExists, groupExists, startOver, shell } = account;
+    steps.push({ op: 'create-account', name, home: layout.home, marker, creating, userExists, groupExists, startOver, shell });
   }
   const marker = { kind: 'agent', version: 1, ...agentOwnerFields(args.owner), account: planned.name, uid: planned.uid, gid: planned.gid, port } as const;
   steps.push(

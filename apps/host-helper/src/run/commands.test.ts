@@ -10,7 +10,6 @@ import {
   ipcrmArgv,
   flockHoldArgv,
   getentArgv,
-  groupaddArgv,
   groupdelArgv,
   journalctlArgv,
   loggerArgv,
@@ -39,7 +38,6 @@ describe('account commands', () => {
   it('getent, groupadd, userdel and groupdel name the account alone', () => {
     assert.deepEqual(argv(getentArgv('passwd', NAME)), ['getent', 'passwd', NAME]);
     assert.deepEqual(argv(getentArgv('group', NAME)), ['getent', 'group', NAME]);
-    assert.deepEqual(argv(groupaddArgv(NAME)), ['groupadd', '--system', NAME]);
     assert.deepEqual(argv(userdelArgv(NAME)), ['userdel', NAME]);
     assert.deepEqual(argv(groupdelArgv(NAME)), ['groupdel', NAME]);
   });

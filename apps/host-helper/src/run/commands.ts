@@ -19,7 +19,6 @@ export function useraddArgv(account: { name: string; home: string; shell: string
   return command('useradd', ['--system', ...group, '--no-create-home', '--home-dir', account.home, '--shell', account.shell, '--comment', 'OpenClaw Enterprise agent', account.name]);
 }
 
-export const groupaddArgv = (name: string) => command('groupadd', ['--system', name]);
 export const userdelArgv = (name: string) => command('userdel', [name]);
 export const groupdelArgv = (name: string) => command('groupdel', [name]);
 

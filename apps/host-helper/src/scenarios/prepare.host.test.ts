@@ -197,4 +197,50 @@ describe('prepare-revision on a real host', () => {
     await ok(host, 'prepare-revision', prepareArgs(cut, 1));
     assert.equal((await host.run(['getent', 'passwd', name])).split(':')[3], leftGid);
   });
+
+  test('a user an interrupted useradd left without its private group, or with a group of another GID, is made again whole', async () => {
+    const accountOf = async (name: string) => {
+      const [passwd, group] = await Promise.all([host.exec(['getent', 'passwd', name]), host.exec(['getent', 'group', name])]);
+      return { primaryGid: passwd.stdout.split(':')[3], gid: group.code === 0 ? group.stdout.split(':')[2] : undefined };
+    };
+    for (const [tag, leave] of [
+      // useradd commits /etc/passwd before /etc/group: cut between them, the user's primary GID has no group.
+      ['ugnogroup', (name: string) => ['sh', '-c', 'useradd --system --user-group --no-create-home "$1" && sed -i "/^$1:/d" /etc/group /etc/gshadow', 'cut', name]],
+      // What an earlier retry made of that: a group of the name, with a GID that is not the user's (its
+      // own GID held by another group meanwhile, or allocated otherwise, as Debian 13's groupadd does).
+      [
+        'ugwrongid',
+        (name: string) => [
+          'sh',
+          '-c',
+          'useradd --system --user-group --no-create-home "$1" && sed -i "/^$1:/d" /etc/group /etc/gshadow && g=$(getent passwd "$1" | cut -d: -f4) && groupadd --system --gid "$g" "$1x" && groupadd --system "$1" && sed -i "/^$1x:/d" /etc/group /etc/gshadow',
+          'cut',
+          name,
+        ],
+      ],
+    ] as const) {
+      const cut = owner(tag);
+      const name = accountName('openclaw', cut.namespace.id, cut.agent.id);
+      const marker = {
+        kind: 'account',
+        version: 1,
+        driver: 'compute-ssh',
+        namespaceId: cut.namespace.id,
+        agentId: cut.agent.id,
+        servicePrincipalId: cut.servicePrincipal.id,
+        account: name,
+        state: 'creating',
+      };
+      await host.run(['install', '-m', '600', '-o', 'root', '-g', 'root', '/dev/stdin', accountMarkerPath(ROOT, name)], { input: JSON.stringify(marker) });
+      await host.run(leave(name));
+      const left = await accountOf(name);
+      assert.notEqual(left.primaryGid, left.gid, `${tag}: the state is the interrupted one`);
+      await ok(host, 'ensure-namespace', { namespace: cut.namespace });
+      const prepared = await ok(host, 'prepare-revision', prepareArgs(cut, 1));
+      const made = await accountOf(name);
+      assert.equal(made.primaryGid, made.gid, `${tag}: the user's primary group is its private group`);
+      assert.equal(String(prepared.account.gid), made.gid);
+      assert.equal((JSON.parse(await host.run(['cat', accountMarkerPath(ROOT, name)])) as { state: string }).state, 'active');
+    }
+  });
 });
