@@ -35,10 +35,13 @@ const hasE2eScript = (dir: string) => {
   }
 };
 
-/** The argv a project's e2e script gives node for one file, with paths relative to the project. */
+/**
+ * The argv a project's e2e script gives node for one file, with paths relative to the project, and
+ * the TAP reporter the pool reads counts and failures from (from Node 24 on, a pipe gets `spec`).
+ */
 function fileArgv(root: string, project: string, file: string): string[] {
   const netguard = path.relative(path.join(root, project), path.join(root, 'tools/netguard/src/register.ts'));
-  return ['--import', 'tsx', '--import', netguard, '--test', path.relative(path.join(root, project), path.join(root, file))];
+  return ['--import', 'tsx', '--import', netguard, '--test', '--test-reporter=tap', path.relative(path.join(root, project), path.join(root, file))];
 }
 
 /** Every `*.host.test.ts` and `*.e2e.test.ts` under `src/` of apps/* and tools/* projects that have an e2e script. */

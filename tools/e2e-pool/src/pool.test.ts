@@ -29,7 +29,7 @@ describe('the e2e pool', () => {
     const session = jobs.find((j) => j.label === 'apps/host-helper/src/context/session.host.test.ts');
     assert.deepEqual(session && { project: session.project, argv: session.argv }, {
       project: 'apps/host-helper',
-      argv: ['--import', 'tsx', '--import', '../../tools/netguard/src/register.ts', '--test', 'src/context/session.host.test.ts'],
+      argv: ['--import', 'tsx', '--import', '../../tools/netguard/src/register.ts', '--test', '--test-reporter=tap', 'src/context/session.host.test.ts'],
     });
   });
 
