@@ -41,7 +41,7 @@ export type Step =
    */
   | { op: 'finish-removals'; namespaceId: string; agentId?: string }
   | { op: 'rename'; from: string; to: string }
-  /** useradd (or groupadd for a half-made account), then the account marker turned `active`. */
+  /** useradd (after userdel for a half-made account), then the account marker turned `active`. */
   | { op: 'create-account'; name: string; home: string; marker: string; creating: AccountMarker; userExists: boolean; groupExists: boolean; startOver: boolean; shell: string }
   | { op: 'remove-account'; marker: string; account: AccountMarker }
   /** By the unit file's absolute path (see systemd/systemd.ts enableUnit). */

@@ -35,7 +35,7 @@ describe('account commands', () => {
     assert.deepEqual(argv(useraddArgv({ ...account, groupExists: true })), ['useradd', '--system', '--gid', NAME, ...rest]);
   });
 
-  it('getent, groupadd, userdel and groupdel name the account alone', () => {
+  it('getent, userdel and groupdel name the account alone', () => {
     assert.deepEqual(argv(getentArgv('passwd', NAME)), ['getent', 'passwd', NAME]);
     assert.deepEqual(argv(getentArgv('group', NAME)), ['getent', 'group', NAME]);
     assert.deepEqual(argv(userdelArgv(NAME)), ['userdel', NAME]);

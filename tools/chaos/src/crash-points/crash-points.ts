@@ -1,6 +1,6 @@
 // Sections crash-points and injected-errors: each mutating operation, run under strace on a host of
 // the strace variant, is first counted (its mutating system calls), then killed with SIGKILL at each
-// of them in turn (helper only, or inside useradd/groupadd/userdel), or handed ENOSPC/EIO there;
+// of them in turn (helper only, or inside useradd/userdel), or handed ENOSPC/EIO there;
 // every time the invariants are checked, the operation retried, and convergence checked.
 import { laneJournals } from '../secrets/lane-documents.js';
 import type { Corpus } from '../secrets/sightings.js';
