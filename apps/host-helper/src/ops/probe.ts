@@ -7,7 +7,7 @@ import type { OpContext } from '../context/context.js';
 import { hostCapacity } from '../gateway/capacity.js';
 import { ipAddressDenyMissing, socketBindMissing, systemdBuild, systemdVersionCheck } from '../systemd/socket-bind.js';
 
-const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel'] as const;
+const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupdel'] as const;
 const PATH_DIRS = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];
 
 function onPath(name: string): string | undefined {

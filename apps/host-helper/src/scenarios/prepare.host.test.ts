@@ -24,7 +24,7 @@ describe('prepare-revision on a real host', () => {
     );
     assert.deepEqual(
       result.checks.map((c) => c.name),
-      ['systemctl', 'systemd-version', 'flock', 'getent', 'useradd', 'userdel', 'groupadd', 'groupdel', 'node', 'node-version', 'openclaw', 'sandbox-paths'],
+      ['systemctl', 'systemd-version', 'flock', 'getent', 'useradd', 'userdel', 'groupdel', 'node', 'node-version', 'openclaw', 'sandbox-paths'],
     );
     // The image's systemd: 252 on Debian 12, 257 on Debian 13; its Node line: 24 or 26.
     assert.match(result.checks.find((c) => c.name === 'systemd-version')?.detail ?? '', /^systemd 25[27]$/);
