@@ -139,7 +139,7 @@ describe('the e2e pool', () => {
     assert.equal(parseCounts('Error: cannot find module\n'), undefined);
   });
 
-  it('names each failed test and the start of its error from the TAP report, leaving out suites failed only by their tests', () => {
+  it('names each failed test and the start of its error from the TAP report, leaving out suites failed only by their tests and tests cancelled with them', () => {
     const tap = [
       '# Subtest: s',
       '    not ok 1 - lock bound',
@@ -148,6 +148,11 @@ describe('the e2e pool', () => {
       "      error: 'lock held 2600 ms'",
       '      stack: |-',
       '        at x',
+      '      ...',
+      '    not ok 3 - cancelled',
+      '      ---',
+      "      failureType: 'cancelledByParent'",
+      "      error: 'test did not finish before its parent and was cancelled'",
       '      ...',
       '    not ok 2 - equal',
       '      ---',

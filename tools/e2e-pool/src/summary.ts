@@ -36,7 +36,8 @@ export interface FailedTest {
 const ERROR_CHARS = 300;
 
 /**
- * The tests that failed in one file's TAP output, suites whose failure is only their subtests' left out.
+ * The tests that failed in one file's TAP output, suites whose failure is only their subtests' and
+ * tests cancelled with their failed suite left out (the suite's own line says why).
  * The CI's summary prints these so a failure reads without the log, which a fresh clone's run leaves behind.
  */
 export function failedTests(stdout: string): FailedTest[] {
@@ -46,7 +47,7 @@ export function failedTests(stdout: string): FailedTest[] {
     const head = /^(\s*)not ok \d+ - (.*)$/.exec(line);
     if (!head) return;
     const block = yamlBlock(lines, i + 1, (head[1] as string).length + 2);
-    if (/^failureType: 'subtestsFailed'$/m.test(block.join('\n'))) return;
+    if (/^failureType: '(subtestsFailed|cancelledByParent)'$/m.test(block.join('\n'))) return;
     failed.push({ name: head[2] as string, error: errorOf(block).slice(0, ERROR_CHARS) });
   });
   return failed;

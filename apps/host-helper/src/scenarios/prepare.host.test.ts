@@ -169,16 +169,8 @@ describe('prepare-revision on a real host', () => {
     assert.equal(error.code, 'ownership');
     assert.equal((await host.exec(['getent', 'passwd', accountName('openclaw', c.namespace.id, c.agent.id)])).code, 2);
   });
-  test('one useradd makes the account and its private group; a group an interrupted attempt left is reused', async () => {
-    const fresh = owner('ugfresh');
-    await ok(host, 'ensure-namespace', { namespace: fresh.namespace });
-    await ok(host, 'prepare-revision', prepareArgs(fresh, 1));
-    const freshName = accountName('openclaw', fresh.namespace.id, fresh.agent.id);
-    const gidOf = async (name: string) => (await host.run(['getent', 'group', name])).split(':')[2];
-    assert.equal((await host.run(['getent', 'passwd', freshName])).split(':')[3], await gidOf(freshName));
-
-    // What an attempt cut between its group and its user leaves: the marker in state creating, and the group.
-    const cut = owner('ugcut');
+  /** The account marker an interrupted creation leaves (state creating), as root; returns the account's name. */
+  const plantCreatingMarker = async (cut: ReturnType<typeof owner>) => {
     const name = accountName('openclaw', cut.namespace.id, cut.agent.id);
     const marker = {
       kind: 'account',
@@ -191,6 +183,19 @@ describe('prepare-revision on a real host', () => {
       state: 'creating',
     };
     await host.run(['install', '-m', '600', '-o', 'root', '-g', 'root', '/dev/stdin', accountMarkerPath(ROOT, name)], { input: JSON.stringify(marker) });
+    return name;
+  };
+  test('one useradd makes the account and its private group; a group an interrupted attempt left is reused', async () => {
+    const fresh = owner('ugfresh');
+    await ok(host, 'ensure-namespace', { namespace: fresh.namespace });
+    await ok(host, 'prepare-revision', prepareArgs(fresh, 1));
+    const freshName = accountName('openclaw', fresh.namespace.id, fresh.agent.id);
+    const gidOf = async (name: string) => (await host.run(['getent', 'group', name])).split(':')[2];
+    assert.equal((await host.run(['getent', 'passwd', freshName])).split(':')[3], await gidOf(freshName));
+
+    // What an attempt cut between its group and its user leaves: the marker in state creating, and the group.
+    const cut = owner('ugcut');
+    const name = await plantCreatingMarker(cut);
     await host.run(['groupadd', '--system', name]);
     const leftGid = await gidOf(name);
     await ok(host, 'ensure-namespace', { namespace: cut.namespace });
@@ -220,18 +225,7 @@ describe('prepare-revision on a real host', () => {
       ],
     ] as const) {
       const cut = owner(tag);
-      const name = accountName('openclaw', cut.namespace.id, cut.agent.id);
-      const marker = {
-        kind: 'account',
-        version: 1,
-        driver: 'compute-ssh',
-        namespaceId: cut.namespace.id,
-        agentId: cut.agent.id,
-        servicePrincipalId: cut.servicePrincipal.id,
-        account: name,
-        state: 'creating',
-      };
-      await host.run(['install', '-m', '600', '-o', 'root', '-g', 'root', '/dev/stdin', accountMarkerPath(ROOT, name)], { input: JSON.stringify(marker) });
+      const name = await plantCreatingMarker(cut);
       await host.run(leave(name));
       const left = await accountOf(name);
       assert.notEqual(left.primaryGid, left.gid, `${tag}: the state is the interrupted one`);
