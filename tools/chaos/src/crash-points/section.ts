@@ -60,7 +60,8 @@ function crashSection<Name extends 'crash-points' | 'injected-errors', Key exten
       const take = operationQueue(plan.operations);
       const counts: OperationCount[] = [];
       const records: CrashRecord[] = [];
-      const t0 = Date.now();
+      // From the first host's start to the last one's end, as one host's part was timed.
+      let started: number | undefined;
       let ended: number | undefined;
       const onRecord = (record: CrashRecord) => {
         const bad = failedTrial(record);
@@ -71,6 +72,7 @@ function crashSection<Name extends 'crash-points' | 'injected-errors', Key exten
       };
       return {
         async part(_index, link) {
+          started ??= Date.now();
           const lane = await crashLane(link, plan, { crash, errors: !crash }, progress, onRecord, take);
           counts.push(...lane.counts);
           records.push(...lane.records);
@@ -78,7 +80,7 @@ function crashSection<Name extends 'crash-points' | 'injected-errors', Key exten
           ended = Date.now();
         },
         // The rows in the table's order, whichever host counted each operation.
-        summarize: () => (ended === undefined ? undefined : summarizeCrashes([...counts].sort(byOperation), records, step, ended - t0)),
+        summarize: () => (started === undefined || ended === undefined ? undefined : summarizeCrashes([...counts].sort(byOperation), records, step, ended - started)),
       };
     },
     targets(summary) {
