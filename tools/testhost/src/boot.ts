@@ -1,6 +1,7 @@
 // Brings one host up: claims a name and address slot, prepares its root and network, boots it.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { claimIsStale, releaseClaim, tryClaim, updateClaim } from './claims.js';
 import { createHostCgroups } from './cgroups.js';
 import { log } from './command.js';
@@ -76,9 +77,21 @@ function claimDefaultName(index: number, me: ProcessRef, variant: Variant): stri
   throw new Error(`could not find a free name for slot ${index}`);
 }
 
+/** A unix socket path holds 107 bytes, and ssh binds `<path>.<16 random>` before renaming it into place. */
+const MAX_CONTROL_PATH = 107 - 17;
+
 function targetOf(rec: HostRecord, identityFile: string): SshTarget {
   if (rec.index === undefined) throw new Error(`host ${rec.name} has no slot`);
-  return { address: addressesFor(rec.index).host, port: 22, user: 'root', identityFile, knownHostsFile: hostFiles(rec.name).knownHosts };
+  // In the host's own directory, so its teardown removes a socket a killed master left behind.
+  const controlPath = path.join(layout.hostDir(rec.name), 'mux');
+  return {
+    address: addressesFor(rec.index).host,
+    port: 22,
+    user: 'root',
+    identityFile,
+    knownHostsFile: hostFiles(rec.name).knownHosts,
+    ...(controlPath.length <= MAX_CONTROL_PATH ? { controlPath } : {}),
+  };
 }
 
 export async function bootHost(opts: BootOptions = {}): Promise<{ rec: HostRecord; target: SshTarget; ms: number }> {

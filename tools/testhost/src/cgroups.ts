@@ -14,6 +14,23 @@ export function resourceControllerDirs(name: string): string[] {
   return hostCgroupDirs(name).filter((dir) => /\/(memory|pids)\/occ-testhosts\//.test(dir));
 }
 
+/**
+ * CPU seconds the host's processes have used so far (its unified-hierarchy cgroup's cpu.stat), or
+ * undefined where the machine has none: a test run on two cores is bound by CPU, and this says
+ * which hosts spent it.
+ */
+export function hostCpuSeconds(name: string): number | undefined {
+  for (const dir of hostCgroupDirs(name)) {
+    try {
+      const usage = /^usage_usec (\d+)$/m.exec(readFileSync(path.join(dir, 'cpu.stat'), 'utf8'));
+      if (usage) return Number(usage[1]) / 1e6;
+    } catch {
+      // not the unified hierarchy (v1 folders have no cpu.stat): the next one
+    }
+  }
+  return undefined;
+}
+
 /** The folders that hold one cgroup per host, e.g. /sys/fs/cgroup/unified/occ-testhosts. */
 export function cgroupParents(): string[] {
   return cgroupRoots(currentMounts()).map((root) => path.join(root, path.dirname(hostObjects('x').cgroup)));

@@ -13,8 +13,10 @@ const print = (value: unknown): void => void process.stdout.write(`${JSON.string
 const HANDLERS: Record<Command, (args: Parsed) => Promise<void>> = {
   build: async (args) => print({ variant: args.variant, ...args.image, ...(await ensureRootfs(args.variant, args.image)) }),
   up: async (args) => {
+    // The control socket is this process's own master connection's, not for other tools to share.
     const { target } = await startPersistentHost({ name: args.name ?? '', variant: args.variant, image: args.image });
-    print({ ...target, ...HOST_PATHS });
+    const { controlPath: _ownMaster, ...reachable } = target;
+    print({ ...reachable, ...HOST_PATHS });
   },
   down: async (args) => {
     const rec = readHostRecord(args.name ?? '');

@@ -8,7 +8,7 @@ import { reapplyAddresses } from './network.js';
 import { isRunning, launchNspawn, stopNspawn, waitExit } from './nspawn.js';
 import { HOST_PATHS } from './paths.js';
 import { waitForSsh } from './ready.js';
-import { sshExec, sshRun, type ExecOptions, type ExecResult, type SshTarget } from './ssh.js';
+import { closeMaster, sshExec, sshRun, type ExecOptions, type ExecResult, type SshTarget } from './ssh.js';
 import { downHost } from './teardown.js';
 import type { ImageChoice, Variant } from './recipe.js';
 
@@ -22,7 +22,11 @@ export interface TestHost extends AsyncDisposable {
   readonly nodePath: string;
   readonly openclawPath: string;
   readonly fixtureGatewayPath: string;
-  /** Runs argv on the host over strict ssh (BatchMode, StrictHostKeyChecking=yes, IdentitiesOnly, explicit known_hosts); each argv element is quoted for the remote shell. */
+  /**
+   * Runs argv on the host over strict ssh (BatchMode, StrictHostKeyChecking=yes, IdentitiesOnly,
+   * explicit known_hosts); each argv element is quoted for the remote shell. Calls share one master
+   * connection (ssh.ts); the helper calls tests make go through @occ-ssh/test-support, each alone.
+   */
   exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
   /** Same, but throws (with stderr in the message) on a nonzero exit. */
   run(argv: readonly string[], opts?: ExecOptions): Promise<string>;
@@ -93,9 +97,11 @@ class BootedHost implements TestHost {
   down(): Promise<void> {
     this.stopping ??= (async () => {
       const started = Date.now();
-      await downHost(this.rec);
+      // Before the host goes: a master left to find its host gone would linger for its keepalives.
+      await closeMaster(this.target);
+      const cpuSeconds = await downHost(this.rec);
       untrack(this.rec.name);
-      log(`${this.rec.name} down in ${Date.now() - started} ms`);
+      log(`${this.rec.name} down in ${Date.now() - started} ms${cpuSeconds === undefined ? '' : `; it used ${cpuSeconds.toFixed(1)} CPU-s`}`);
     })();
     return this.stopping;
   }
@@ -107,7 +113,11 @@ class BootedHost implements TestHost {
   async reboot(): Promise<void> {
     this.assertUp();
     const old = this.rec.nspawn;
-    await sshExec(this.target, ['systemctl', 'reboot'], { timeoutMs: 15_000 });
+    // The reboot ends the master's connection with sshd; the call goes on a connection of its own,
+    // and the calls after the reboot start a new master.
+    await closeMaster(this.target);
+    const { controlPath: _shared, ...alone } = this.target;
+    await sshExec(alone, ['systemctl', 'reboot'], { timeoutMs: 15_000 });
     if (old && !(await waitExit(old, 60_000))) await stopNspawn(this.rec.name, old);
     const leftovers = emptyHostCgroups(this.rec.name);
     if (leftovers.length) throw new Error(`cannot reuse cgroups of ${this.rec.name}: ${leftovers.join('; ')}`);

@@ -13,6 +13,9 @@ import { reapTestHosts } from './reap.js';
 import { sshExec } from './ssh.js';
 import { claimedSlots, testRangeRouted } from './test-range.js';
 
+/** pgrep for the ssh master of a host's calls: ssh titles it `ssh: <control path> [mux]`. */
+const masterOf = (name: string) => runSync('pgrep', ['-a', '-f', `^ssh: [^ ]*/hosts/${name}/mux \\[mux\\]$`]);
+
 describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
   let hosts: TestHost[] = [];
 
@@ -86,6 +89,17 @@ describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
     assert.equal(slow.code, null);
   });
 
+  it('share one connection per host across calls, and take more than the 10 sessions sshd allows one connection', async () => {
+    const h = hosts[1]!;
+    // SSH_CONNECTION names the client's port: one port for every call is one connection.
+    const ports = new Set<string>();
+    for (let i = 0; i < 3; i++) ports.add((await h.run(['sh', '-c', 'echo $SSH_CONNECTION'])).split(' ')[1]!);
+    assert.equal(ports.size, 1, [...ports].join(' '));
+    // Past MaxSessions the master refuses a session and ssh opens a connection of its own.
+    const outs = await Promise.all(Array.from({ length: 14 }, (_, i) => h.run(['sh', '-c', `sleep 1; echo ${i}`])));
+    assert.deepEqual(outs.map((o) => Number(o)), Array.from({ length: 14 }, (_, i) => i));
+  });
+
   it('refuse ssh when known_hosts does not match', async () => {
     const [a, b] = [hosts[0]!, hosts[1]!];
     const bKey = (await b.run(['cat', '/etc/ssh/ssh_host_ed25519_key.pub'])).split(' ').slice(0, 2).join(' ');
@@ -122,6 +136,8 @@ describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
   it('leave no mount, veth, netns, cgroup, process or slot behind', async () => {
     const names = hosts.map((h) => ({ name: h.name, index: Number(h.address.split('.')[2]) }));
     for (const { name, index } of names) assert.ok(leftoversOf(name, index).length > 0, 'sanity: a running host is visible');
+    await Promise.all(hosts.map((h) => h.run(['true'])));
+    for (const { name } of names) assert.equal(masterOf(name).code, 0, `sanity: ${name} has a master connection`);
     // A host brought down while others live leaves its address under the range route, unless its
     // slot was claimed again meanwhile (by another run on this machine) and a new host lives there.
     await hosts[0]!.down();
@@ -132,6 +148,8 @@ describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
     await hosts[0]!.down();
     await assert.rejects(hosts[0]!.exec(['true']), /is down/);
     for (const { name, index } of names) assert.deepEqual(leftoversOf(name, index), [], name);
+    // No master connection outlives its host.
+    for (const { name } of names) assert.equal(masterOf(name).code, 1, `${name}: ${masterOf(name).stdout}`);
     // The range route goes with the last claimed slot (another work dir's live host keeps it).
     assert.equal(testRangeRouted(), claimedSlots() > 0);
     await reapTestHosts();

@@ -8,6 +8,13 @@ export interface SshTarget {
   user: string;
   identityFile: string;
   knownHostsFile: string;
+  /**
+   * A control socket path: calls share one connection (a master ssh starts with the first call and
+   * ends after MASTER_IDLE_SECONDS unused), so a test's hundreds of short commands pay one key
+   * exchange instead of one each. ssh itself falls back to a connection of its own when the master
+   * cannot take a session (gone with a reboot, or at sshd's MaxSessions).
+   */
+  controlPath?: string;
 }
 
 export interface ExecOptions {
@@ -29,6 +36,13 @@ const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 /** Tests read journals and files through exec; more than this is a test's mistake. */
 const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
 const STDERR_KEPT_BYTES = 256 * 1024;
+/** Past a test file's last command the master lingers this long, then exits by itself. */
+const MASTER_IDLE_SECONDS = 20;
+
+function muxOptions(t: SshTarget): string[] {
+  if (t.controlPath === undefined) return [];
+  return ['-o', 'ControlMaster=auto', '-o', `ControlPath=${t.controlPath}`, '-o', `ControlPersist=${MASTER_IDLE_SECONDS}`];
+}
 
 function clientSettings(t: SshTarget, connectTimeoutSeconds = 5): SshClientSettings {
   return { identityFile: t.identityFile, knownHostsFile: t.knownHostsFile, connectTimeoutSeconds };
@@ -36,7 +50,7 @@ function clientSettings(t: SshTarget, connectTimeoutSeconds = 5): SshClientSetti
 
 export async function sshExec(t: SshTarget, argv: readonly string[], opts: ExecOptions = {}): Promise<ExecResult> {
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const r = await collect('ssh', sshArgv(clientSettings(t), t, remoteCommand(argv)), {
+  const r = await collect('ssh', sshArgv(clientSettings(t), t, remoteCommand(argv), muxOptions(t)), {
     ...(opts.input === undefined ? {} : { stdin: Buffer.from(opts.input) }),
     timeoutMs,
     killGraceMs: 0,
@@ -58,4 +72,16 @@ export async function sshRun(t: SshTarget, argv: readonly string[], opts: ExecOp
     throw new Error(`on ${t.address}: ${remoteCommand(argv)} ${how}\n${r.stderr.trim()}`);
   }
   return r.stdout;
+}
+
+/** Ends the target's master connection, if one runs (a reboot or a teardown is next). */
+export async function closeMaster(t: SshTarget): Promise<void> {
+  if (t.controlPath === undefined) return;
+  await collect('ssh', sshArgv(clientSettings(t), t, undefined, ['-o', `ControlPath=${t.controlPath}`, '-O', 'exit']), {
+    timeoutMs: 10_000,
+    killGraceMs: 0,
+    env: sshEnv(),
+    maxStdoutBytes: 4096,
+    stderrKeptBytes: 4096,
+  });
 }

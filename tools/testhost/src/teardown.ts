@@ -1,7 +1,7 @@
 // Takes a host apart: container, overlay mount, network, cgroups, slot and state directory.
 import { readClaim, releaseClaim, removeTreeSync } from './claims.js';
 import { runSync } from './command.js';
-import { removeHostCgroups } from './cgroups.js';
+import { hostCpuSeconds, removeHostCgroups } from './cgroups.js';
 import { hostFiles, slotDir, type HostRecord, type SlotRecord } from './host-record.js';
 import { isMounted } from './mountinfo.js';
 import { deleteNetworkSync } from './network.js';
@@ -40,7 +40,11 @@ function report(name: string, problems: string[]): void {
   if (problems.length > 0) throw new Error(`teardown of ${name} left something behind:\n${problems.join('\n')}`);
 }
 
-export async function downHost(rec: HostRecord): Promise<void> {
+/** Stops and removes the host; returns the CPU seconds it used over its life, where that is known. */
+export async function downHost(rec: HostRecord): Promise<number | undefined> {
   await stopNspawn(rec.name, rec.nspawn);
+  // Read before its cgroups go, and after the container stopped, so its shutdown counts too.
+  const cpuSeconds = hostCpuSeconds(rec.name);
   report(rec.name, releaseResourcesSync(rec));
+  return cpuSeconds;
 }
