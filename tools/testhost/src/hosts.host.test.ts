@@ -97,7 +97,10 @@ describe('three test hosts at once', { timeout: 15 * 60_000 }, () => {
     assert.equal(ports.size, 1, [...ports].join(' '));
     // Past MaxSessions the master refuses a session and ssh opens a connection of its own.
     const outs = await Promise.all(Array.from({ length: 14 }, (_, i) => h.run(['sh', '-c', `sleep 1; echo ${i}`])));
-    assert.deepEqual(outs.map((o) => Number(o)), Array.from({ length: 14 }, (_, i) => i));
+    assert.deepEqual(
+      outs.map((o) => Number(o)),
+      Array.from({ length: 14 }, (_, i) => i),
+    );
   });
 
   it('refuse ssh when known_hosts does not match', async () => {
