@@ -1,7 +1,7 @@
 // The system ssh client's argv: strict, explicit and identical for every invocation.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { JUMP_ALIAS, jumpHostConfig, sshArgv, sshOptions, type SshClientSettings } from './ssh-argv.js';
+import { JUMP_ALIAS, jumpHostConfig, masterExitOptions, multiplexOptions, sshArgv, sshOptions, type SshClientSettings } from './ssh-argv.js';
 
 const SETTINGS: SshClientSettings = { identityFile: '/etc/openclaw/ssh/id_ed25519', knownHostsFile: '/etc/openclaw/ssh/known_hosts', connectTimeoutSeconds: 10 };
 const HOST = { name: 'web-1', address: '203.0.113.10', port: 22, user: 'root' };
@@ -112,5 +112,26 @@ describe('jumpHostConfig', () => {
     assert.equal(text.split('\n')[0], `Host ${JUMP_ALIAS}`);
     assert.match(text, /^ {2}HostName 198\.51\.100\.7\n {2}Port 2200\n {2}User jump\n/m);
     for (const option of sshOptions(SETTINGS).filter((_, i) => i % 2 === 1)) assert.ok(text.includes(`\n  ${option.replace('=', ' ')}\n`), option);
+  });
+});
+
+describe('multiplexing', () => {
+  it('shares one connection per socket, the master outliving its last client by the given seconds', () => {
+    assert.deepEqual(multiplexOptions('/run/occ/mux/%C', 60), ['-o', 'ControlMaster=auto', '-o', 'ControlPath=/run/occ/mux/%C', '-o', 'ControlPersist=60']);
+  });
+
+  it('asks the master at a socket to exit with a control command and no remote command', () => {
+    assert.deepEqual(sshArgv(SETTINGS, HOST, undefined, masterExitOptions('/run/occ/mux/a')).slice(-10), [
+      '-o',
+      'ControlPath=/run/occ/mux/a',
+      '-O',
+      'exit',
+      '-p',
+      '22',
+      '-l',
+      'root',
+      '--',
+      '203.0.113.10',
+    ]);
   });
 });

@@ -88,6 +88,20 @@ export function sshArgv(settings: SshClientSettings, host: SshDestination, comma
   return [...configArgs(jump), '-T', ...sshOptions(settings), ...extra, '-p', String(host.port), '-l', host.user, '--', host.address, ...line];
 }
 
+/**
+ * Options that share one connection per control socket: the first client becomes the master, which
+ * outlives it by `persistSeconds` unused; later clients open sessions on it. ssh falls back to a
+ * connection of its own when the master cannot take a session (at sshd's MaxSessions).
+ */
+export function multiplexOptions(controlPath: string, persistSeconds: number): string[] {
+  return ['-o', 'ControlMaster=auto', '-o', `ControlPath=${controlPath}`, '-o', `ControlPersist=${persistSeconds}`];
+}
+
+/** The `extra` of a control command asking the master at `controlPath` to exit (no remote command). */
+export function masterExitOptions(controlPath: string): string[] {
+  return ['-o', `ControlPath=${controlPath}`, '-O', 'exit'];
+}
+
 /** The client sees no agent socket and no inherited locale or config variables. */
 export function sshEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', LANG: 'C' };

@@ -43,8 +43,11 @@ export function runtimeFor(host: RemoteHost, overrides: Partial<RuntimeSettings>
   };
 }
 
-/** How one helper call travels: a fresh strict ssh client unless `send` says otherwise. */
-type KillOptions = Pick<SshCallOptions, 'killAfterMs' | 'killAfterLines' | 'timeoutMs' | 'onSpawn'>;
+/**
+ * How one helper call travels: a strict ssh client, on the host's shared connection unless the call
+ * kills or watches its client or asks for a connection of its own (ssh-call.ts), or `send` says otherwise.
+ */
+type KillOptions = Pick<SshCallOptions, 'killAfterMs' | 'killAfterLines' | 'timeoutMs' | 'onSpawn' | 'ownConnection'>;
 
 /** The kill options apply to this client's own ssh call, so a caller's `send` cannot be given them. */
 export type SendOptions = {

@@ -11,6 +11,11 @@ export interface SshHost {
   knownHostsFile: string;
   /** Seconds between keepalives (the product's 15 unless given). */
   serverAliveIntervalSeconds?: number;
+  /**
+   * The ssh options of the host's shared connection (a booted test host's master), if it has one.
+   * A call goes over it unless it needs a client of its own: one it kills, watches, or gives options.
+   */
+  readonly sharedConnectionOptions?: readonly string[] | undefined;
 }
 
 export interface SshCallOptions {
@@ -25,6 +30,8 @@ export interface SshCallOptions {
   onSpawn?: (pid: number) => void;
   /** More client options after the strict ones (a ControlPath, `-O exit`). */
   extra?: readonly string[];
+  /** A connection of this call's own even where the host has a shared one (a test that kills its sshd session). */
+  ownConnection?: boolean;
 }
 
 /** The collector's one result, with `code` (= exitCode) and `stderr` (= stderrHead) under the names the host tests read, and the kills. */
@@ -42,6 +49,17 @@ export interface SshCallResult extends ProcessResult {
 const MAX_STDOUT_BYTES = 64 * 1024 * 1024;
 const STDERR_KEPT_BYTES = 64 * 1024;
 const DEFAULT_TIMEOUT_MS = 240_000;
+
+/**
+ * The client options for a call: its own, or the host's shared connection. The product's default
+ * transport (openssh-mux) shares one too; a call whose client is killed, watched or given options
+ * has one of its own, as the system-ssh transport does for every call.
+ */
+export function connectionOptions(host: SshHost, options: SshCallOptions): readonly string[] {
+  if (options.extra) return options.extra;
+  const alone = options.ownConnection || options.killAfterMs !== undefined || options.killAfterLines !== undefined || options.onSpawn !== undefined;
+  return alone ? [] : (host.sharedConnectionOptions ?? []);
+}
 
 export function sshCallArgv(host: SshHost, command: string | undefined, extra: readonly string[] = []): string[] {
   const settings = {
@@ -70,7 +88,7 @@ export async function sshCall(host: SshHost, command: string | undefined, option
     for (const byte of chunk) if (byte === 0x0a) lines += 1;
     if (limit !== undefined && lines >= limit) kill();
   };
-  const result = await collect('ssh', sshCallArgv(host, command, options.extra), {
+  const result = await collect('ssh', sshCallArgv(host, command, connectionOptions(host, options)), {
     stdin: Buffer.from(options.input ?? ''),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     killGraceMs: 0,

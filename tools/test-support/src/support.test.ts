@@ -5,7 +5,7 @@ import { sealOperation } from '@occ-ssh/helper-call';
 import { PROTOCOL_VERSION, encodeArgument } from '@occ-ssh/protocol';
 import { lineSink } from './log-lines.js';
 import { envelopeFor, wireFor } from './remote.js';
-import { sshCallArgv } from './ssh-call.js';
+import { connectionOptions, sshCallArgv } from './ssh-call.js';
 
 describe('lineSink', () => {
   it('hands over each complete line once, across chunk boundaries, and skips blank ones', async () => {
@@ -47,5 +47,18 @@ describe('sshCallArgv', () => {
     const fast = sshCallArgv({ ...host, serverAliveIntervalSeconds: 5 }, undefined, ['-O', 'exit']);
     assert.ok(fast.includes('ServerAliveInterval=5'));
     assert.deepEqual(fast.slice(-8), ['-O', 'exit', '-p', '22', '-l', 'root', '--', '192.0.2.10']);
+  });
+});
+
+describe('connectionOptions', () => {
+  const host = { address: '192.0.2.10', port: 22, user: 'root', identityFile: '/k', knownHostsFile: '/kh', sharedConnectionOptions: ['-o', 'ControlPath=/h/mux'] };
+
+  it("puts a call on the host's shared connection unless its client is killed, watched, given options or asked to be alone", () => {
+    assert.deepEqual(connectionOptions(host, {}), ['-o', 'ControlPath=/h/mux']);
+    assert.deepEqual(connectionOptions(host, { input: 'x', timeoutMs: 1000 }), ['-o', 'ControlPath=/h/mux']);
+    for (const alone of [{ killAfterMs: 10 }, { killAfterLines: 1 }, { onSpawn: () => undefined }, { ownConnection: true }])
+      assert.deepEqual(connectionOptions(host, alone), [], JSON.stringify(alone));
+    assert.deepEqual(connectionOptions(host, { extra: ['-O', 'exit'] }), ['-O', 'exit']);
+    assert.deepEqual(connectionOptions({ ...host, sharedConnectionOptions: undefined }, {}), []);
   });
 });

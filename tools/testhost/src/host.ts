@@ -8,7 +8,7 @@ import { reapplyAddresses } from './network.js';
 import { isRunning, launchNspawn, stopNspawn, waitExit } from './nspawn.js';
 import { HOST_PATHS } from './paths.js';
 import { waitForSsh } from './ready.js';
-import { closeMaster, sshExec, sshRun, type ExecOptions, type ExecResult, type SshTarget } from './ssh.js';
+import { closeMaster, muxOptions, sshExec, sshRun, type ExecOptions, type ExecResult, type SshTarget } from './ssh.js';
 import { downHost } from './teardown.js';
 import type { ImageChoice, Variant } from './recipe.js';
 
@@ -23,9 +23,15 @@ export interface TestHost extends AsyncDisposable {
   readonly openclawPath: string;
   readonly fixtureGatewayPath: string;
   /**
+   * The ssh options that put a call on this host's shared connection (ssh.ts), for helper calls
+   * that need no connection of their own (@occ-ssh/test-support); undefined when the host has none.
+   */
+  readonly sharedConnectionOptions: readonly string[] | undefined;
+  /**
    * Runs argv on the host over strict ssh (BatchMode, StrictHostKeyChecking=yes, IdentitiesOnly,
    * explicit known_hosts); each argv element is quoted for the remote shell. Calls share one master
-   * connection (ssh.ts); the helper calls tests make go through @occ-ssh/test-support, each alone.
+   * connection (ssh.ts), as do the helper calls tests make through @occ-ssh/test-support unless they
+   * kill their client or its session.
    */
   exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult>;
   /** Same, but throws (with stderr in the message) on a nonzero exit. */
@@ -69,6 +75,9 @@ class BootedHost implements TestHost {
   }
   get knownHostsFile() {
     return this.target.knownHostsFile;
+  }
+  get sharedConnectionOptions() {
+    return this.target.controlPath === undefined ? undefined : muxOptions(this.target);
   }
 
   async exec(argv: readonly string[], opts?: ExecOptions): Promise<ExecResult> {

@@ -1,6 +1,6 @@
 // Runs commands on a test host with the strict ssh argv of @occ-ssh/ssh-client, argv quoted for the
 // remote shell by its remoteCommand, output collected by its bounded collector.
-import { collect, remoteCommand, sshArgv, sshEnv, type ProcessResult, type SshClientSettings } from '@occ-ssh/ssh-client';
+import { collect, masterExitOptions, multiplexOptions, remoteCommand, sshArgv, sshEnv, type ProcessResult, type SshClientSettings } from '@occ-ssh/ssh-client';
 
 export interface SshTarget {
   address: string;
@@ -39,9 +39,9 @@ const STDERR_KEPT_BYTES = 256 * 1024;
 /** Past a test file's last command the master lingers this long, then exits by itself. */
 const MASTER_IDLE_SECONDS = 20;
 
-function muxOptions(t: SshTarget): string[] {
-  if (t.controlPath === undefined) return [];
-  return ['-o', 'ControlMaster=auto', '-o', `ControlPath=${t.controlPath}`, '-o', `ControlPersist=${MASTER_IDLE_SECONDS}`];
+/** The options that put a call on the target's shared connection (none without a control socket). */
+export function muxOptions(t: SshTarget): string[] {
+  return t.controlPath === undefined ? [] : multiplexOptions(t.controlPath, MASTER_IDLE_SECONDS);
 }
 
 function clientSettings(t: SshTarget, connectTimeoutSeconds = 5): SshClientSettings {
@@ -77,7 +77,7 @@ export async function sshRun(t: SshTarget, argv: readonly string[], opts: ExecOp
 /** Ends the target's master connection, if one runs (a reboot or a teardown is next). */
 export async function closeMaster(t: SshTarget): Promise<void> {
   if (t.controlPath === undefined) return;
-  await collect('ssh', sshArgv(clientSettings(t), t, undefined, ['-o', `ControlPath=${t.controlPath}`, '-O', 'exit']), {
+  await collect('ssh', sshArgv(clientSettings(t), t, undefined, masterExitOptions(t.controlPath)), {
     timeoutMs: 10_000,
     killGraceMs: 0,
     env: sshEnv(),

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { emptyResult, type CommandExecutor, type ExecuteRequest, type ExecuteResult, type HostTarget } from './executor.js';
 import { sshStderrCause, type TransportCause } from './failure-cause.js';
-import { JUMP_ALIAS, collect, sshEnv, type SshClientSettings } from '@occ-ssh/ssh-client';
+import { JUMP_ALIAS, collect, multiplexOptions, sshEnv, type SshClientSettings } from '@occ-ssh/ssh-client';
 import { SystemSshCommandExecutor } from './system-ssh.js';
 
 /** How long an idle master connection stays up after its last session. */
@@ -62,7 +62,7 @@ export class OpenSshMuxExecutor implements CommandExecutor {
 
   /** The options that add multiplexing to the strict client options. */
   static multiplexOptions(directory: string, persistSeconds = DEFAULT_CONTROL_PERSIST_SECONDS): string[] {
-    return ['-o', 'ControlMaster=auto', '-o', `ControlPath=${directory}/%C`, '-o', `ControlPersist=${persistSeconds}`];
+    return multiplexOptions(`${directory}/%C`, persistSeconds);
   }
 
   /** The exact argv for a call: system-ssh.ts's argv with the multiplexing options. */

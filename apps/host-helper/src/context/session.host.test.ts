@@ -65,7 +65,8 @@ describe('the helper session on a real host', () => {
     const rev = prepareArgs(h, 2, { fixtureGateway: { readyAfterMs: 8000 } });
     await ok(host, 'prepare-revision', rev);
     const count = (await gatewayStarts(host, h)).length;
-    const pending = call(host, 'activate-revision', activateArgs(rev));
+    // A connection of its own: the sshd process killed below must be this call's alone.
+    const pending = call(host, 'activate-revision', activateArgs(rev), { ownConnection: true });
     for (let i = 0; i < 300 && (await gatewayStarts(host, h)).length === count; i += 1) await sleep(100);
     // The restart is with systemd now: close the helper's session by killing its sshd session process.
     await shell(host, `p=$(pgrep -f '^${host.nodePath} - ' | head -1); while [ "$(ps -o comm= -p $p)" != sshd ]; do p=$(ps -o ppid= -p $p | tr -d ' '); done; kill -KILL $p`);

@@ -3,7 +3,7 @@
 // Both are test support's ssh client: the product's strict argv and bounded collector.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { remoteCommand } from '@occ-ssh/ssh-client';
+import { masterExitOptions, multiplexOptions, remoteCommand } from '@occ-ssh/ssh-client';
 import { sshCall, type RemoteHost, type SshCallOptions, type SshCallResult } from '@occ-ssh/test-support';
 import type { TestHost } from '@occ-ssh/testhost';
 
@@ -70,7 +70,7 @@ export class HostLink implements RemoteHost {
 
   /** A raw remote command line over the master connection. */
   async muxCommand(command: string, options: MuxOptions = {}): Promise<SshCallResult> {
-    const extra = ['-o', 'ControlMaster=auto', '-o', `ControlPath=${this.controlPath}`, '-o', 'ControlPersist=600'];
+    const extra = multiplexOptions(this.controlPath, 600);
     const result = await sshCall(this, command, { ...options, extra });
     // 255 is ssh's own failure (a master lost to a reboot or an sshd restart): one clean retry.
     if (result.code === 255) {
@@ -84,7 +84,7 @@ export class HostLink implements RemoteHost {
   readonly mux = (command: string, input: Buffer): Promise<SshCallResult> => this.muxCommand(command, { input });
 
   async closeMaster(): Promise<void> {
-    await sshCall(this, undefined, { extra: ['-o', `ControlPath=${this.controlPath}`, '-O', 'exit'], timeoutMs: 10_000 });
+    await sshCall(this, undefined, { extra: masterExitOptions(this.controlPath), timeoutMs: 10_000 });
   }
 
   async close(): Promise<void> {
