@@ -44,8 +44,10 @@ export const phases = (toolNodeDir: string): readonly Phase[] => [
   { name: 'audit', argv: npm('run', '--silent', 'audit', '--', '--allow-unreachable'), needs: ['build'] },
   // Every other project's unit suite on the tool runner's Node (the build is the phase before's, not redone)...
   { name: 'units', argv: nx('run-many', '-t', 'test', '--exclude=@occ-ssh/controller', '--parallel=2', '--outputStyle=stream', afterBuild), needs: ['build'] },
-  // ...and the controller's, the CLI's with it, on Node 22, 24 and 26 side by side.
-  { name: 'units-node-lines', argv: nx('run', '@occ-ssh/controller:test-node-lines', '--outputStyle=stream', afterBuild), needs: ['build'], env: { OCC_UNIT_CONCURRENCY: '1' } },
+  // ...and the controller's, the CLI's with it, on Node 22, 24 and 26 side by side: its one script,
+  // through npm rather than Nx, which lost the end of its 5,000 lines (the last line's results and
+  // summary) on a loaded machine.
+  { name: 'units-node-lines', argv: npm('run', '--silent', '--workspace', '@occ-ssh/controller', 'test-node-lines'), needs: ['build'], env: { OCC_UNIT_CONCURRENCY: '1' } },
   // The pool starts as soon as the images and the build are there, with the files that do not start
   // the real OpenClaw; those wait for the gate, opened once lint, typecheck and the unit suites have
   // ended (on two cores they left the real gateway short of its 120-second readiness bound).
