@@ -121,17 +121,7 @@ describe('multiplexing', () => {
   });
 
   it('asks the master at a socket to exit with a control command and no remote command', () => {
-    assert.deepEqual(sshArgv(SETTINGS, HOST, undefined, masterExitOptions('/run/occ/mux/a')).slice(-10), [
-      '-o',
-      'ControlPath=/run/occ/mux/a',
-      '-O',
-      'exit',
-      '-p',
-      '22',
-      '-l',
-      'root',
-      '--',
-      '203.0.113.10',
-    ]);
+    const argv = sshArgv(SETTINGS, HOST, undefined, masterExitOptions('/run/occ/mux/a'));
+    assert.equal(argv.slice(-10).join(' '), '-o ControlPath=/run/occ/mux/a -O exit -p 22 -l root -- 203.0.113.10');
   });
 });
