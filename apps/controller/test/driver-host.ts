@@ -1,6 +1,7 @@
 // One driver on one test host, with an IAM hook that records its calls, and what the driver's
 // real-host promise tests read back from that host: the setup those files share.
 import { agentLayout, revisionLayout } from '@occ-ssh/markers';
+import { helperRunning } from '@occ-ssh/test-support';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { SshComputeDriver } from '../src/driver.js';
 import type { AgentRevision } from '../src/types.js';
@@ -69,7 +70,6 @@ export async function deployFirstRevision(driver: SshComputeDriver, calls: strin
 /** Readings of the Agent's gateway on the host; `host` and `driver` are read when a reading is taken. */
 export function gatewayReadings(host: () => TestHost, driver: () => SshComputeDriver) {
   const { binding, layout } = gapAgent();
-  const helperRunning = async () => (await host().exec(['pgrep', '-f', `^${host().nodePath} - `])).code === 0;
   return {
     mainPid: async () => (await host().run(['systemctl', 'show', '--property=MainPID', '--value', layout.unitName])).trim(),
     /** How many times the fixture gateway has started. */
@@ -77,8 +77,8 @@ export function gatewayReadings(host: () => TestHost, driver: () => SshComputeDr
     agent: async () => (await driver().inventory('stable')).namespaces.flatMap((ns) => ns.agents).find((a) => a.agentId === binding.agent.id),
     /** Whether every helper process has ended, waiting up to 5 s for it. */
     helperGone: async () => {
-      for (let i = 0; i < 50 && (await helperRunning()); i += 1) await sleep(100);
-      return (await host().exec(['pgrep', '-f', `^${host().nodePath} - `])).code === 1;
+      for (let i = 0; i < 50 && (await helperRunning(host())); i += 1) await sleep(100);
+      return !(await helperRunning(host()));
     },
   };
 }

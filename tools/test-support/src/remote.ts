@@ -31,6 +31,11 @@ export function helperArtifact(): Buffer {
 export const ROOT = '/var/lib/openclaw-enterprise';
 export const UNIT_DIR = '/etc/systemd/system';
 
+/** Whether a helper runs on the host now: what `pgrep -f '^<node> - '` finds, as an operator would look. */
+export async function helperRunning(host: RemoteHost): Promise<boolean> {
+  return (await host.exec(['pgrep', '-f', `^${host.nodePath} - `])).code === 0;
+}
+
 export function runtimeFor(host: RemoteHost, overrides: Partial<RuntimeSettings> = {}): RuntimeSettings {
   return {
     root: ROOT,
@@ -47,15 +52,15 @@ export function runtimeFor(host: RemoteHost, overrides: Partial<RuntimeSettings>
  * How one helper call travels: a strict ssh client, on the host's shared connection unless the call
  * kills or watches its client or asks for a connection of its own (ssh-call.ts), or `send` says otherwise.
  */
-type KillOptions = Pick<SshCallOptions, 'killAfterMs' | 'killAfterLines' | 'timeoutMs' | 'onSpawn' | 'ownConnection'>;
+type ClientOptions = Pick<SshCallOptions, 'killAfterMs' | 'killAfterLines' | 'timeoutMs' | 'onSpawn' | 'ownConnection'>;
 
-/** The kill options apply to this client's own ssh call, so a caller's `send` cannot be given them. */
+/** The client options apply to this client's own ssh call, so a caller's `send` cannot be given them. */
 export type SendOptions = {
   /** Runs the remote node under this program (e.g. strace and its options). */
   wrap?: readonly string[];
 } & (
-  | (KillOptions & { send?: undefined })
-  | ({ [K in keyof KillOptions]?: never } & {
+  | (ClientOptions & { send?: undefined })
+  | ({ [K in keyof ClientOptions]?: never } & {
       /** Sends the command line and stdin some other way (chaos: over its multiplexed connection). */
       send: (command: string, input: Buffer) => Promise<SshCallResult>;
     })

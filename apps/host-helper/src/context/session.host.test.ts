@@ -5,7 +5,7 @@ import { revisionLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { AUDIT_JOURNAL_MATCHES } from '../audit/audit.js';
-import { activateArgs, call, exists, gatewayStarts, layoutOf, ok, owner, prepareArgs, shell, unitState } from '@occ-ssh/test-support';
+import { activateArgs, call, exists, gatewayStarts, helperRunning, layoutOf, ok, owner, prepareArgs, shell, unitState } from '@occ-ssh/test-support';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -16,8 +16,6 @@ describe('the helper session on a real host', () => {
     host = await startTestHost({ name: 'hsess' });
   });
   after(() => host?.down());
-
-  const helperRunning = async () => (await host.exec(['pgrep', '-f', `^${host.nodePath} - `])).code === 0;
 
   const h = owner('session', 'session');
 
@@ -71,8 +69,8 @@ describe('the helper session on a real host', () => {
     // The restart is with systemd now: close the helper's session by killing its sshd session process.
     await shell(host, `p=$(pgrep -f '^${host.nodePath} - ' | head -1); while [ "$(ps -o comm= -p $p)" != sshd ]; do p=$(ps -o ppid= -p $p | tr -d ' '); done; kill -KILL $p`);
     assert.equal((await pending).line, undefined);
-    for (let i = 0; i < 30 && (await helperRunning()); i += 1) await sleep(100);
-    assert.equal(await helperRunning(), false, 'the helper noticed the closed session and stopped');
+    for (let i = 0; i < 30 && (await helperRunning(host)); i += 1) await sleep(100);
+    assert.equal(await helperRunning(host), false, 'the helper noticed the closed session and stopped');
     assert.equal(await host.run(['readlink', layout.current]), `${revisionLayout(layout.dir, rev.revision.id).currentTarget}\n`);
     assert.equal(await unitState(host, h), 'active', 'the restart handed to systemd completed');
     const { port } = await ok(host, 'verify-revision', { owner: h, revision: rev.revision });

@@ -28,12 +28,15 @@ export interface RemovalOwner {
   agentId?: string;
 }
 
-/** A removal this helper holds: a flock on its marker, dropped when the helper dies. */
+/**
+ * A recorded removal this helper will finish: its marker open, and its flock held (claimed) or, when
+ * another helper held it at claim time, waited for once the host lock is released.
+ */
 export interface Claim {
   tree: string;
   marker: string;
-  held: HeldFlock;
   fd: number;
+  held?: HeldFlock;
 }
 
 /** Writes the marker, then renames `from` into the area in one step. Under the lock; returns where the tree went. */
@@ -51,8 +54,10 @@ export function stageRemoval(root: string, from: string, owner: RemovalOwner): s
 }
 
 /**
- * Under the lock: claims every recorded removal of `owner` that no other helper holds. Taken under the
- * lock, so no staging is half done; held past it by the flock, so two helpers never remove one tree.
+ * Under the lock: claims every recorded removal of `owner`. Taken under the lock, so no staging is half
+ * done; held past it by the flock, so two helpers never remove one tree. A removal another helper holds
+ * (one whose session was cut, still ending its `rm`, or a concurrent deletion) is returned unheld, for
+ * finishRemovals to wait for: answering before it ends would leave its tree behind if that helper stops.
  */
 export async function claimRemovals(root: string, owner: RemovalOwner, signal: AbortSignal): Promise<Claim[]> {
   const area = removalArea(root);
@@ -67,38 +72,54 @@ export async function claimRemovals(root: string, owner: RemovalOwner, signal: A
     const record = readMarker(marker, removalMarker);
     if (!record || record.namespaceId !== owner.namespaceId || (owner.agentId !== undefined && record.agentId !== owner.agentId)) continue;
     const fd = fs.openSync(marker, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
-    // Held by another helper, which is removing it now: not waited for (flock's shortest wait, 0.1 s).
     const busy = new ComputeError('conflict', `${marker} is being removed by another helper`);
     try {
-      const held = await holdFlock(fd, 0, signal, () => busy, marker);
-      claims.push({ tree, marker, held, fd });
+      // Not waited for under the lock (flock's shortest wait, 0.1 s): the wait comes after its release.
+      claims.push({ tree, marker, fd, held: await holdFlock(fd, 0, signal, () => busy, marker) });
     } catch (error) {
-      fs.closeSync(fd);
-      if (error !== busy) {
-        await releaseClaims(claims);
-        throw error;
+      if (error === busy) {
+        claims.push({ tree, marker, fd });
+        continue;
       }
+      fs.closeSync(fd);
+      await releaseClaims(claims);
+      throw error;
     }
   }
   return claims;
 }
 
-/** Outside the lock: removes each claimed tree with root's bounded `rm`, then its marker; every claim is released either way. */
-export async function finishRemovals(runner: HostRunner, claims: readonly Claim[], signal: AbortSignal): Promise<void> {
+/**
+ * Outside the lock: removes each claimed tree with root's bounded `rm`, then its marker. A claim another
+ * helper held is waited for, within the call's deadline (`remainingMs`, and `signal` ends it); once it
+ * is ours, a marker still linked means that helper stopped short, and this one finishes its removal.
+ * Every claim is released either way.
+ */
+export async function finishRemovals(runner: HostRunner, claims: readonly Claim[], signal: AbortSignal, remainingMs: () => number): Promise<void> {
   try {
-    for (const { tree, marker } of claims) {
-      if (lstatOrNull(tree) !== null) {
-        beforeChange();
-        await removeTreeBounded(runner, tree, signal);
-        syncDir(parentOf(tree));
-      }
-      removeFile(marker);
+    for (const claim of claims.filter((c) => c.held)) await removeClaimed(runner, claim, signal);
+    for (const claim of claims.filter((c) => !c.held)) {
+      const stillHeld = () => new ComputeError('conflict', `${claim.marker} is still being removed by another helper; retry`, { path: claim.marker });
+      claim.held = await holdFlock(claim.fd, remainingMs(), signal, stillHeld, claim.marker);
+      if (fs.fstatSync(claim.fd).nlink > 0) await removeClaimed(runner, claim, signal);
     }
   } finally {
     await releaseClaims(claims);
   }
 }
 
+async function removeClaimed(runner: HostRunner, { tree, marker }: Claim, signal: AbortSignal): Promise<void> {
+  if (lstatOrNull(tree) !== null) {
+    beforeChange();
+    await removeTreeBounded(runner, tree, signal);
+    syncDir(parentOf(tree));
+  }
+  removeFile(marker);
+}
+
 async function releaseClaims(claims: readonly Claim[]): Promise<void> {
-  for (const { held, fd } of claims) await held.release().finally(() => fs.closeSync(fd));
+  for (const { held, fd } of claims) {
+    if (held) await held.release().finally(() => fs.closeSync(fd));
+    else fs.closeSync(fd);
+  }
 }

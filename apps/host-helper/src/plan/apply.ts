@@ -65,7 +65,7 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       const claims = await claimRemovals(ctx.runtime.root, owner(step), ctx.session.signal);
       // Security: the removal walks what the Agent planted, so it never runs under the host lock.
       await ctx.lock?.release();
-      return finishRemovals(ctx.runner, claims, ctx.session.signal);
+      return finishRemovals(ctx.runner, claims, ctx.session.signal, () => ctx.session.remainingMs());
     }
     case 'rename':
       beforeChange();

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { accountName, namespaceLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { squatterArgv, startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { ROOT, UNIT_DIR, activateArgs, call, exists, fails, layoutOf, ok, owner, prepareArgs, shell } from '@occ-ssh/test-support';
+import { ROOT, UNIT_DIR, activateArgs, call, exists, fails, helperRunning, layoutOf, ok, owner, prepareArgs, shell } from '@occ-ssh/test-support';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TREE = `find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %T@\\n' 2>/dev/null | sort | sha256sum; getent passwd | sha256sum`;
@@ -13,7 +13,6 @@ const TREE = `find ${ROOT} ${UNIT_DIR} -printf '%p %u %g %m %s %T@\\n' 2>/dev/nu
 describe('bounded failure on a real host', () => {
   let host: TestHost;
   const uidOf = async (who: AgentOwner) => Number((await host.run(['id', '-u', accountName('openclaw', who.namespace.id, who.agent.id)])).trim());
-  const helperRunning = async () => (await host.exec(['pgrep', '-f', `^${host.nodePath} - `])).code === 0;
   const lockWaiters = async () => (await host.exec(['pgrep', '-f', '^flock --exclusive'])).stdout.trim();
 
   before(async () => {
@@ -55,9 +54,9 @@ describe('bounded failure on a real host', () => {
       const outcome = await pending;
       assert.equal(outcome.line, undefined, 'the caller went away before any result');
       const closedAt = Date.now();
-      while ((await helperRunning()) && Date.now() - closedAt < 20_000) await sleep(100);
+      while ((await helperRunning(host)) && Date.now() - closedAt < 20_000) await sleep(100);
       const gone = Date.now() - closedAt;
-      assert.equal(await helperRunning(), false);
+      assert.equal(await helperRunning(host), false);
       process.stderr.write(`# queued helper gone ${gone} ms after its session closed\n`);
       // The helper stops within a heartbeat or two; half the 30-second lock wait leaves a loaded machine its margin.
       assert.ok(gone < 15_000, `the helper lingered ${gone} ms after its session closed (the lock wait is 30 s)`);

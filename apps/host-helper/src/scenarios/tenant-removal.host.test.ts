@@ -1,7 +1,7 @@
 // Real-host proof that nothing an Agent planted is removed under the host lock: a compromised gateway
 // fills its state/ with empty files from inside its unit, its Agent is deleted, and a sibling's stop
 // during that removal waits for none of it. A cut removal stays out of every Agent's reach and is
-// finished by the next deletion.
+// finished by the next deletion, which waits for a claim another helper still holds.
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
@@ -98,7 +98,7 @@ describe('removing what an Agent planted never holds the host lock', { timeout: 
     assert.equal((await host.exec(['getent', 'passwd', accountOf(who)])).code, 2);
   });
 
-  test('a removal cut short stays out of every Agent reach, keeps the lock free, and the next deletion finishes it', async () => {
+  test('a removal cut short stays out of every Agent reach, keeps the lock free, and the next deletion waits for its claim and finishes it', async () => {
     const { who } = await plantedAgent('cut');
     let sshPid = 0;
     const deletion = call(host, 'delete-agent', { owner: who }, { onSpawn: (pid) => (sshPid = pid) });
@@ -119,7 +119,15 @@ describe('removing what an Agent planted never holds the host lock', { timeout: 
     const peek = await host.exec(['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', 'ls', AREA]);
     assert.notEqual(peek.code, 0);
     assert.match(peek.stderr, /Permission denied/);
+    // Another holder of the removal's claim (as a cut helper still ending): the retry waits for it, then finishes the removal.
+    const marker = `${AREA}/${left.find((name) => name.endsWith('.json'))!}`;
+    const holder = host.exec(['flock', marker, 'sleep', '3']);
+    while ((await host.exec(['flock', '--nonblock', marker, 'true'])).code === 0) await sleep(50);
+    const retried = Date.now();
     const resumed = await ok(host, 'delete-agent', { owner: who });
+    const retryMs = Date.now() - retried;
+    assert.equal((await holder).code, 0);
+    process.stderr.write(`[tenant-removal] the retry under another holder's claim answered in ${retryMs} ms\n`);
     assert.deepEqual(resumed, { agentExisted: false, accountRemoved: false, unitRemoved: false, portFreed: null });
     assert.deepEqual((await host.run(['ls', '-A', AREA])).trim(), '', 'the next deletion finished it');
   });

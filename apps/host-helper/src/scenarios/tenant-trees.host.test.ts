@@ -8,7 +8,22 @@ import { after, before, describe, test } from 'node:test';
 import { deletingNamespacePath, namespaceLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { ROOT, accountOf, activateArgs, call, exists, installTenantGateway, layoutOf, ok, owner, prepareArgs, sendTimed, type CallOutcome, type RemoteHost } from '@occ-ssh/test-support';
+import {
+  ROOT,
+  accountOf,
+  activateArgs,
+  call,
+  exists,
+  helperRunning,
+  installTenantGateway,
+  layoutOf,
+  ok,
+  owner,
+  prepareArgs,
+  sendTimed,
+  type CallOutcome,
+  type RemoteHost,
+} from '@occ-ssh/test-support';
 
 const DEPTH = 5000;
 /** Entries of the wide directory: hard links, so planting stays quick; each is one directory entry rm must unlink. */
@@ -144,13 +159,12 @@ describe('trees a compromised gateway planted never block or break deletion', { 
     assert.notEqual((await host.run(['ls', '-A', AREA])).trim(), '', 'the removal was cut short, not finished');
     // The account went under the lock, before the removal began; its files wait where no account reaches.
     assert.equal((await host.exec(['getent', 'passwd', accountOf(who)])).code, 2);
-    // The cut helper ends its removal child and exits within seconds; until then its claim on the
-    // removal holds, and a call in between leaves the tree to it (the known gap in docs/hardening.md rule 8).
-    const helperRunning = async () => (await host.exec(['pgrep', '-f', `^${host.nodePath} - `])).code === 0;
-    for (const until = Date.now() + 30_000; Date.now() < until && (await helperRunning());) await sleep(100);
-    assert.equal(await helperRunning(), false, 'the cut helper stopped within 30 s');
+    // The cut helper may still be ending its removal child (about a second): the retry waits for its claim, then finishes.
+    const cutHelperRunning = await helperRunning(host);
     const resumed = await ok(host, 'delete-namespace', { namespace: who.namespace });
-    process.stderr.write(`[tenant-trees] cut at ${killed.killedAtMs} ms; lock free ${freedMs} ms later; resumed: ${JSON.stringify(resumed)}\n`);
+    process.stderr.write(
+      `[tenant-trees] cut at ${killed.killedAtMs} ms; lock free ${freedMs} ms later; cut helper still running at the retry: ${cutHelperRunning}; resumed: ${JSON.stringify(resumed)}\n`,
+    );
     assert.deepEqual(resumed, { treeExisted: false, agentsRemoved: 0, accountsRemoved: [] });
     await assertGone(who);
   });

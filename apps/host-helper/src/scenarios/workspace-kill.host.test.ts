@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { agentLayout, workspaceSetupMarkerPath } from '@occ-ssh/markers';
 import type { OperationArgs } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { ROOT, UNIT_DIR, call, exists, ok, owner, prepareArgs, tempFiles } from '@occ-ssh/test-support';
+import { ROOT, UNIT_DIR, call, exists, helperRunning, ok, owner, prepareArgs, tempFiles } from '@occ-ssh/test-support';
 
 const DOCUMENTS = [
   { name: 'SOUL.md', content: '# SOUL.md\n\nSteady.\n' },
@@ -42,7 +42,7 @@ describe('setup-workspace cut off on a real host', () => {
       let running = '';
       for (let i = 0; i < 50; i += 1) {
         running = (await host.exec(['pgrep', '-f', `${host.openclawPath} setup`])).stdout.trim();
-        if (!running && (await host.exec(['pgrep', '-f', `^${host.nodePath} - `])).stdout.trim() === '') break;
+        if (!running && !(await helperRunning(host))) break;
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       assert.equal(running, '', `native setup outlived the cut after ${lines} lines`);
