@@ -30,7 +30,7 @@ export interface DriverDeps {
   executor: CommandExecutor;
   logger: Logger;
   observer: OperationObserver;
-  /** Bounds the operations in flight on one host, whichever Namespaces share it. */
+  /** Bounds the operations in flight on one host, whichever Namespaces share it, and on all hosts together. */
   limiter: HostLimiter;
 }
 
@@ -43,7 +43,7 @@ export function createDefaultDeps(configuration: SshComputeConfiguration, given:
     executor,
     helper: given.helper ?? loadHelperArtifact(),
     observer: given.observer ?? {},
-    limiter: given.limiter ?? new HostLimiter(configuration.maxConcurrentOperationsPerHost),
+    limiter: given.limiter ?? new HostLimiter(configuration.maxConcurrentOperationsPerHost, configuration.maxConcurrentOperations),
   };
 }
 

@@ -1,7 +1,8 @@
-// HostLimiter: a per-host bound on concurrent operations, first come first served.
+// HostLimiter: a per-host and a controller-wide bound on concurrent operations, first come first served.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { HostLimiter, Semaphore, sessionsPerHost, viewSlotsFor } from './limiter.js';
+import type { ComputeError } from '@occ-ssh/protocol';
+import { HostLimiter, Semaphore, sessionsPerHost, viewSlotsFor, viewTotalFor } from './limiter.js';
 import { deferred, settle } from '../test/fakes.js';
 
 /** Tasks that record start/end and finish only when released, tracking the peak concurrency per host. */
@@ -142,6 +143,61 @@ describe("HostLimiter: the runtime reads' own slots", () => {
     assert.deepEqual([1, 4, 8, 9, 10].map(sessionsPerHost), [3, 6, 10, 10, 10]);
     const limiter = new HostLimiter(10);
     assert.equal(limiter.semaphoreFor('stable', 'view'), limiter.semaphoreFor('stable'));
+  });
+});
+
+describe('HostLimiter: the controller-wide bound', () => {
+  it('never runs more than the total across hosts, and a host with a deep queue holds at most its own share of the waiters', async () => {
+    const limiter = new HostLimiter(2, 3);
+    const h = harness();
+    // alpha asks for six before beta and gamma ask for one each.
+    const alpha = ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'].map((name) => limiter.run('alpha', h.task('all', name)));
+    const others = [limiter.run('beta', h.task('all', 'b1')), limiter.run('gamma', h.task('all', 'g1'))];
+    await settle();
+    assert.deepEqual(h.started, ['a1', 'a2', 'b1']);
+    // The freed slot goes to gamma, which asked before alpha's third could queue for the total.
+    await h.release('a1');
+    assert.deepEqual(h.started, ['a1', 'a2', 'b1', 'g1']);
+    await h.release('b1');
+    assert.deepEqual(h.started.at(-1), 'a3');
+    for (const name of ['a2', 'g1', 'a3', 'a4', 'a5', 'a6']) await h.release(name);
+    await Promise.all([...alpha, ...others]);
+    assert.equal(h.peak.get('all'), 3);
+  });
+
+  it("runtime reads have a quarter of the total, at least two, beside the operations'", async () => {
+    assert.deepEqual([1, 8, 9, 64].map(viewTotalFor), [2, 2, 3, 16]);
+    const limiter = new HostLimiter(4, 1);
+    const h = harness();
+    const operations = ['op1', 'op2'].map((name, i) => limiter.run(`host${i}`, h.task('operations', name)));
+    const views = ['v1', 'v2', 'v3'].map((name, i) => limiter.run(`host${i}`, h.task('views', name), 'view'));
+    await settle();
+    assert.deepEqual(h.started, ['op1', 'v1', 'v2']);
+    for (const name of ['v1', 'v2', 'v3', 'op1', 'op2']) await h.release(name);
+    await Promise.all([...operations, ...views]);
+    assert.deepEqual([h.peak.get('operations'), h.peak.get('views')], [1, 2]);
+  });
+
+  it('a cancelled call stops waiting, holds nothing, and the next waiter gets the slot', async () => {
+    const limiter = new HostLimiter(4, 1);
+    const h = harness();
+    const first = limiter.run('alpha', h.task('all', 'first'));
+    const controller = new AbortController();
+    const cancelled = limiter.take('beta', 'operation', controller.signal);
+    const next = limiter.run('gamma', h.task('all', 'next'));
+    await settle();
+    controller.abort();
+    await assert.rejects(cancelled, (error: ComputeError) => error.code === 'cancelled' && /waiting for a slot/.test(error.message));
+    await h.release('first');
+    assert.deepEqual(h.started, ['first', 'next']);
+    await h.release('next');
+    await Promise.all([first, next]);
+    // beta's own slot was given back: its next call starts at once.
+    const held = await limiter.take('beta');
+    // A call whose signal is already aborted never queues behind it.
+    await assert.rejects(limiter.take('delta', 'operation', AbortSignal.abort()), /cancelled while waiting/);
+    held();
+    (await limiter.take('delta'))();
   });
 });
 

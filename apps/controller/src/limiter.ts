@@ -1,4 +1,6 @@
-// The one limiter: a FIFO counting semaphore whose waiters can withdraw, and a map of them per host.
+// The one limiter: a FIFO counting semaphore whose waiters can withdraw, a map of them per host, and
+// the controller-wide bound over all hosts.
+import { ComputeError } from '@occ-ssh/protocol';
 
 export interface SemaphoreTicket {
   /** Resolves once the slot is held. */
@@ -64,17 +66,32 @@ export const viewSlotsFor = (perHost: number) => Math.max(0, Math.min(VIEW_SLOTS
 /** Sessions one host's connection may need at once: its operations and its runtime reads. */
 export const sessionsPerHost = (perHost: number) => perHost + viewSlotsFor(perHost);
 
+/** The runtime reads' share of the controller-wide bound: a quarter of the operations', at least two. */
+export const viewTotalFor = (total: number) => Math.max(VIEW_SLOTS, Math.ceil(total / 4));
+
 /**
- * Bounds concurrent operations per host, below sshd's default MaxStartups of 10. OCC's runtime reads
- * (describe, logs, diagnostics) have slots of their own, so activations waiting for slow gateways never
- * hold them up; with no room left under MaxSessions they share the operations' slots.
+ * Bounds concurrent operations per host, below sshd's default MaxStartups of 10, and across every host
+ * the controller addresses (each one an `ssh` client with the system transports). OCC's runtime reads
+ * (describe, logs, diagnostics) have slots of their own, per host and in the whole, so activations
+ * waiting for slow gateways never hold them up; with no room left under MaxSessions they share the
+ * operations' slots.
+ *
+ * Fairness: a call takes its host's slot first and only then queues for the controller-wide one, so
+ * one host holds or awaits at most its own per-host number of those; a burst on one host cannot crowd
+ * out the others, which are served in the order they asked.
  */
 export class HostLimiter {
   private readonly hosts = new Map<string, Semaphore>();
   private readonly viewSlots: number;
+  private readonly totals: Record<Lane, Semaphore>;
 
-  constructor(private readonly perHost: number) {
+  constructor(
+    private readonly perHost: number,
+    total = Number.POSITIVE_INFINITY,
+  ) {
     this.viewSlots = viewSlotsFor(perHost);
+    const operations = new Semaphore(total);
+    this.totals = { operation: operations, view: this.viewSlots > 0 ? new Semaphore(viewTotalFor(total)) : operations };
   }
 
   /** The semaphore of one host key (`user@address:port`) and lane, made on first use. */
@@ -89,21 +106,55 @@ export class HostLimiter {
     return semaphore;
   }
 
-  /** Waits for a slot of the host's lane and returns its release: a step of one helper invocation. */
-  async take(host: string, lane: Lane = 'operation'): Promise<() => void> {
-    const ticket = this.semaphoreFor(host, lane).acquire();
-    await ticket.granted;
-    return ticket.release;
+  /**
+   * Waits for a slot of the host's lane, then for one of the controller's, and returns their release:
+   * a step of one helper invocation. `signal` withdraws a waiting call (`cancelled`, nothing held).
+   */
+  async take(host: string, lane: Lane = 'operation', signal?: AbortSignal): Promise<() => void> {
+    const own = this.semaphoreFor(host, lane).acquire();
+    await grantedUnless(own, signal);
+    const total = this.totals[lane].acquire();
+    try {
+      await grantedUnless(total, signal);
+    } catch (error) {
+      own.release();
+      throw error;
+    }
+    return () => {
+      total.release();
+      own.release();
+    };
   }
 
   async run<T>(host: string, task: () => Promise<T>, lane: Lane = 'operation'): Promise<T> {
-    const ticket = this.semaphoreFor(host, lane).acquire();
-    // A free slot starts the task at once, as a caller that did not wait would expect.
-    if (!ticket.immediate) await ticket.granted;
+    const release = await this.take(host, lane);
     try {
       return await task();
     } finally {
-      ticket.release();
+      release();
     }
+  }
+}
+
+/** A ticket's slot, or `cancelled` once `signal` aborts while it waits (the ticket withdrawn). */
+async function grantedUnless(ticket: SemaphoreTicket, signal: AbortSignal | undefined): Promise<void> {
+  if (ticket.immediate) return;
+  if (!signal) return ticket.granted;
+  if (signal.aborted) {
+    ticket.cancel();
+    throw new ComputeError('cancelled', 'cancelled while waiting for a slot of the controller');
+  }
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => {
+      ticket.cancel();
+      reject(new ComputeError('cancelled', 'cancelled while waiting for a slot of the controller'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([ticket.granted, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
   }
 }

@@ -61,8 +61,9 @@ export class OperationRunner {
     try {
       const progress = observer.progress;
       const onHeartbeat = progress && ((seq: number) => progress({ host: machineOf(host), namespaceName: host.name, operation, heartbeats: seq + 1, elapsedMs: Date.now() - started }));
-      // The host's slot, keyed by the connection, not the Namespace: several Namespaces may share one host.
-      const release = await limiter.take(`${host.user}@${host.address}:${host.port}`, laneOf(operation));
+      // The host's slot, keyed by the connection, not the Namespace (several Namespaces may share one
+      // host), then one of the controller's; a cancelled call stops waiting for them.
+      const release = await limiter.take(`${host.user}@${host.address}:${host.port}`, laneOf(operation), signal);
       let outcome: OperationOutcome<O>;
       try {
         const call = buildWithDetails(operation, args, runtimeSettingsFor(this.config, namespaceName), helper, requestId, details);

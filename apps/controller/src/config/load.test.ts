@@ -28,6 +28,7 @@ const EXPECTED = {
   network: { gatewayPortRange: { start: 18800, end: 18899 } },
   transport: 'openssh-mux',
   maxConcurrentOperationsPerHost: 4,
+  maxConcurrentOperations: 64,
 };
 
 describe('loadInstallationConfiguration', () => {
@@ -46,6 +47,7 @@ describe('loadInstallationConfiguration', () => {
     assert.equal(config.ssh.connectTimeoutSeconds, 10);
     assert.equal(config.transport, 'openssh-mux');
     assert.equal(config.maxConcurrentOperationsPerHost, 4);
+    assert.equal(config.maxConcurrentOperations, 64);
   });
 
   it('reads an optional jump host, defaulting its port', () => {
@@ -55,10 +57,11 @@ describe('loadInstallationConfiguration', () => {
   });
 
   it('keeps explicit optional settings', () => {
-    const text = seedWith(['          end: 18899\n', '          end: 18899\n      transport: openssh-mux\n      maxConcurrentOperationsPerHost: 10\n']);
+    const text = seedWith(['          end: 18899\n', '          end: 18899\n      transport: openssh-mux\n      maxConcurrentOperationsPerHost: 10\n      maxConcurrentOperations: 1000\n']);
     const config = loadInstallationConfiguration({ text });
     assert.equal(config.transport, 'openssh-mux');
     assert.equal(config.maxConcurrentOperationsPerHost, 10);
+    assert.equal(config.maxConcurrentOperations, 1000);
   });
 
   it('accepts several hosts, hostnames and IPv6 literals, and a host without overrides', () => {

@@ -210,6 +210,7 @@ const CASES: RefusalCase[] = [
     `${CONFIG_KEY}.maxConcurrentOperationsPerHost`,
     'expected an integer from 1 to 10, got 11 (line 26)',
   ),
+  refused('no controller-wide bound', END, `${END}      maxConcurrentOperations: 0\n`, `${CONFIG_KEY}.maxConcurrentOperations`, 'expected an integer from 1 to 4096, got 0 (line 26)'),
 ];
 
 describe('refused SSH Compute settings', () => {

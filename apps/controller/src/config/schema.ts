@@ -114,6 +114,9 @@ const network = z.strictObject({
 /** Host keys are exact Namespace names (the protocol's `namespaceName`); at least one is needed. */
 const hosts = z.record(namespaceName, host).refine((value) => Object.keys(value).length > 0, { error: 'expected at least one Namespace mapped to a host' });
 
+/** The controller-wide bound's default: 64 operations and 16 runtime reads, about 80 `ssh` clients at once. */
+export const DEFAULT_MAX_CONCURRENT_OPERATIONS = 64;
+
 export const sshComputeConfigurationSchema = z.strictObject({
   ssh,
   hosts,
@@ -121,6 +124,7 @@ export const sshComputeConfigurationSchema = z.strictObject({
   network,
   transport: z.enum(TRANSPORTS, { error: unlessMissing(`expected one of ${TRANSPORTS.map((name) => `"${name}"`).join(', ')}`) }).default('openssh-mux'),
   maxConcurrentOperationsPerHost: integerFrom(1, 10).default(4),
+  maxConcurrentOperations: integerFrom(1, 4096).default(DEFAULT_MAX_CONCURRENT_OPERATIONS),
 });
 
 export interface JumpHost {
@@ -157,4 +161,6 @@ export interface SshComputeConfiguration {
   readonly network: { readonly gatewayPortRange: { readonly start: number; readonly end: number }; readonly allowLinkLocal?: boolean };
   readonly transport: Transport;
   readonly maxConcurrentOperationsPerHost: number;
+  /** Helper calls in flight across every host at once (each an `ssh` client with the system transports); runtime reads have a quarter of it, at least 2, beside it. */
+  readonly maxConcurrentOperations: number;
 }
