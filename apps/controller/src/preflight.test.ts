@@ -93,7 +93,7 @@ describe('checkLocalSshFiles', () => {
 });
 
 describe('socketBindWarning', () => {
-  const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null };
+  const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null, freeAccountIds: null };
   const probe = (socketBindMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing, ipAddressDenyMissing: [], capacity });
 
   it('warns with a stable code, naming the configured host, its address, each missing piece and what then stands alone', () => {
@@ -115,7 +115,7 @@ describe('socketBindWarning', () => {
 });
 
 describe('missingOnHost and the systemd version', () => {
-  const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null };
+  const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null, freeAccountIds: null };
   const old = { name: 'systemd-version', ok: false, detail: 'systemd 247 is older than 249, the first that knows every directive of the gateway units (SocketBindAllow=/SocketBindDeny=)' };
 
   it("refuses a host whose systemd predates the units' directives as a permanent host requirement naming the host and the version", () => {
@@ -135,7 +135,7 @@ describe('missingOnHost and the systemd version', () => {
 });
 
 describe('linkLocalWarning', () => {
-  const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null };
+  const capacity = { memoryTotalBytes: null, memoryAvailableBytes: null, rootFreeBytes: null, rootFreeInodes: null, agents: null, freePorts: null, freeAccountIds: null };
   const probe = (ipAddressDenyMissing: string[]) => ({ checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'h', socketBindMissing: [], ipAddressDenyMissing, capacity });
   const missing = ['/sys/fs/cgroup is not the unified cgroup v2 hierarchy (a tmpfs of cgroup v1 hierarchies: hybrid or legacy layout)'];
 

@@ -78,16 +78,16 @@ export function linkLocalWarning(hostName: string, address: string, probe: Probe
 /** Below these a host is low for one more real gateway (about 1 GB of RSS measured, docs/operations.md). */
 export const CAPACITY_WARNING_FLOORS = { memoryAvailableBytes: 1536 * 1024 * 1024, rootFreeBytes: 2 * 1024 * 1024 * 1024, rootFreeInodes: 10_000 } as const;
 
-export const CAPACITY_WARNING_CODES = { memory: 'HOST_MEMORY_LOW', disk: 'HOST_DISK_LOW', inodes: 'HOST_INODES_LOW', ports: 'GATEWAY_PORTS_EXHAUSTED' } as const;
+export const CAPACITY_WARNING_CODES = { memory: 'HOST_MEMORY_LOW', disk: 'HOST_DISK_LOW', inodes: 'HOST_INODES_LOW', ports: 'GATEWAY_PORTS_EXHAUSTED', accounts: 'AGENT_ACCOUNTS_EXHAUSTED' } as const;
 
 const mib = (bytes: number) => `${Math.floor(bytes / 1024 / 1024)} MiB`;
 
 /**
- * Warnings, never failures: a host low on memory, disk, inodes or ports still serves the Agents it
- * has; prepare refuses a new Agent only when its port or disk is really missing.
+ * Warnings, never failures: a host low on memory, disk, inodes, ports or account IDs still serves the
+ * Agents it has; prepare refuses a new Agent only when its port, disk or account IDs are really missing.
  */
 export function capacityWarnings(hostName: string, address: string, probe: ProbeResult): ComputePreflightWarning[] {
-  const { memoryAvailableBytes: memory, rootFreeBytes: disk, rootFreeInodes: inodes, freePorts, agents } = probe.capacity;
+  const { memoryAvailableBytes: memory, rootFreeBytes: disk, rootFreeInodes: inodes, freePorts, agents, freeAccountIds } = probe.capacity;
   const at = `host "${hostName}" (${address})`;
   const floors = CAPACITY_WARNING_FLOORS;
   const warnings: ComputePreflightWarning[] = [];
@@ -102,6 +102,12 @@ export function capacityWarnings(hostName: string, address: string, probe: Probe
   }
   if (freePorts === 0) {
     warnings.push({ code: CAPACITY_WARNING_CODES.ports, message: `${at} has no free port left in the gateway port range (${agents ?? 'unknown'} Agents): prepare refuses a new Agent there` });
+  }
+  if (freeAccountIds === 0) {
+    warnings.push({
+      code: CAPACITY_WARNING_CODES.accounts,
+      message: `${at} has no free UID or GID left for another Agent account (${agents ?? 'unknown'} Agents): prepare refuses a new Agent there; runtime.accountIdRange can give accounts a larger range`,
+    });
   }
   return warnings;
 }

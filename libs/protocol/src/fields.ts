@@ -73,5 +73,19 @@ export const gatewayPort = z.int('expected an integer').check(z.minimum(1024, 'e
 
 export const portRange = z.strictObject({ start: gatewayPort, end: gatewayPort }).check(z.refine((range) => range.start <= range.end, 'start must not be greater than end'));
 
+/**
+ * Where an operator-chosen range of Agent account IDs may lie: useradd's own range for ordinary
+ * accounts on Debian (UID_MIN 1000 to UID_MAX 60000), below systemd's reserved IDs (60001 up: homed,
+ * dynamic users, nobody) and the subordinate IDs containers map (100000 up by default).
+ */
+export const ACCOUNT_ID_BOUNDS = { min: 1000, max: 60000 } as const;
+
+const accountId = z
+  .int('expected an integer')
+  .check(z.minimum(ACCOUNT_ID_BOUNDS.min, `expected at least ${ACCOUNT_ID_BOUNDS.min}`), z.maximum(ACCOUNT_ID_BOUNDS.max, `expected at most ${ACCOUNT_ID_BOUNDS.max}`));
+
+/** The UIDs and GIDs new Agent accounts take, both bounds included. */
+export const accountIdRange = z.strictObject({ start: accountId, end: accountId }).check(z.refine((range) => range.start <= range.end, 'start must not be greater than end'));
+
 /** Lines written in SHA-256 hex, as used for configuration hashes. */
 export const sha256Hex = z.string().check(z.regex(/^[0-9a-f]{64}$/, 'expected a SHA-256 hex digest'));

@@ -75,6 +75,14 @@ describe('runtimeSettingsFor', () => {
     assert.ok(Object.isFrozen(settings) && Object.isFrozen(settings.gatewayPortRange));
   });
 
+  it("carries the Installation's account ID range when it sets one, and nothing when it does not", () => {
+    const ranged = { ...config, runtime: { ...config.runtime, accountIdRange: { start: 20000, end: 29999 } } };
+    const settings = runtimeSettingsFor(ranged, 'stable');
+    assert.deepEqual(settings.accountIdRange, { start: 20000, end: 29999 });
+    assert.ok(Object.isFrozen(settings.accountIdRange));
+    assert.equal('accountIdRange' in runtimeSettingsFor(config, 'stable'), false, 'absent stays absent, so no configuration hash changes');
+  });
+
   it('uses the runtime paths for a host without overrides', () => {
     const settings = runtimeSettingsFor(config, 'plain');
     assert.equal(settings.nodePath, '/usr/bin/node');

@@ -54,6 +54,7 @@ export function runtimeSettingsFor(config: SshComputeConfiguration, namespaceNam
     ...(config.runtime.gatewayLimits ? { gatewayLimits: { ...config.runtime.gatewayLimits } } : {}),
     // Only when allowed: the hash of an Installation that leaves link-local denied does not change.
     ...(config.network.allowLinkLocal === true ? { allowLinkLocal: true } : {}),
+    ...(config.runtime.accountIdRange ? { accountIdRange: { ...config.runtime.accountIdRange } } : {}),
   });
   if (!checked.success) {
     // Only reachable with a configuration that did not come from loadInstallationConfiguration.
@@ -65,5 +66,6 @@ export function runtimeSettingsFor(config: SshComputeConfiguration, namespaceNam
   const settings = checked.data;
   Object.freeze(settings.gatewayPortRange);
   if (settings.gatewayLimits) Object.freeze(settings.gatewayLimits);
+  if (settings.accountIdRange) Object.freeze(settings.accountIdRange);
   return Object.freeze(settings);
 }

@@ -210,6 +210,27 @@ const CASES: RefusalCase[] = [
     `${CONFIG_KEY}.maxConcurrentOperationsPerHost`,
     'expected an integer from 1 to 10, got 11 (line 26)',
   ),
+  refused(
+    'account ID range below 1000',
+    UNITS,
+    `${UNITS}        accountIdRange:\n          start: 900\n          end: 1999\n`,
+    `${CONFIG_KEY}.runtime.accountIdRange.start`,
+    'expected at least 1000, got 900 (line 23)',
+  ),
+  refused(
+    'account ID range reversed',
+    UNITS,
+    `${UNITS}        accountIdRange:\n          start: 30000\n          end: 20000\n`,
+    `${CONFIG_KEY}.runtime.accountIdRange`,
+    'start must not be greater than end (line 22)',
+  ),
+  refused(
+    'account ID range into subordinate IDs',
+    UNITS,
+    `${UNITS}        accountIdRange:\n          start: 50000\n          end: 100000\n`,
+    `${CONFIG_KEY}.runtime.accountIdRange.end`,
+    'expected at most 60000, got 100000 (line 24)',
+  ),
   refused('no controller-wide bound', END, `${END}      maxConcurrentOperations: 0\n`, `${CONFIG_KEY}.maxConcurrentOperations`, 'expected an integer from 1 to 4096, got 0 (line 26)'),
 ];
 

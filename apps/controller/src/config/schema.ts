@@ -1,5 +1,5 @@
 // The strict schema of `drivers.compute.configuration` for SSH Compute, and the typed result.
-import { GATEWAY_LIMIT_BOUNDS, gatewayHostPath, namespaceName, portRange, runtimeUser, safePath, safePathProblem } from '@occ-ssh/protocol';
+import { GATEWAY_LIMIT_BOUNDS, accountIdRange, gatewayHostPath, namespaceName, portRange, runtimeUser, safePath, safePathProblem } from '@occ-ssh/protocol';
 import { z } from 'zod';
 import { hostAddressProblem } from './address.js';
 
@@ -88,6 +88,7 @@ const runtime = z
     root: gatewayHostPath,
     systemdUnitDirectory: z._default(safePath, DEFAULT_SYSTEMD_UNIT_DIRECTORY),
     gatewayLimits: z.optional(gatewayLimits),
+    accountIdRange: z.optional(accountIdRange),
   })
   .superRefine(({ root, systemdUnitDirectory }, ctx) => {
     // zod may run this beside field issues; compare only two paths that are each valid.
@@ -157,6 +158,8 @@ export interface SshComputeConfiguration {
     readonly root: string;
     readonly systemdUnitDirectory: string;
     readonly gatewayLimits?: { readonly memoryMaxMiB?: number; readonly tasksMax?: number; readonly cpuWeight?: number };
+    /** The UIDs and GIDs Agent accounts are made with (within 1000-60000); absent, they are system accounts (login.defs' SYS_UID_MIN-SYS_UID_MAX, 101-999 on Debian). */
+    readonly accountIdRange?: { readonly start: number; readonly end: number };
   };
   readonly network: { readonly gatewayPortRange: { readonly start: number; readonly end: number }; readonly allowLinkLocal?: boolean };
   readonly transport: Transport;

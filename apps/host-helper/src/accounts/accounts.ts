@@ -69,7 +69,18 @@ function nologinShell(): string {
 /** What prepare-revision reads of the Agent's account before any change. */
 export type AccountState =
   | { state: 'active'; account: Account }
-  | { state: 'missing'; name: string; markerPath: string; creating: AccountMarker | null; userExists: boolean; groupExists: boolean; startOver: boolean; shell: string };
+  | {
+      state: 'missing';
+      name: string;
+      markerPath: string;
+      creating: AccountMarker | null;
+      userExists: boolean;
+      groupExists: boolean;
+      startOver: boolean;
+      shell: string;
+      /** The Installation's ID range, when it sets one (account-ids.ts). */
+      idRange?: { start: number; end: number };
+    };
 
 /**
  * The Agent's account as it stands, refusing what may not be created or adopted: an account or
@@ -89,7 +100,18 @@ export async function readAccount(ctx: OpContext, owner: AgentOwner): Promise<Ac
   // useradd commits the user before its group: cut between the two, it leaves a user whose primary GID
   // no group has, which a group made afterwards would not carry. Only our own creation leaves this.
   const startOver = user !== null && user.primaryGid !== group?.id;
-  return { state: 'missing', name, markerPath, creating: marker, userExists: user !== null, groupExists: group !== null, startOver, shell: nologinShell() };
+  const idRange = ctx.runtime.accountIdRange;
+  return {
+    state: 'missing',
+    name,
+    markerPath,
+    creating: marker,
+    userExists: user !== null,
+    groupExists: group !== null,
+    startOver,
+    shell: nologinShell(),
+    ...(idRange ? { idRange: { ...idRange } } : {}),
+  };
 }
 
 /** The `creating` marker written before useradd, so a retry after an interruption recognises the half-made account as its own. */
@@ -107,13 +129,14 @@ interface Creation {
   /** An interrupted creation left a user without its private group as primary: both are removed and made again. */
   startOver: boolean;
   shell: string;
+  idRange?: { start: number; end: number };
 }
 
 /** The commands that create the account, from what the read phase found: none when both exist and match. */
-function creationCommands({ name, home, shell, userExists, groupExists, startOver }: Omit<Creation, 'marker' | 'creating'>) {
+function creationCommands({ name, home, shell, userExists, groupExists, startOver, idRange }: Omit<Creation, 'marker' | 'creating'>) {
   // userdel drops only a same-named group that is the user's primary one, so a mismatched group goes by itself.
-  if (startOver) return [userdelArgv(name), ...(groupExists ? [groupdelArgv(name)] : []), useraddArgv({ name, home, shell, groupExists: false })];
-  return userExists ? [] : [useraddArgv({ name, home, shell, groupExists })];
+  if (startOver) return [userdelArgv(name), ...(groupExists ? [groupdelArgv(name)] : []), useraddArgv({ name, home, shell, groupExists: false, idRange })];
+  return userExists ? [] : [useraddArgv({ name, home, shell, groupExists, idRange })];
 }
 
 /** useradd (after removing what an interrupted one left, where it must), then the marker turned `active` with the new IDs. */

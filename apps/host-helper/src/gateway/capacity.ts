@@ -39,7 +39,8 @@ export function rootFree(root: string): { bytes: number | null; inodes: number |
   }
 }
 
-export function hostCapacity(ctx: OpContext): HostCapacity {
+/** All but the account IDs left, which the probe adds (accounts/account-ids.ts, a room beside this one). */
+export function hostCapacity(ctx: OpContext): Omit<HostCapacity, 'freeAccountIds'> {
   const { total, available } = memory();
   const free = rootFree(ctx.runtime.root);
   let agents: number | null = null;

@@ -12,6 +12,7 @@ import { resolveAccount } from '../plan/apply.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Id, type Plan, type Step } from '../plan/steps.js';
 import { refuseFullDisk } from '../gateway/capacity.js';
+import { refuseWithoutAccountIds } from '../accounts/account-ids.js';
 import { allocatePort } from '../gateway/ports.js';
 import { isSuperseded } from '../revision/revision-order.js';
 import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError, verifyDir } from '../fs/safe-read.js';
@@ -127,8 +128,8 @@ function newAgentSteps({ agentsDir, layout, account, port }: PrepareState, args:
   if (account.state === 'missing') {
     const creating = account.creating ?? creatingMarker(args.owner, planned.name);
     if (!account.creating) steps.push({ op: 'write-marker', path: account.markerPath, marker: creating });
-    const { name, markerPath: marker, userExists, groupExists, startOver, shell } = account;
-    steps.push({ op: 'create-account', name, home: layout.home, marker, creating, userExists, groupExists, startOver, shell });
+    const { name, markerPath: marker, userExists, groupExists, startOver, shell, idRange } = account;
+    steps.push({ op: 'create-account', name, home: layout.home, marker, creating, userExists, groupExists, startOver, shell, ...(idRange ? { idRange } : {}) });
   }
   const marker = { kind: 'agent', version: 1, ...agentOwnerFields(args.owner), account: planned.name, uid: planned.uid, gid: planned.gid, port } as const;
   steps.push(
@@ -158,7 +159,10 @@ async function knownAgent(ctx: OpContext, args: Args, layout: AgentLayout, agent
 async function newAgent(ctx: OpContext, args: Args, layout: AgentLayout): Promise<{ account: AccountState; port: number }> {
   const port = allocatePort(ctx, layout.dir);
   refuseFullDisk(ctx);
-  return { account: await readAccount(ctx, args.owner), port };
+  const account = await readAccount(ctx, args.owner);
+  // A half-made account of our own already holds its IDs; only a new user (and group) needs free ones.
+  if (account.state === 'missing' && !account.userExists) refuseWithoutAccountIds(ctx.runtime, { gid: !account.groupExists });
+  return { account, port };
 }
 
 /** An Agent directory without its marker is only accepted empty but for temp files (an interrupted prepare of an older helper). */

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { sandboxHiddenProblem, type OperationResult } from '@occ-ssh/protocol';
 import type { OpContext } from '../context/context.js';
 import { hostCapacity } from '../gateway/capacity.js';
+import { accountIdsLeft } from '../accounts/account-ids.js';
 import { ipAddressDenyMissing, socketBindMissing, systemdBuild, systemdVersionCheck } from '../systemd/socket-bind.js';
 
 const TOOLS = ['flock', 'getent', 'useradd', 'userdel', 'groupdel'] as const;
@@ -103,6 +104,6 @@ export async function probe(ctx: OpContext): Promise<OperationResult<'probe'>> {
     hostname: hostname(),
     socketBindMissing: socketBindMissing(systemd),
     ipAddressDenyMissing: ipAddressDenyMissing(),
-    capacity: hostCapacity(ctx),
+    capacity: { ...hostCapacity(ctx), freeAccountIds: accountIdsLeft(ctx.runtime) },
   };
 }

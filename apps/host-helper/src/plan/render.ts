@@ -67,7 +67,19 @@ function renderStep(step: Step): PlannedStep[] {
     case 'rename':
       return [{ op: step.op, target: step.from, details: { to: step.to } }];
     case 'create-account':
-      return [{ op: step.op, target: step.name, details: { home: step.home, userExists: step.userExists, groupExists: step.groupExists, ...(step.startOver ? { startOver: true } : {}) } }];
+      return [
+        {
+          op: step.op,
+          target: step.name,
+          details: {
+            home: step.home,
+            userExists: step.userExists,
+            groupExists: step.groupExists,
+            ...(step.startOver ? { startOver: true } : {}),
+            ...(step.idRange ? { ids: `${step.idRange.start}-${step.idRange.end}` } : {}),
+          },
+        },
+      ];
     case 'remove-account':
       return [{ op: step.op, target: step.account.account, details: { uid: step.account.uid ?? 'none', gid: step.account.gid ?? 'none' } }];
     case 'enable-unit':

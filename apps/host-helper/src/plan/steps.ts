@@ -42,7 +42,18 @@ export type Step =
   | { op: 'finish-removals'; namespaceId: string; agentId?: string }
   | { op: 'rename'; from: string; to: string }
   /** useradd (after userdel for a half-made account), then the account marker turned `active`. */
-  | { op: 'create-account'; name: string; home: string; marker: string; creating: AccountMarker; userExists: boolean; groupExists: boolean; startOver: boolean; shell: string }
+  | {
+      op: 'create-account';
+      name: string;
+      home: string;
+      marker: string;
+      creating: AccountMarker;
+      userExists: boolean;
+      groupExists: boolean;
+      startOver: boolean;
+      shell: string;
+      idRange?: { start: number; end: number };
+    }
   | { op: 'remove-account'; marker: string; account: AccountMarker }
   /** By the unit file's absolute path (see systemd/systemd.ts enableUnit). */
   | { op: 'enable-unit'; path: string }

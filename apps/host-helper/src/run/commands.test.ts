@@ -35,6 +35,14 @@ describe('account commands', () => {
     assert.deepEqual(argv(useraddArgv({ ...account, groupExists: true })), ['useradd', '--system', '--gid', NAME, ...rest]);
   });
 
+  it('with an ID range, useradd makes an ordinary user whose UID and GID come from it, with no subordinate IDs', () => {
+    const account = { name: NAME, home: '/srv/a/home', shell: '/usr/sbin/nologin', groupExists: false, idRange: { start: 20000, end: 29999 } };
+    const keys = ['--key', 'UID_MIN=20000', '--key', 'UID_MAX=29999', '--key', 'GID_MIN=20000', '--key', 'GID_MAX=29999', '--key', 'SUB_UID_COUNT=0', '--key', 'SUB_GID_COUNT=0'];
+    const rest = ['--no-create-home', '--home-dir', '/srv/a/home', '--shell', '/usr/sbin/nologin', '--comment', 'OpenClaw Enterprise agent', NAME];
+    assert.deepEqual(argv(useraddArgv(account)), ['useradd', ...keys, '--user-group', ...rest]);
+    assert.deepEqual(argv(useraddArgv({ ...account, groupExists: true })), ['useradd', ...keys, '--gid', NAME, ...rest]);
+  });
+
   it('getent, userdel and groupdel name the account alone', () => {
     assert.deepEqual(argv(getentArgv('passwd', NAME)), ['getent', 'passwd', NAME]);
     assert.deepEqual(argv(getentArgv('group', NAME)), ['getent', 'group', NAME]);

@@ -13,10 +13,19 @@ const command = (file: string, args: readonly string[]): Command => Object.freez
 
 export const getentArgv = (database: 'passwd' | 'group', key: string) => command('getent', [database, key]);
 
-/** One useradd makes the private group too; a group an interrupted attempt left is reused by name. */
-export function useraddArgv(account: { name: string; home: string; shell: string; groupExists: boolean }): Command {
+/**
+ * One useradd makes the private group too; a group an interrupted attempt left is reused by name.
+ * A system account unless the Installation names an ID range: then an ordinary one whose UID and GID
+ * come from that range, with no subordinate IDs (useradd gives an ordinary account 65,536 by default,
+ * which newuidmap would let it map into a user namespace of its own).
+ */
+export function useraddArgv(account: { name: string; home: string; shell: string; groupExists: boolean; idRange?: { start: number; end: number } | undefined }): Command {
   const group = account.groupExists ? ['--gid', account.name] : ['--user-group'];
-  return command('useradd', ['--system', ...group, '--no-create-home', '--home-dir', account.home, '--shell', account.shell, '--comment', 'OpenClaw Enterprise agent', account.name]);
+  const range = account.idRange;
+  const kind = range
+    ? ['--key', `UID_MIN=${range.start}`, '--key', `UID_MAX=${range.end}`, '--key', `GID_MIN=${range.start}`, '--key', `GID_MAX=${range.end}`, '--key', 'SUB_UID_COUNT=0', '--key', 'SUB_GID_COUNT=0']
+    : ['--system'];
+  return command('useradd', [...kind, ...group, '--no-create-home', '--home-dir', account.home, '--shell', account.shell, '--comment', 'OpenClaw Enterprise agent', account.name]);
 }
 
 export const userdelArgv = (name: string) => command('userdel', [name]);

@@ -16,6 +16,8 @@ function capacity() {
     rootFreeInodes: count,
     agents: count,
     freePorts: count,
+    /** How many more Agent accounts the host can make: free UIDs (and GIDs) in the range accounts are made in. */
+    freeAccountIds: count,
   });
 }
 
@@ -36,7 +38,15 @@ function probeResult() {
   });
 }
 
-const EXAMPLE_CAPACITY = { memoryTotalBytes: 8_589_934_592, memoryAvailableBytes: 6_442_450_944, rootFreeBytes: 42_949_672_960, rootFreeInodes: 2_500_000, agents: 3, freePorts: 97 };
+const EXAMPLE_CAPACITY = {
+  memoryTotalBytes: 8_589_934_592,
+  memoryAvailableBytes: 6_442_450_944,
+  rootFreeBytes: 42_949_672_960,
+  rootFreeInodes: 2_500_000,
+  agents: 3,
+  freePorts: 97,
+  freeAccountIds: 893,
+};
 
 export const probeOperation = lazyOperation(false, () => ({ args: z.strictObject({}), result: probeResult() }), {
   args: {},
