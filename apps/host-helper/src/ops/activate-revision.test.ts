@@ -27,6 +27,7 @@ function state(overrides: Partial<ActivateState>): ActivateState {
     servedCandidate: false,
     alreadyServing: false,
     enabled: true,
+    loaded: true,
     needsReload: false,
     failed: false,
     ...overrides,
@@ -36,8 +37,8 @@ function state(overrides: Partial<ActivateState>): ActivateState {
 const restart = (failed = false) => [{ op: 'checkpoint' }, { op: 'restart-unit', unit: UNIT, failed }];
 
 describe('planActivateRevision', () => {
-  it('first activation: served.json out, the claim, launch.env, the unit, current, enable, one reload, then the restart', () => {
-    assert.deepEqual(planActivateRevision(state({ unitChanged: true, launchChanged: true, current: null, enabled: false })), [
+  it('first activation: served.json out, the claim, launch.env, the unit, current, enable, then the restart, with no reload for a unit systemd has not loaded', () => {
+    assert.deepEqual(planActivateRevision(state({ unitChanged: true, launchChanged: true, current: null, enabled: false, loaded: false })), [
       { op: 'remove-file', path: `${DIR}/served.json` },
       { op: 'stake-claim', path: `${DIR}/activation` },
       { op: 'write-file', path: `${DIR}/launch.env`, content: '# launch\n', owner: { uid: 0, gid: 0, mode: 0o600 } },
@@ -45,9 +46,14 @@ describe('planActivateRevision', () => {
       { op: 'write-file', path: `/etc/systemd/system/${UNIT}`, content: '# unit\n', owner: { uid: 0, gid: 0, mode: 0o644 } },
       { op: 'replace-symlink', path: `${DIR}/current`, target: 'revisions/d87b8f76768c' },
       { op: 'enable-unit', path: `/etc/systemd/system/${UNIT}` },
-      { op: 'daemon-reload' },
       ...restart(),
     ]);
+  });
+
+  it('a unit systemd has loaded gets one reload when its file changes or it is enabled again', () => {
+    const reloads = (overrides: Partial<ActivateState>) => planActivateRevision(state({ current: 'revisions/d87b8f76768c', ...overrides })).filter((step) => step.op === 'daemon-reload').length;
+    assert.deepEqual([reloads({ unitChanged: true }), reloads({ enabled: false }), reloads({ unitChanged: true, enabled: false }), reloads({})], [1, 1, 1, 0]);
+    assert.deepEqual([reloads({ unitChanged: true, loaded: false }), reloads({ enabled: false, loaded: false })], [0, 0]);
   });
 
   it('a new revision with the same unit switches current and restarts without a reload', () => {

@@ -32,7 +32,7 @@ import { refuseRollback } from '../revision/revision-order.js';
 import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
 import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../fs/safe-read.js';
 import type { HostRunner } from '../run/system.js';
-import { isActive, isEnabled, unitFacts } from '../systemd/systemd.js';
+import { clearReloadMark, isActive, isEnabled, unitFacts } from '../systemd/systemd.js';
 
 type Args = OperationArgs<'activate-revision'>;
 type Result = OperationResult<'activate-revision'>;
@@ -57,6 +57,7 @@ export interface ActivateState {
   alreadyServing: boolean;
   enabled: boolean;
   /** systemd's unit facts: it loaded an older unit file; it failed or its last start was refused. */
+  loaded: boolean;
   needsReload: boolean;
   failed: boolean;
 }
@@ -82,8 +83,11 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
   const applied = await applyPlanned(ctx, planActivateRevision(state));
   const restartedAt = applied.restartedAt ?? Date.now();
   const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
-  // The wait changes nothing, so other Agents' operations need not queue behind it.
-  const wait = () => waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid, runner: ctx.runner });
+  // The wait changes nothing of the Agents', so other Agents' operations need not queue behind it; nor
+  // behind the reload a new unit may leave systemd asking for (systemd.ts clearReloadMark).
+  const markLeft = !state.loaded && applied.restartedAt !== undefined;
+  const settle = () => (markLeft ? clearReloadMark(ctx.runner, layout.unitName).catch(() => undefined) : Promise.resolve());
+  const wait = async () => (await Promise.all([waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid, runner: ctx.runner }), settle()]))[0];
   const readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
   const readyMs = Date.now() - restartedAt;
   ctx.session.checkpoint();
@@ -104,11 +108,15 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
 export async function activateRevisionPlan(ctx: OpContext, args: Args): Promise<{ steps: Step[]; after: string | null }> {
   const state = await readActivateRevision(ctx, args, { unitState: true, probe: true });
   if (state.alreadyServing) return { steps: [], after: `already serving this revision and ready: nothing changes` };
-  return { steps: planActivateRevision(state), after: `then wait up to ${args.readinessTimeoutMs} ms for /readyz on 127.0.0.1:${state.agent.port}, and record served.json (planned after the wait)` };
+  const reload = state.loaded ? '' : ', with a daemon-reload outside the lock if systemd then asks for one';
+  return {
+    steps: planActivateRevision(state),
+    after: `then wait up to ${args.readinessTimeoutMs} ms for /readyz on 127.0.0.1:${state.agent.port}${reload}, and record served.json (planned after the wait)`,
+  };
 }
 
 /**
- * With `unitState` false systemd is not asked: `enabled`, `needsReload` and `failed` then read false,
+ * With `unitState` false systemd is not asked: `enabled`, `needsReload` and `failed` then read false, `loaded` true,
  * and no switch may be planned from them. With `probe` false the gateway is not probed: `alreadyServing`
  * reads false, `servedCandidate` says whether a probe could make it true.
  */
@@ -134,7 +142,7 @@ async function readActivateRevision(ctx: OpContext, args: Args, { unitState, pro
   const alreadyServing = probe && servedCandidate && (await isServing(ctx.runner, { layout, agent, account }));
   const ask = unitState && !alreadyServing;
   const enabled = ask && enabledOnDisk(layout, ctx.runtime.systemdUnitDirectory);
-  const facts = ask ? await unitFacts(ctx.runner, layout.unitName) : { needsReload: false, failed: false };
+  const facts = ask ? await unitFacts(ctx.runner, layout.unitName) : { loaded: true, needsReload: false, failed: false };
   return { layout, paths, agent, account, marker, unitText, unitChanged, launchText, launchChanged, current, served, servedCandidate, alreadyServing, enabled, ...facts };
 }
 
@@ -172,10 +180,10 @@ export function planActivateRevision(state: ActivateState): Step[] {
   }
   if (state.current !== paths.currentTarget) steps.push({ op: 'replace-symlink', path: layout.current, target: paths.currentTarget });
   if (!state.enabled) steps.push({ op: 'enable-unit', path: layout.unitFile });
-  // One reload at most, and none when a new revision keeps the same unit (its cost grows with the
-  // host's unit count). systemd's NeedDaemonReload catches a unit written by an attempt that was
-  // cut before its reload.
-  if (unitChanged || !state.enabled || state.needsReload) steps.push({ op: 'daemon-reload' });
+  // One reload at most, and none when a new revision keeps the same unit or systemd has not loaded the
+  // unit yet (a new Agent's: the restart reads its file), since its cost grows with the host's unit
+  // count. systemd's NeedDaemonReload catches a unit written by an attempt that was cut before its reload.
+  if (state.loaded && (unitChanged || !state.enabled || state.needsReload)) steps.push({ op: 'daemon-reload' });
   steps.push({ op: 'checkpoint' }, { op: 'restart-unit', unit: layout.unitName, failed: state.failed });
   return steps;
 }

@@ -142,7 +142,10 @@ describe('activation lifecycle on a real host', () => {
       await host.run(['rm', '-f', '/usr/local/sbin/systemctl']);
     }
     const calls = (await host.run(['cat', log])).trim().split('\n');
-    assert.deepEqual(calls.slice(0, calls.indexOf(`restart ${layout.unitName}`) + 1), [`show --property=NeedDaemonReload,ActiveState,Result ${layout.unitName}`, `restart ${layout.unitName}`]);
+    assert.deepEqual(calls.slice(0, calls.indexOf(`restart ${layout.unitName}`) + 1), [
+      `show --property=LoadState,NeedDaemonReload,ActiveState,Result ${layout.unitName}`,
+      `restart ${layout.unitName}`,
+    ]);
   });
 
   test('a wants link removed by hand is made again by the next activation', async () => {

@@ -16,6 +16,20 @@ const show = async (runner: HostRunner, unit: string, properties: readonly strin
 };
 
 export const daemonReload = (runner: HostRunner) => (beforeChange(), mustSystemctl(runner, { verb: 'daemon-reload' }));
+
+/**
+ * After a new unit was started without a reload: systemd 252 is content, but later ones (257) then
+ * mark every unit on the host as needing a reload (`systemctl status` warns about each) until the
+ * next one. Run outside the host lock, so its cost, which grows with the host's unit count, is no
+ * sibling's wait; skipped when another reload already cleared the mark. Best effort: a mark left
+ * behind is the next activation's reload.
+ */
+export async function clearReloadMark(runner: HostRunner, unit: string): Promise<void> {
+  const { code, value } = await show(runner, unit, ['NeedDaemonReload'], QUERY_TIMEOUT_MS);
+  if (code !== 0 || value('NeedDaemonReload') !== 'yes') return;
+  beforeChange();
+  await systemctl(runner, { verb: 'daemon-reload' }, SYSTEMCTL_TIMEOUT_MS);
+}
 /**
  * An activation is an explicit request, not a crash loop: a failed unit is reset first, and a
  * restart refused by the start rate limit (by default 5 starts in 10 s), which back-to-back
@@ -43,6 +57,12 @@ export const linkUnit = (runner: HostRunner, unitFile: string) => (beforeChange(
  * reads `enabled` there; `is-enabled` reads the disk.
  */
 interface UnitFacts {
+  /**
+   * systemd has the unit loaded (anything but `not-found`). One it has not is read from its file when
+   * first started: systemd rebuilds its unit file cache once a load path directory changed (since 247),
+   * so a new unit needs no daemon-reload before its start.
+   */
+  loaded: boolean;
   /** The unit file on disk differs from what systemd loaded (e.g. a reload was cut short). */
   needsReload: boolean;
   /** Failed, or its last start was refused (the start rate limit). */
@@ -50,8 +70,9 @@ interface UnitFacts {
 }
 
 export async function unitFacts(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitFacts> {
-  const { code, value } = await show(runner, unit, ['NeedDaemonReload', 'ActiveState', 'Result'], timeoutMs);
+  const { code, value } = await show(runner, unit, ['LoadState', 'NeedDaemonReload', 'ActiveState', 'Result'], timeoutMs);
   return {
+    loaded: code !== 0 || value('LoadState') !== 'not-found',
     needsReload: code !== 0 || value('NeedDaemonReload') !== 'no',
     failed: code !== 0 || value('ActiveState') === 'failed' || !['success', ''].includes(value('Result')),
   };
