@@ -29,6 +29,8 @@ export interface TestHostInstallationOptions {
   /** Gateway ports; a run with many Agents needs more than the default hundred. */
   portRange?: { start: number; end: number };
   maxConcurrentOperationsPerHost?: number;
+  /** Agent account IDs; a run with more Agents than the system range holds needs a range. */
+  accountIdRange?: { start: number; end: number };
   /** OCC's other selections (`id` per driver kind), which the driver leaves unvalidated. */
   otherSelections?: Record<string, string>;
 }
@@ -62,6 +64,7 @@ export function testHostInstallationYaml(hosts: Record<string, InstallationHost>
     `        user: ${TEST_RUNTIME.user}`,
     `        root: ${TEST_RUNTIME.root}`,
     `        systemdUnitDirectory: ${TEST_RUNTIME.systemdUnitDirectory}`,
+    ...(options.accountIdRange ? ['        accountIdRange:', `          start: ${options.accountIdRange.start}`, `          end: ${options.accountIdRange.end}`] : []),
     '      network:',
     '        gatewayPortRange:',
     `          start: ${range.start}`,

@@ -125,22 +125,28 @@ export function listenerVerdict(listeners: readonly Listener[], port: number, wa
  * Reads who holds the port now, by `deadline`: the socket tables, then the unit's processes' open
  * sockets. A check that hits a bound fails closed, saying so; the wait then ends not-ready (retryable).
  */
-async function portOwner(port: number, watch: GatewayWatch, deadline: number): Promise<'ours' | 'none' | string> {
+async function portOwner(port: number, watch: GatewayWatch, deadline: number, processes?: UnitProcesses): Promise<'ours' | 'none' | string> {
   const listeners = await listenersOn(watch.runner, port, deadline);
   if ('exceeded' in listeners) return `could not tell who holds port ${port}: ${listeners.exceeded}`;
   const early = listenerVerdict(listeners, port, watch);
   if (early !== 'ours') return early;
-  const unit = await unitProcesses(watch.runner, watch.unit, Math.max(1, deadline - Date.now())).catch(() => undefined);
+  const unit = processes ?? (await unitProcesses(watch.runner, watch.unit, Math.max(1, deadline - Date.now())).catch(() => undefined));
   if (!unit) return `could not tell who holds port ${port}: systemctl did not name the processes of ${watch.unit} within the listener check's bound`;
   const sockets = await socketInodesOf({ ...unit, wanted: new Set(listeners.map((listener) => listener.inode)), deadline });
   if (sockets && 'exceeded' in sockets) return `could not tell whether ${watch.unit} holds port ${port}: ${sockets.exceeded}`;
   return listenerVerdict(listeners, port, watch, sockets);
 }
 
-/** True when something listens on the port and every listener is the unit's, under the Agent's account, as found within `boundMs`. */
-export async function ownedListener(port: number, watch: GatewayWatch, boundMs = LISTENER_CHECK_MS): Promise<boolean> {
-  return (await portOwner(port, watch, Date.now() + boundMs)) === 'ours';
+/**
+ * True when something listens on the port and every listener is the unit's, under the Agent's account,
+ * as found within `boundMs`. `processes` is the unit's ControlGroup and MainPID when the caller has
+ * already read them (inventory, for every unit at once); otherwise systemd is asked.
+ */
+export async function ownedListener(port: number, watch: GatewayWatch, boundMs = LISTENER_CHECK_MS, processes?: UnitProcesses): Promise<boolean> {
+  return (await portOwner(port, watch, Date.now() + boundMs, processes)) === 'ours';
 }
+
+type UnitProcesses = { controlGroup: string; mainPid: number };
 
 /** Judges each view of the unit against the first one, remembering the last exit seen (no log contents). */
 function unitJudge(unit: string, first: UnitRun): (run: UnitRun) => string | undefined {

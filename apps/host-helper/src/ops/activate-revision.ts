@@ -4,19 +4,7 @@
 // Two plans around the wait: the switch, then the record. The record depends on what the wait found
 // and on the claim re-read under the lock once it is taken again, facts that do not exist when the
 // switch is planned; a single plan would need a step that decides what the next ones are.
-import { readlinkSync } from 'node:fs';
-import {
-  renderLaunchEnvironment,
-  renderUnit,
-  UnitRenderError,
-  unitLinkPath,
-  unitWantsLinkPath,
-  type AgentLayout,
-  type AgentMarker,
-  type RevisionLayout,
-  type RevisionMarker,
-  type ServedMarker,
-} from '@occ-ssh/markers';
+import { renderLaunchEnvironment, renderUnit, UnitRenderError, type AgentLayout, type AgentMarker, type RevisionLayout, type RevisionMarker, type ServedMarker } from '@occ-ssh/markers';
 import { ComputeError, DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import type { Account } from '../accounts/accounts.js';
 import { verifyClaim } from '../lock/activation-claim.js';
@@ -30,9 +18,10 @@ import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { ownedListener, probeReady, waitReady, type Readiness } from '../gateway/readiness.js';
 import { refuseRollback } from '../revision/revision-order.js';
 import { requireSetupMarker, verifyTarget } from './setup-workspace.js';
-import { lstatOrNull, ownershipError, readOwnedFile, ROOT_FILE } from '../fs/safe-read.js';
+import { ownershipError, readOwnedFile, ROOT_FILE } from '../fs/safe-read.js';
 import type { HostRunner } from '../run/system.js';
 import { clearReloadMark, isActive, isEnabled, unitFacts } from '../systemd/systemd.js';
+import { enabledOnDisk } from '../systemd/unit-links.js';
 
 type Args = OperationArgs<'activate-revision'>;
 type Result = OperationResult<'activate-revision'>;
@@ -141,25 +130,9 @@ async function readActivateRevision(ctx: OpContext, args: Args, { unitState, pro
   const servedCandidate = !unitChanged && !launchChanged && current === paths.currentTarget && servedMatches(served, marker, agent.port);
   const alreadyServing = probe && servedCandidate && (await isServing(ctx.runner, { layout, agent, account }));
   const ask = unitState && !alreadyServing;
-  const enabled = ask && enabledOnDisk(layout, ctx.runtime.systemdUnitDirectory);
+  const enabled = ask && enabledOnDisk(layout.unitName, layout.unitFile, ctx.runtime.systemdUnitDirectory);
   const facts = ask ? await unitFacts(ctx.runner, layout.unitName) : { loaded: true, needsReload: false, failed: false };
   return { layout, paths, agent, account, marker, unitText, unitChanged, launchText, launchChanged, current, served, servedCandidate, alreadyServing, enabled, ...facts };
-}
-
-/**
- * Whether the unit is enabled, read from the disk as `is-enabled` reads it (systemd's cached
- * UnitFileState would miss a link removed by hand), without starting it: the wants link `enable`
- * makes and, for a unit outside the load path, its load-path link, each pointing exactly at the unit
- * file. Anything else reads as not enabled, and the switch enables the unit again.
- */
-function enabledOnDisk(layout: AgentLayout, unitDirectory: string): boolean {
-  const link = unitLinkPath(unitDirectory, layout.unitName);
-  return linksTo(unitWantsLinkPath(layout.unitName), layout.unitFile) && (link === null || linksTo(link, layout.unitFile));
-}
-
-/** True only for a symbolic link whose target is exactly `target`; it is never followed. */
-function linksTo(path: string, target: string): boolean {
-  return lstatOrNull(path)?.isSymbolicLink() === true && readlinkSync(path) === target;
 }
 
 /** The switch: served.json goes before anything else changes, the claim is staked before the unit is written. */

@@ -18,10 +18,12 @@ import { hostTree } from '../fs/marker-io.js';
 import { ownedListener, probeReady } from '../gateway/readiness.js';
 import { listDir, lstatOrNull, readSymlink } from '../fs/safe-read.js';
 import type { HostRunner } from '../run/system.js';
-import { isEnabled, unitUsage } from '../systemd/systemd.js';
+import { unitStatuses, type UnitStatus } from '../systemd/systemd.js';
+import { enabledOnDisk } from '../systemd/unit-links.js';
 
 const RECENT_AUDIT_LINES = 10;
-/** Each Agent's live checks end within this; PROBE_CONCURRENCY of them run at once. */
+/** systemd's view of every unit ends within this; each Agent's readiness checks within AGENT_BOUND_MS, PROBE_CONCURRENCY of them at once. */
+const SHOW_BOUND_MS = 10_000;
 const AGENT_BOUND_MS = 3000;
 const PROBE_MS = 500;
 const PROBE_CONCURRENCY = 16;
@@ -52,7 +54,7 @@ export async function inventory(ctx: OpContext): Promise<OperationResult<'invent
     }
     namespaces.push({ namespaceId: ns.namespaceId, namespaceName: ns.namespaceName, agents });
   }
-  await eachBounded(described, PROBE_CONCURRENCY, (agent) => liveState(ctx.runner, agent));
+  await liveStates(ctx, described);
   return { namespaces, problems, recentAudit: await recentAudit(ctx.runner, problems) };
 }
 
@@ -66,6 +68,7 @@ async function recentAudit(runner: HostRunner, problems: Problem[]): Promise<str
 /** An Agent as its markers describe it; the live fields (unit state, enabled, ready) are filled in by liveState. */
 interface Described {
   agent: InventoryAgent;
+  layout: AgentLayout;
   hasUnitFile: boolean;
 }
 
@@ -101,26 +104,44 @@ function describeAgent(layout: AgentLayout, agent: AgentMarker, reader: TreeRead
     ...(setup ? { workspaceSetupId: setup.setupId } : {}),
   };
   into.push(described);
-  return { agent: described, hasUnitFile: lstatOrNull(layout.unitFile) !== null };
+  return { agent: described, layout, hasUnitFile: lstatOrNull(layout.unitFile) !== null };
 }
 
 /**
- * systemd's view and a /readyz probe, all within AGENT_BOUND_MS. Security: the gateway decides how it
- * answers (a trickled head, silence, an endless body) and how big its unit is; none of that may hold
- * the host's status past a few seconds, so every step gets the time left and a step cut short reads
- * as not ready (or `unknown` for systemd's state).
+ * systemd's view of every unit at once (one `systemctl show` per hundred units), whether each is
+ * enabled from its links on disk, then a /readyz probe and the listener check of each active unit,
+ * PROBE_CONCURRENCY at a time: a few processes per status, plus one `ss` per answering gateway, not
+ * four or five per Agent.
  */
-async function liveState(runner: HostRunner, { agent, hasUnitFile }: Described): Promise<void> {
-  if (!hasUnitFile) return;
+async function liveStates(ctx: OpContext, described: readonly Described[]): Promise<void> {
+  const withUnit = described.filter((entry) => entry.hasUnitFile);
+  const statuses = await unitStatuses(
+    ctx.runner,
+    withUnit.map(({ agent }) => agent.unit),
+    SHOW_BOUND_MS,
+  ).catch(() => new Map<string, UnitStatus>());
+  for (const { agent, layout } of withUnit) {
+    const status = statuses.get(agent.unit);
+    agent.unitState = status?.activeState ?? 'unknown';
+    agent.memoryBytes = status?.memoryBytes ?? null;
+    agent.restarts = status?.restarts ?? null;
+    agent.enabled = enabledOnDisk(agent.unit, layout.unitFile, ctx.runtime.systemdUnitDirectory);
+  }
+  const active = withUnit.filter(({ agent }) => agent.unitState === 'active');
+  await eachBounded(active, PROBE_CONCURRENCY, (entry) => readiness(ctx.runner, entry.agent, statuses.get(entry.agent.unit)!));
+}
+
+/**
+ * A /readyz probe and the listener check, within AGENT_BOUND_MS. Security: the gateway decides how it
+ * answers (a trickled head, silence, an endless body) and how many sockets its unit holds; none of
+ * that may hold the host's status past a few seconds, so each step gets the time left and a step cut
+ * short reads as not ready.
+ */
+async function readiness(runner: HostRunner, agent: InventoryAgent, processes: UnitStatus): Promise<void> {
   const deadline = Date.now() + AGENT_BOUND_MS;
   const left = () => Math.max(1, deadline - Date.now());
-  const usage = await unitUsage(runner, agent.unit, left()).catch(() => ({ activeState: 'unknown', memoryBytes: null, restarts: null }));
-  agent.unitState = usage.activeState;
-  agent.memoryBytes = usage.memoryBytes;
-  agent.restarts = usage.restarts;
-  agent.enabled = agent.unitState !== 'not-found' && (await isEnabled(runner, agent.unit, left()).catch(() => false));
   // A port answering is not enough: a squatter may hold it while the gateway is down.
-  agent.ready = agent.unitState === 'active' && (await probeReady(agent.port, Math.min(PROBE_MS, left()))) && (await ownedListener(agent.port, { unit: agent.unit, uid: agent.uid, runner }, left()));
+  agent.ready = (await probeReady(agent.port, Math.min(PROBE_MS, left()))) && (await ownedListener(agent.port, { unit: agent.unit, uid: agent.uid, runner }, left(), processes));
 }
 
 /** Runs `work` on every item, at most `limit` at a time. */

@@ -72,6 +72,7 @@ describe('systemctlArgv', () => {
       UNIT,
     ]);
     assert.deepEqual(argv(systemctlArgv({ verb: 'show', unit: UNIT, properties: ['LoadState'], value: true })), ['systemctl', 'show', '--property=LoadState', '--value', UNIT]);
+    assert.deepEqual(argv(systemctlArgv({ verb: 'show', unit: [UNIT, 'b.service'], properties: ['Id', 'ActiveState'] })), ['systemctl', 'show', '--property=Id,ActiveState', UNIT, 'b.service']);
     assert.deepEqual(argv(systemctlArgv({ verb: 'version' })), ['systemctl', '--version']);
   });
 });

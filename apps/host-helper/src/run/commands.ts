@@ -37,7 +37,8 @@ export type SystemctlRequest =
   | { verb: 'restart' | 'reset-failed' | 'stop' | 'is-active' | 'is-enabled' | 'disable-now'; unit: string }
   /** By the unit file's absolute path, without the reload each would run itself. */
   | { verb: 'enable' | 'link'; path: string }
-  | { verb: 'show'; unit: string; properties: readonly string[]; value?: true };
+  /** Several units print one block each, in order, separated by a blank line. */
+  | { verb: 'show'; unit: string | readonly string[]; properties: readonly string[]; value?: true };
 
 export function systemctlArgv(request: SystemctlRequest): Command {
   switch (request.verb) {
@@ -58,7 +59,7 @@ export function systemctlArgv(request: SystemctlRequest): Command {
     case 'link':
       return command('systemctl', [request.verb, '--quiet', '--no-reload', request.path]);
     case 'show':
-      return command('systemctl', ['show', `--property=${request.properties.join(',')}`, ...(request.value ? ['--value'] : []), request.unit]);
+      return command('systemctl', ['show', `--property=${request.properties.join(',')}`, ...(request.value ? ['--value'] : []), ...(typeof request.unit === 'string' ? [request.unit] : request.unit)]);
     default:
       return assertNever(request, 'systemctl request');
   }

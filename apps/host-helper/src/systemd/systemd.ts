@@ -106,11 +106,54 @@ export async function isEnabled(runner: HostRunner, unit: string, timeoutMs = QU
   return (await systemctl(runner, { verb: 'is-enabled', unit }, timeoutMs)).code === 0;
 }
 
-/** ActiveState, MemoryCurrent (null when systemd accounts none: `[not set]` or the all-ones "infinity") and NRestarts of a unit. */
-export async function unitUsage(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ activeState: string; memoryBytes: number | null; restarts: number | null }> {
-  const { value } = await show(runner, unit, ['ActiveState', 'MemoryCurrent', 'NRestarts'], timeoutMs);
-  const count = (text: string) => (/^\d{1,15}$/.test(text) ? Number(text) : null);
-  return { activeState: value('ActiveState') || 'unknown', memoryBytes: count(value('MemoryCurrent')), restarts: count(value('NRestarts')) };
+/** What inventory shows of one unit, and where its processes are (for the listener check). */
+export interface UnitStatus {
+  activeState: string;
+  memoryBytes: number | null;
+  restarts: number | null;
+  controlGroup: string;
+  mainPid: number;
+}
+
+/** Units asked about in one `systemctl show`: its argv stays short, and its answer about 300 bytes a unit. */
+const UNITS_PER_SHOW = 100;
+
+/**
+ * ActiveState, MemoryCurrent (null when systemd accounts none: `[not set]` or the all-ones "infinity"),
+ * NRestarts, ControlGroup and MainPID of many units, by name: one `systemctl show` per hundred units,
+ * not one per unit, so a host's status costs a few processes whatever its number of Agents. A unit
+ * whose block is missing or cut short by `timeoutMs` is absent from the answer.
+ */
+export async function unitStatuses(runner: HostRunner, units: readonly string[], timeoutMs = QUERY_TIMEOUT_MS): Promise<Map<string, UnitStatus>> {
+  const deadline = Date.now() + timeoutMs;
+  const found = new Map<string, UnitStatus>();
+  for (let i = 0; i < units.length; i += UNITS_PER_SHOW) {
+    const chunk = units.slice(i, i + UNITS_PER_SHOW);
+    const properties = ['Id', 'ActiveState', 'MemoryCurrent', 'NRestarts', 'ControlGroup', 'MainPID'];
+    const result = await systemctl(runner, { verb: 'show', unit: chunk, properties }, Math.max(1, deadline - Date.now())).catch(() => undefined);
+    if (!result) break;
+    for (const [id, status] of parseStatuses(result.stdout)) if (chunk.includes(id)) found.set(id, status);
+  }
+  return found;
+}
+
+/** The blocks of a multi-unit `systemctl show`, by Id. */
+export function parseStatuses(text: string): Map<string, UnitStatus> {
+  const count = (value: string | undefined) => (value !== undefined && /^\d{1,15}$/.test(value) ? Number(value) : null);
+  const statuses = new Map<string, UnitStatus>();
+  for (const block of text.split(/\n\s*\n/)) {
+    const values = new Map(block.split('\n').flatMap((line) => (line.includes('=') ? [[line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1).trim()] as const] : [])));
+    const id = values.get('Id');
+    if (!id) continue;
+    statuses.set(id, {
+      activeState: values.get('ActiveState') || 'unknown',
+      memoryBytes: count(values.get('MemoryCurrent')),
+      restarts: count(values.get('NRestarts')),
+      controlGroup: values.get('ControlGroup') ?? '',
+      mainPid: count(values.get('MainPID')) ?? 0,
+    });
+  }
+  return statuses;
 }
 
 /** systemd's view of a gateway's run: enough to tell a crash loop from a slow start, and nothing of its logs. */

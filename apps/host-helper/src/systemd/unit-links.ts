@@ -25,6 +25,17 @@ export async function stopAndDisableLinked(runner: HostRunner, unitDirectory: st
   for (const path of [link, unitWantsLinkPath(unit)]) if (linksTo(path, [unitFile, link])) removeFile(path);
 }
 
+/**
+ * Whether the unit is enabled, read from the disk as `is-enabled` reads it (systemd's cached
+ * UnitFileState would miss a link removed by hand), with no process started: the wants link `enable`
+ * makes and, for a unit outside the load path, its load-path link, each pointing exactly at the unit
+ * file. Anything else reads as not enabled.
+ */
+export function enabledOnDisk(unit: string, unitFile: string, unitDirectory: string): boolean {
+  const link = unitLinkPath(unitDirectory, unit);
+  return linksTo(unitWantsLinkPath(unit), [unitFile]) && (link === null || linksTo(link, [unitFile]));
+}
+
 /** True only for a symbolic link pointing exactly at one of `targets` (it is never followed). */
 function linksTo(path: string, targets: readonly string[]): boolean {
   return lstatOrNull(path)?.isSymbolicLink() === true && targets.includes(readlinkSync(path));

@@ -10,6 +10,8 @@ export interface Plan {
   /** Driver deploy cycles per transport in the Ansible comparison. */
   driverCyclesPerRun: number;
   scaleAgents: number;
+  /** Agents whose gateways keep running during the scale figure; older ones are stopped (their units stay). */
+  scaleRunning: number;
   fleetHosts: number;
   fleetReps: number;
   startupSamples: number;
@@ -28,6 +30,7 @@ export function planFor(quick: boolean): Plan {
         ansibleRuns: 2,
         driverCyclesPerRun: 2,
         scaleAgents: 30,
+        scaleRunning: 10,
         fleetHosts: 8,
         fleetReps: 2,
         startupSamples: 8,
@@ -41,7 +44,8 @@ export function planFor(quick: boolean): Plan {
         activationSamples: 15,
         ansibleRuns: 5,
         driverCyclesPerRun: 3,
-        scaleAgents: 100,
+        scaleAgents: 1000,
+        scaleRunning: 100,
         fleetHosts: 8,
         fleetReps: 5,
         startupSamples: 20,

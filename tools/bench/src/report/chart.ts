@@ -34,6 +34,7 @@ function escape(text: string): string {
 function formatValue(value: number, unit: FigureRow['unit']): string {
   if (unit === 'bytes') return `${(value / 1024).toFixed(1)} KiB`;
   if (unit === 'MiB') return `${value} MiB`;
+  if (unit === 'count') return String(value);
   if (value >= 10_000) return `${(value / 1000).toFixed(1)} s`;
   return `${Math.round(value)} ms`;
 }

@@ -6,6 +6,7 @@ function formatValue(value: number | null, unit: FigureRow['unit']): string {
   if (value === null || !Number.isFinite(value)) return '-';
   if (unit === 'bytes') return `${value} B`;
   if (unit === 'MiB') return `${value} MiB`;
+  if (unit === 'count') return String(value);
   if (unit === 'ratio') return `${value}x`;
   return `${Math.round(value)} ms`;
 }

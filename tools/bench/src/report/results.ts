@@ -21,7 +21,7 @@ export interface FigureRow {
   name: string;
   measured: number;
   baseline: number | null;
-  unit: 'ms' | 'bytes' | 'ratio' | 'MiB';
+  unit: 'ms' | 'bytes' | 'ratio' | 'MiB' | 'count';
   /** measured / baseline, or the figure's own ratio (speed-up, last/first). */
   ratio: number | null;
   target: string;

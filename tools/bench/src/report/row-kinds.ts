@@ -10,6 +10,7 @@ export const TARGETS = {
   ansible: 5,
   scale: 1.2,
   scaleLockMs: 100,
+  inventoryMs: 10_000,
   fleet: 1.5,
   restartWarm: 0.88,
   restartUnit: 1.1,

@@ -1,18 +1,32 @@
-// One host, many Agents. Each Agent is prepared and activated in turn through the
-// driver (openssh-mux, so the connection is not what grows); per-operation time of the first ten
-// against the last ten, and the lock hold times the helper reports in `timings.lockHoldMs`.
+// One host, many Agents. Each Agent is prepared and activated in turn through the driver
+// (openssh-mux, so the connection is not what grows); the newest `scaleRunning` gateways keep running
+// and older ones are stopped, their units left in place. Per-operation time and lock hold of the
+// first ten, the ten around the hundredth and the last ten, `inventory` of them all, and how many
+// Agents the host's system ID range would have held (the run itself uses `runtime.accountIdRange`).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ok } from '@occ-ssh/test-support';
 import { progress, type BenchContext } from '../hosts/context.js';
 import { bindingFor, configurationFor, ObservedDriver, revisionFor, timed, type BenchHost, type Transport } from '../hosts/installation.js';
 import { ControlMaster } from '../hosts/ssh.js';
-import { median, ratio, summarize, type Summary } from '../report/stats.js';
+import { ratio, summarize, type Summary } from '../report/stats.js';
+import type { TestHost } from '@occ-ssh/testhost';
+
+/** Ten consecutive Agents' figures: their times and the lock hold the helper reported. */
+interface Window {
+  agents: string;
+  ms: Summary;
+  lockHoldMs: Summary;
+}
 
 interface ScaleOperation {
   firstTenMs: Summary;
   lastTenMs: Summary;
   /** Median of the last ten over median of the first ten; the scale target is ≤ 1.2. */
   lastOverFirst: number;
+  /** The same for the lock hold; the scale target is ≤ 1.2 as well. */
+  lockHoldLastOverFirst: number;
+  windows: Window[];
   lockHoldMs: Summary;
   lockWaitMs: Summary;
   allMs: Summary;
@@ -21,9 +35,14 @@ interface ScaleOperation {
 export interface ScaleResult {
   transport: Transport;
   agents: number;
+  running: number;
   readyAfterMs: number;
   prepare: ScaleOperation;
   activate: ScaleOperation;
+  /** `inventory` of the Namespace holding every Agent, after the last one. */
+  inventory: { agents: number; ms: Summary };
+  /** New Agent accounts the host's system ID range (login.defs) had room for, as the probe counts them. */
+  systemRangeFreeAccountIds: number | null;
   /** Every per-Agent time in order, for plots. */
   series: { prepareMs: number[]; activateMs: number[]; prepareLockHoldMs: number[]; activateLockHoldMs: number[] };
   /** `systemctl daemon-reload` timed on the host before the first and after the last Agent. */
@@ -34,6 +53,7 @@ export interface ScaleResult {
 
 const NAMESPACE = 'scale';
 const TRANSPORT: Transport = 'openssh-mux';
+const INVENTORY_ROUNDS = 3;
 
 function availableMiB(): number {
   const line =
@@ -49,58 +69,83 @@ async function timeDaemonReload(master: ControlMaster, count: number): Promise<S
   return summarize(micros.map((us) => us / 1000));
 }
 
+/** Ten Agents from the `from`-th (1-based), or fewer at the end. */
+function window(ms: number[], hold: number[], from: number): Window {
+  const slice = (values: number[]) => values.slice(from - 1, from + 9);
+  return { agents: `${from}-${Math.min(from + 9, ms.length)}`, ms: summarize(slice(ms)), lockHoldMs: summarize(slice(hold)) };
+}
+
 function operation(ms: number[], hold: number[], wait: number[]): ScaleOperation {
-  const first = ms.slice(0, 10);
-  const last = ms.slice(-10);
+  const first = window(ms, hold, 1);
+  const last = window(ms, hold, Math.max(1, ms.length - 9));
+  const middle = ms.length >= 110 ? [window(ms, hold, 91)] : [];
   return {
-    firstTenMs: summarize(first),
-    lastTenMs: summarize(last),
-    lastOverFirst: ratio(median(last), median(first)),
+    firstTenMs: first.ms,
+    lastTenMs: last.ms,
+    lastOverFirst: ratio(last.ms.median, first.ms.median),
+    lockHoldLastOverFirst: ratio(last.lockHoldMs.median, first.lockHoldMs.median),
+    windows: [first, ...middle, last],
     lockHoldMs: summarize(hold),
     lockWaitMs: summarize(wait),
     allMs: summarize(ms),
   };
 }
 
-export async function measureScale(ctx: BenchContext, host: BenchHost): Promise<ScaleResult> {
+export async function measureScale(ctx: BenchContext, host: BenchHost & TestHost): Promise<ScaleResult> {
   const agents = ctx.plan.scaleAgents;
+  const running = ctx.plan.scaleRunning;
   const master = await ControlMaster.start(host, join(ctx.scratch, 'scale-master'));
-  const observed = new ObservedDriver(configurationFor({ [NAMESPACE]: host }, { transport: TRANSPORT, portRange: { start: 18800, end: 19199 } }));
+  // Ports and account IDs for every Agent: the system ID range holds fewer than 900.
+  const portRange = { start: 18800, end: 18800 + agents + 99 };
+  const accountIdRange = { start: 20000, end: 20000 + agents + 99 };
+  const observed = new ObservedDriver(configurationFor({ [NAMESPACE]: host }, { transport: TRANSPORT, portRange, accountIdRange }));
   const memoryBefore = availableMiB();
-  const prepareMs: number[] = [];
-  const activateMs: number[] = [];
-  const holds = { prepare: [] as number[], activate: [] as number[] };
+  const series = { prepareMs: [] as number[], activateMs: [] as number[], prepareLockHoldMs: [] as number[], activateLockHoldMs: [] as number[] };
   const waits = { prepare: [] as number[], activate: [] as number[] };
   const started = Date.now();
   try {
     const before = await timeDaemonReload(master, 5);
+    const systemRangeFreeAccountIds = (await ok(host, 'probe', {})).capacity.freeAccountIds;
     const { driver } = observed;
-    const first = bindingFor(NAMESPACE, 'scale-001');
-    await driver.ensureNamespace(first.namespace);
+    await driver.ensureNamespace(bindingFor(NAMESPACE, 'scale-0001').namespace);
     await driver.preflight(); // opens the master connection outside the measured calls
+    const revisions = [];
     for (let i = 1; i <= agents; i += 1) {
-      if (i % 10 === 0) progress(`scale: agent ${i} of ${agents}`);
-      const binding = bindingFor(NAMESPACE, `scale-${String(i).padStart(3, '0')}`);
+      if (i % 50 === 0) progress(`scale: agent ${i} of ${agents}`);
+      const binding = bindingFor(NAMESPACE, `scale-${String(i).padStart(4, '0')}`);
       driver.bindAgent(binding);
       const revision = revisionFor(binding, 1, 0);
-      prepareMs.push((await timed(() => driver.prepareRevision(revision))).ms);
+      revisions.push(revision);
+      series.prepareMs.push((await timed(() => driver.prepareRevision(revision))).ms);
       const prepared = observed.last('prepare-revision', revision.id).timings;
-      activateMs.push((await timed(() => driver.activateRevision(revision))).ms);
+      series.activateMs.push((await timed(() => driver.activateRevision(revision))).ms);
       const activated = observed.last('activate-revision', revision.id).timings;
-      holds.prepare.push(prepared?.lockHoldMs ?? Number.NaN);
+      series.prepareLockHoldMs.push(prepared?.lockHoldMs ?? Number.NaN);
       waits.prepare.push(prepared?.lockWaitMs ?? Number.NaN);
-      holds.activate.push(activated?.lockHoldMs ?? Number.NaN);
+      series.activateLockHoldMs.push(activated?.lockHoldMs ?? Number.NaN);
       waits.activate.push(activated?.lockWaitMs ?? Number.NaN);
+      // Not measured: the oldest running gateway stops, so memory bounds the run, not the Agent count.
+      if (i > running) await driver.stopRevision(revisions[i - running - 1]!);
     }
     const wallMs = Date.now() - started;
+    const inventoryMs: number[] = [];
+    let listed = 0;
+    for (let round = 0; round < INVENTORY_ROUNDS; round += 1) {
+      const { ms, value } = await timed(() => driver.inventory(NAMESPACE));
+      inventoryMs.push(ms);
+      listed = value.namespaces.reduce((sum, ns) => sum + ns.agents.length, 0);
+    }
     const after = await timeDaemonReload(master, 5);
     return {
       transport: TRANSPORT,
       agents,
+      running,
       readyAfterMs: 0,
-      prepare: operation(prepareMs, holds.prepare, waits.prepare),
-      activate: operation(activateMs, holds.activate, waits.activate),
-      series: { prepareMs: prepareMs.map(Math.round), activateMs: activateMs.map(Math.round), prepareLockHoldMs: holds.prepare, activateLockHoldMs: holds.activate },
+      prepare: operation(series.prepareMs, series.prepareLockHoldMs, waits.prepare),
+      activate: operation(series.activateMs, series.activateLockHoldMs, waits.activate),
+      inventory: { agents: listed, ms: summarize(inventoryMs) },
+      systemRangeFreeAccountIds,
+      series: { ...series, prepareMs: series.prepareMs.map(Math.round), activateMs: series.activateMs.map(Math.round) },
       daemonReloadMs: { before, after },
       hostMemory: { machineAvailableMiBBefore: memoryBefore, machineAvailableMiBAfter: availableMiB() },
       wallMs,
