@@ -116,7 +116,7 @@ const network = z.strictObject({
 const hosts = z.record(namespaceName, host).refine((value) => Object.keys(value).length > 0, { error: 'expected at least one Namespace mapped to a host' });
 
 /** The controller-wide bound's default: 64 operations and 16 runtime reads, about 80 `ssh` clients at once. */
-export const DEFAULT_MAX_CONCURRENT_OPERATIONS = 64;
+const DEFAULT_MAX_CONCURRENT_OPERATIONS = 64;
 
 export const sshComputeConfigurationSchema = z.strictObject({
   ssh,
