@@ -26,11 +26,11 @@ interface ActivationSample {
 }
 
 interface ActivationBreakdown {
-  /** Controller call to the restart being issued: transport, helper start-up, checks, unit write, daemon-reload. */
+  /** Controller call to the restart being issued: transport, helper start-up, checks, and the unit write and daemon-reload when its file changed. */
   beforeRestartMs: number;
   /** Of the whole activation, the time outside the helper's own clock: connection, node start-up, helper loading, session teardown. */
   outsideHelperMs: number;
-  /** beforeRestartMs minus outsideHelperMs: the helper's own work before the restart (lock, checks, unit write, daemon-reload). */
+  /** beforeRestartMs minus outsideHelperMs: the helper's own work before the restart (lock, checks, unit write and reload when its file changed). */
   helperBeforeRestartMs: number;
   /** Stopping the old gateway and systemd starting the new process. */
   restartMs: number;
@@ -61,7 +61,7 @@ interface TransportActivation {
 
 export interface ActivationResult {
   readyAfterMs: number;
-  /** `systemctl daemon-reload` timed on the host on its own (every activation of a new revision runs one). */
+  /** `systemctl daemon-reload` timed on the host on its own: what an activation pays when its unit's file changed (a new revision of the same unit, or a new Agent's unit, pays none). */
   hostDaemonReloadMs: Summary;
   transports: TransportActivation[];
 }
