@@ -45,7 +45,7 @@ export interface ActivateState {
   /** A retry after a lost result: this exact revision is served and ready, so nothing needs to change. */
   alreadyServing: boolean;
   enabled: boolean;
-  /** systemd's unit facts: it loaded an older unit file; it failed or its last start was refused. */
+  /** systemd's unit facts: it has the unit loaded at all; it loaded an older unit file; it failed or its last start was refused. */
   loaded: boolean;
   needsReload: boolean;
   failed: boolean;
