@@ -119,7 +119,8 @@ export function creatingMarker(owner: AgentOwner, name: string): AccountMarker {
   return { kind: 'account', version: 1, ...ownerFields(owner), account: name, state: 'creating' };
 }
 
-interface Creation {
+/** What creating one account takes: a plan's `create-account` step. */
+export interface Creation {
   name: string;
   home: string;
   marker: string;

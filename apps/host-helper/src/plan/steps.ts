@@ -1,6 +1,7 @@
 // The host changes an operation makes, as plain data: what a planner returns and `apply` runs, in
 // order. No closures and no secrets: the gateway password is made inside `apply`, and a new
 // account's UID/GID, known only once its step has run, is named by the account it belongs to.
+import type { Creation } from '../accounts/accounts.js';
 import type { AccountMarker, AgentMarker, NamespaceMarker, RevisionMarker, ServedMarker } from '@occ-ssh/markers';
 import type { Document, WorkspaceTarget } from '../workspace/documents.js';
 import type { NativeSetupRun } from '../workspace/native-setup.js';
@@ -42,18 +43,7 @@ export type Step =
   | { op: 'finish-removals'; namespaceId: string; agentId?: string }
   | { op: 'rename'; from: string; to: string }
   /** useradd (after userdel for a half-made account), then the account marker turned `active`. */
-  | {
-      op: 'create-account';
-      name: string;
-      home: string;
-      marker: string;
-      creating: AccountMarker;
-      userExists: boolean;
-      groupExists: boolean;
-      startOver: boolean;
-      shell: string;
-      idRange?: { start: number; end: number };
-    }
+  | ({ op: 'create-account' } & Creation)
   | { op: 'remove-account'; marker: string; account: AccountMarker }
   /** By the unit file's absolute path (see systemd/systemd.ts enableUnit). */
   | { op: 'enable-unit'; path: string }
