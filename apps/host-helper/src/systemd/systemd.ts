@@ -117,6 +117,7 @@ export interface UnitStatus {
 
 /** Units asked about in one `systemctl show`: its argv stays short, and its answer about 300 bytes a unit. */
 const UNITS_PER_SHOW = 100;
+const STATUS_PROPERTIES = ['Id', 'ActiveState', 'MemoryCurrent', 'NRestarts', 'ControlGroup', 'MainPID'] as const;
 
 /**
  * ActiveState, MemoryCurrent (null when systemd accounts none: `[not set]` or the all-ones "infinity"),
@@ -129,8 +130,7 @@ export async function unitStatuses(runner: HostRunner, units: readonly string[],
   const found = new Map<string, UnitStatus>();
   for (let i = 0; i < units.length; i += UNITS_PER_SHOW) {
     const chunk = units.slice(i, i + UNITS_PER_SHOW);
-    const properties = ['Id', 'ActiveState', 'MemoryCurrent', 'NRestarts', 'ControlGroup', 'MainPID'];
-    const result = await systemctl(runner, { verb: 'show', unit: chunk, properties }, Math.max(1, deadline - Date.now())).catch(() => undefined);
+    const result = await systemctl(runner, { verb: 'show', unit: chunk, properties: STATUS_PROPERTIES }, Math.max(1, deadline - Date.now())).catch(() => undefined);
     if (!result) break;
     for (const [id, status] of parseStatuses(result.stdout)) if (chunk.includes(id)) found.set(id, status);
   }
