@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
-import { startTestHost, type TestHost } from '@occ-ssh/testhost';
+import { onDefaultImage, startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { SshComputeDriver } from './driver.js';
 import { rejection } from '../test/fakes.js';
 import { agentBinding, configFor, hostInfo, memoryLogger, revisionOf, type HostInfo, type InstallationOptions } from '../test/hosts.js';
@@ -13,7 +13,15 @@ import { ComputeError } from '@occ-ssh/protocol';
 import { TRANSPORTS } from './config/index.js';
 import { closedLoopbackPort, silentLoopbackListener } from '@occ-ssh/test-support';
 
-for (const transport of TRANSPORTS)
+/**
+ * The lifecycle runs over every transport on the default image. On the second image (CI's Debian 13
+ * subset) it runs over the system ssh client only: what tells the transports apart is on the
+ * controller's side, which the default image proves; each one still connects to this image's sshd,
+ * authenticates and runs the helper (below), and meets its refusals (the unreachable-host cases).
+ */
+const LIFECYCLE_TRANSPORTS: readonly (typeof TRANSPORTS)[number][] = onDefaultImage() ? TRANSPORTS : ['system-ssh'];
+
+for (const transport of LIFECYCLE_TRANSPORTS)
   describe(`SshComputeDriver on a real host over ${transport}`, () => {
     let host: TestHost;
     let driver: SshComputeDriver;
@@ -199,6 +207,20 @@ for (const transport of TRANSPORTS)
       assert.doesNotMatch(text, /OPENCLAW_GATEWAY_PASSWORD=/);
       assert.doesNotMatch(text, /fixtureGateway/);
     });
+  });
+
+if (!onDefaultImage())
+  describe("every transport reaches this image's sshd", () => {
+    for (const transport of TRANSPORTS.filter((t) => !LIFECYCLE_TRANSPORTS.includes(t)))
+      test(`preflight over ${transport}: the handshake, the key and a helper run`, async () => {
+        await using host = await startTestHost({ name: `cpf-${transport.slice(0, 4)}` });
+        const driver = new SshComputeDriver({ configuration: configFor({ stable: host }, { transport }), logger: memoryLogger().logger });
+        try {
+          await driver.preflight();
+        } finally {
+          await driver.close();
+        }
+      });
   });
 
 describe('SshComputeDriver refusals that need no host', () => {

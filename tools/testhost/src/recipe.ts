@@ -47,6 +47,12 @@ export function imageChoiceFromEnv(env: NodeJS.ProcessEnv = process.env): ImageC
   return { debian: debian ? parseDebian(debian) : DEFAULT_IMAGE.debian, node: node ? parseHostNode(node) : DEFAULT_IMAGE.node };
 }
 
+/** Whether this run's hosts are the default image (Debian 12, Node 24), on which CI runs the whole real-host suite. */
+export const onDefaultImage = (env: NodeJS.ProcessEnv = process.env): boolean => {
+  const choice = imageChoiceFromEnv(env);
+  return choice.debian === DEFAULT_IMAGE.debian && choice.node === DEFAULT_IMAGE.node;
+};
+
 /** Where the image keeps its Node: /opt/node24 or /opt/node26, linked from /usr/local/bin/node. */
 export const nodeDirOf = (recipe: Pick<Recipe, 'nodeVersion'>) => `/opt/node${recipe.nodeVersion.split('.')[0]}`;
 export const OPENCLAW_VERSION = '2026.9.6';

@@ -248,35 +248,6 @@ describe('the hardened gateway unit on a real host', { timeout: 20 * 60_000 }, (
       assert.doesNotMatch(journal, /ENOSYS|Function not implemented|status=31\/SYS/);
     });
 
-    test('the real launcher keeps its compile cache in a versioned directory under NODE_COMPILE_CACHE, which the next start reuses', async () => {
-      const account = (await host.run(['stat', '-c', '%U', layout.state])).trim();
-      // OpenClaw re-spawns itself to pick <cache>/openclaw/<version>/<install>: the child carries it.
-      const environs = await host.run(['sh', '-c', 'for p in $(pgrep -u "$1"); do tr "\\0" "\\n" < /proc/$p/environ | grep "^NODE_COMPILE_CACHE="; done', 'sh', account]);
-      const versioned = environs
-        .split('\n')
-        .map((line) => line.slice('NODE_COMPILE_CACHE='.length))
-        .find((dir) => dir.startsWith(`${layout.compileCache}/openclaw/`));
-      assert.ok(versioned, `no gateway process uses a versioned cache under ${layout.compileCache}: ${environs}`);
-      const files = async () => (await host.run(['find', layout.compileCache, '-type', 'f', '-printf', '%u %p %T@\n'])).trim().split('\n').filter(Boolean);
-      const restart = async (round: string) => (await ok(host, 'activate-revision', activateArgs(rev, { OCC_ROUND: `opaque-${round}` }, 120_000), real())).readyMs;
-      // Node writes what it compiled as the process goes: the first restart fills the cache, the second reads it.
-      const filling = await restart('fill');
-      const filled = await files();
-      assert.ok(filled.length > 50, `${filled.length} cache files after a start`);
-      assert.ok(
-        filled.every((line) => line.startsWith(`${account} ${layout.compileCache}/`)),
-        "every cache file is the Agent's",
-      );
-      // Only the launcher's own few modules, compiled before it re-spawns, land outside the versioned directory.
-      const inVersioned = filled.filter((line) => line.startsWith(`${account} ${versioned}/`)).length;
-      assert.ok(inVersioned > filled.length * 0.9, `${inVersioned} of ${filled.length} cache files in ${versioned}`);
-      const warm = await restart('warm');
-      const after = await files();
-      const rewritten = after.filter((line) => !filled.includes(line)).length;
-      process.stderr.write(`# real OpenClaw gateway: ${filled.length} cache files; ready ${filling} ms (filling), ${warm} ms (warm); ${rewritten} files written again\n`);
-      assert.ok(rewritten < filled.length / 10, `the warm start rewrote ${rewritten} of ${filled.length} cache files: the cache was not used`);
-    });
-
     test('the sandboxed real gateway checks its password end to end', async () => {
       const { port } = await ok(host, 'verify-revision', { owner: who, revision: rev.revision }, real());
       const password = (await host.run(['cat', layout.passwordFile])).trim().replace(/^OPENCLAW_GATEWAY_PASSWORD=/, '');
@@ -290,6 +261,34 @@ describe('the hardened gateway unit on a real host', { timeout: 20 * 60_000 }, (
       const bad = await health('wrong password');
       assert.notEqual(bad.code, 0);
       assert.match(bad.stdout + bad.stderr, /password mismatch/);
+    });
+    test('the real launcher keeps its compile cache in a versioned directory under NODE_COMPILE_CACHE, which the next start reuses', async () => {
+      const account = (await host.run(['stat', '-c', '%U', layout.state])).trim();
+      // OpenClaw re-spawns itself to pick <cache>/openclaw/<version>/<install>: the child carries it.
+      const environs = await host.run(['sh', '-c', 'for p in $(pgrep -u "$1"); do tr "\\0" "\\n" < /proc/$p/environ | grep "^NODE_COMPILE_CACHE="; done', 'sh', account]);
+      const versioned = environs
+        .split('\n')
+        .map((line) => line.slice('NODE_COMPILE_CACHE='.length))
+        .find((dir) => dir.startsWith(`${layout.compileCache}/openclaw/`));
+      assert.ok(versioned, `no gateway process uses a versioned cache under ${layout.compileCache}: ${environs}`);
+      const files = async () => (await host.run(['find', layout.compileCache, '-type', 'f', '-printf', '%u %p %T@\n'])).trim().split('\n').filter(Boolean);
+      // Node writes what it compiled when the process ends: the restart's old process fills the cache,
+      // the new one reads it, and the stop shows what the new one would have written again.
+      const warm = (await ok(host, 'activate-revision', activateArgs(rev, { OCC_ROUND: 'opaque-fill' }, 120_000), real())).readyMs;
+      const filled = await files();
+      assert.ok(filled.length > 50, `${filled.length} cache files after a start`);
+      assert.ok(
+        filled.every((line) => line.startsWith(`${account} ${layout.compileCache}/`)),
+        "every cache file is the Agent's",
+      );
+      // Only the launcher's own few modules, compiled before it re-spawns, land outside the versioned directory.
+      const inVersioned = filled.filter((line) => line.startsWith(`${account} ${versioned}/`)).length;
+      assert.ok(inVersioned > filled.length * 0.9, `${inVersioned} of ${filled.length} cache files in ${versioned}`);
+      await ok(host, 'stop-revision', { owner: who, revision: rev.revision }, real());
+      const after = await files();
+      const rewritten = after.filter((line) => !filled.includes(line)).length;
+      process.stderr.write(`# real OpenClaw gateway: ${filled.length} cache files; ready ${warm} ms with the cache; ${rewritten} files written again\n`);
+      assert.ok(rewritten < filled.length / 10, `the warm start rewrote ${rewritten} of ${filled.length} cache files: the cache was not used`);
     });
   });
 });

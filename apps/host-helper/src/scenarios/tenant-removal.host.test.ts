@@ -11,6 +11,12 @@ import { ROOT, accountOf, activateArgs, call, exists, installTenantGateway, layo
 
 /** Empty files planted; CI keeps it modest. OCC_PLANTED_NAMES measures the figure by hand (1,500,000). */
 const PLANTED = Number(process.env.OCC_PLANTED_NAMES ?? 200_000);
+/**
+ * A cut needs a removal still under way when the helper notices its closed session (the kill comes
+ * half a second into the removal, and a heartbeat a quarter second later), not the largest one: half
+ * the files, about two seconds of removal on an idle host.
+ */
+const PLANTED_FOR_CUT = Math.ceil(PLANTED / 2);
 const AREA = `${ROOT}/.removing`;
 
 /** The attack, run as the Agent inside its unit at gateway start: empty files, 10,000 a directory, planted once. */
@@ -40,10 +46,10 @@ describe('removing what an Agent planted never holds the host lock', { timeout: 
   const sibling = owner('sibling', 'shared');
   const siblingRev = prepareArgs(sibling, 1);
 
-  /** An Agent in the shared Namespace whose gateway planted PLANTED empty files in its state/. */
-  async function plantedAgent(tag: string): Promise<{ who: AgentOwner; plantMs: number }> {
+  /** An Agent in the shared Namespace whose gateway planted `count` empty files in its state/. */
+  async function plantedAgent(tag: string, count: number): Promise<{ who: AgentOwner; plantMs: number }> {
     const who = { ...owner(tag, 'shared'), namespace: sibling.namespace };
-    const runtime = { openclawPath: await installTenantGateway(host, `plant-${tag}`, plantingAttack(PLANTED)) };
+    const runtime = { openclawPath: await installTenantGateway(host, `plant-${tag}`, plantingAttack(count)) };
     const args = prepareArgs(who, 1);
     await ok(host, 'prepare-revision', args, { runtime });
     // A large planting can outlast the readiness bound: the gateway goes on planting, and the test waits for it.
@@ -54,7 +60,7 @@ describe('removing what an Agent planted never holds the host lock', { timeout: 
       if (!record) await sleep(500);
     }
     const planted = JSON.parse(record) as { count: number; ms: number };
-    assert.equal(planted.count, PLANTED);
+    assert.equal(planted.count, count);
     return { who, plantMs: planted.ms };
   }
 
@@ -75,7 +81,7 @@ describe('removing what an Agent planted never holds the host lock', { timeout: 
   after(() => host?.down());
 
   test("a sibling's stop during the removal of an Agent's planted files waits for none of it", async () => {
-    const { who, plantMs } = await plantedAgent('doomed');
+    const { who, plantMs } = await plantedAgent('doomed', PLANTED);
     await ok(host, 'activate-revision', activateArgs(siblingRev));
     const deletion = call(host, 'delete-agent', { owner: who });
     const renamedAt = await renamedAway(who);
@@ -99,7 +105,7 @@ describe('removing what an Agent planted never holds the host lock', { timeout: 
   });
 
   test('a removal cut short stays out of every Agent reach, keeps the lock free, and the next deletion waits for its claim and finishes it', async () => {
-    const { who } = await plantedAgent('cut');
+    const { who } = await plantedAgent('cut', PLANTED_FOR_CUT);
     let sshPid = 0;
     const deletion = call(host, 'delete-agent', { owner: who }, { onSpawn: (pid) => (sshPid = pid) });
     await renamedAway(who);
