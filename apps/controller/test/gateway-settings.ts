@@ -69,7 +69,7 @@ const HOST_ADDRESS = '<test host address>';
  */
 export const ADMITTED: [string, Record<string, unknown>][] = [
   [
-    'bind lan (OpenClaw seeds the Control UI origins itself) with publicOrigin, portal ingress, disabled HTTP endpoints, reload off and Tailscale off',
+    'bind lan, whose Control UI origins OpenClaw seeds itself, with publicOrigin, portal ingress, disabled HTTP endpoints, reload off and Tailscale off',
     {
       bind: 'lan',
       publicOrigin: 'https://gateway.example.com',
