@@ -6,7 +6,8 @@
 export const SECOND_IMAGE = { name: 'debian13-node26', env: { OCC_TESTHOST_DEBIAN: 'trixie', OCC_TESTHOST_NODE: '26' } } as const;
 
 export const SECOND_IMAGE_FILES: Record<string, string> = {
-  'apps/controller/src/driver.host.test.ts': 'the lifecycle main path through the driver (preflight, ensure-namespace, prepare, activate, retire, stop, deactivate, delete-namespace) over the system ssh client, and every transport\'s preflight against this sshd',
+  'apps/controller/src/driver.host.test.ts':
+    "the lifecycle main path through the driver (preflight, ensure-namespace, prepare, activate, retire, stop, deactivate, delete-namespace) over the system ssh client, and every transport's preflight against this sshd",
   'apps/controller/src/scenarios/delete-agent.host.test.ts': "delete-agent's main path",
   'apps/controller/src/scenarios/workspace-setup.e2e.test.ts': "setup-workspace's main path, seen by the real gateway's own agents.files.get",
   'apps/controller/src/runtime-view.host.test.ts': "describe-runtime's main path, with a real crash counted by this systemd",

@@ -24,7 +24,7 @@ export const USAGE = `usage: npm run chaos -- [--quick] [--seed N] [--only secti
   --quick     the short fixed-seed campaign CI runs (a few minutes)
   --seed N    seed of every random choice (default ${DEFAULT_SEED}); the same seed replays the same plan
   --only      run only these sections: ${SECTIONS.join(', ')} (for investigation; targets of the others are not judged)
-  --crash-step N  try every N-th crash point and injected-error point (quick: 10, full: 1)
+  --crash-step N  try every N-th crash point and injected-error point (quick: 15, full: 1)
   --out       results file (default chaos/results/latest.json, quick runs chaos/results/quick.json)`;
 
 export function parseOptions(argv: readonly string[], defaultOut: { full: string; quick: string }): Options {

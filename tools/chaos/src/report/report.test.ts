@@ -267,8 +267,8 @@ describe('parseOptions', () => {
     assert.equal(options.out, '/tmp/x.json');
   });
 
-  it('--crash-step samples every n-th crash point; quick samples every tenth, full every point', () => {
-    assert.equal(QUICK.crashPointStep, 10);
+  it('--crash-step samples every n-th crash point; quick samples every fifteenth, full every point', () => {
+    assert.equal(QUICK.crashPointStep, 15);
     assert.equal(FULL.crashPointStep, 1);
     assert.equal(parseOptions(['--crash-step', '3'], OUT).sizes.crashPointStep, 3);
     assert.equal(FULL.crashPointStep, 1, 'the override does not change the shared sizes');
