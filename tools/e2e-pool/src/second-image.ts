@@ -19,7 +19,7 @@ export const SECOND_IMAGE_FILES: Record<string, string> = {
   'apps/host-helper/src/accounts/account-ids.host.test.ts': "this shadow's useradd: accounts from the Installation's ID range with no subordinate IDs, and login.defs' system range",
   'apps/host-helper/src/systemd/systemd.host.test.ts': 'a new unit started without a reload under the lock, as this systemd loads units and marks reloads',
   'apps/host-helper/src/scenarios/prepare.host.test.ts': "probe's checks (systemd-version among them) and prepare's main path",
-  'apps/controller/src/scenarios/openclaw.e2e.test.ts': 'the real OpenClaw gateway through the driver, on this Node',
+  'apps/controller/src/scenarios/openclaw.e2e.test.ts': 'the real OpenClaw gateway through the driver, on this Node: its first start, its password, a cutover and the deletion',
   'tools/testhost/src/openclaw-gateway.host.test.ts': 'the real gateway under systemd, and the image is the Debian, systemd and Node it claims',
   'apps/host-helper/src/scenarios/hardening.host.test.ts': 'every sandbox directive of the gateway units as this systemd applies it',
   'apps/host-helper/src/scenarios/hostile.host.test.ts': 'hostile tenant: attacks from inside a unit',

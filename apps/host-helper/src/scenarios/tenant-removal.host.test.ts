@@ -12,9 +12,9 @@ import { ROOT, accountOf, activateArgs, call, exists, installTenantGateway, layo
 /** Empty files planted; CI keeps it modest. OCC_PLANTED_NAMES measures the figure by hand (1,500,000). */
 const PLANTED = Number(process.env.OCC_PLANTED_NAMES ?? 200_000);
 /**
- * A cut needs a removal still under way when the helper notices its closed session (the kill comes
- * half a second into the removal, and a heartbeat a quarter second later), not the largest one: half
- * the files, about two seconds of removal on an idle host.
+ * A cut needs a removal still under way when the helper notices its closed session (the kill comes as
+ * the removal begins, and a heartbeat a quarter second later), not the largest one: half the files,
+ * about two seconds of removal on an idle host.
  */
 const PLANTED_FOR_CUT = Math.ceil(PLANTED / 2);
 const AREA = `${ROOT}/.removing`;
@@ -73,6 +73,17 @@ describe('removing what an Agent planted never holds the host lock', { timeout: 
     throw new Error('the Agent directory was never renamed away');
   }
 
+  /** Resolves once the Agent's user and its account marker are both gone. */
+  async function accountGone(who: AgentOwner): Promise<void> {
+    const name = accountOf(who);
+    for (let i = 0; i < 600; i += 1) {
+      const left = await host.exec(['sh', '-c', 'getent passwd "$1" >/dev/null || test -e "$2"', 'sh', name, `${ROOT}/accounts/${name}.json`]);
+      if (left.code !== 0) return;
+      await sleep(50);
+    }
+    throw new Error(`the account ${name} was never removed`);
+  }
+
   before(async () => {
     host = await startTestHost({ name: 'hremove' });
     await ok(host, 'ensure-namespace', { namespace: sibling.namespace });
@@ -109,7 +120,9 @@ describe('removing what an Agent planted never holds the host lock', { timeout: 
     let sshPid = 0;
     const deletion = call(host, 'delete-agent', { owner: who }, { onSpawn: (pid) => (sshPid = pid) });
     await renamedAway(who);
-    await sleep(500);
+    // The cut comes once the account is gone too (userdel and its marker, the last changes under the
+    // lock, which a loaded host can stretch past a second): the tree's removal is then under way.
+    await accountGone(who);
     process.kill(sshPid, 'SIGKILL');
     const killed = await deletion;
     assert.ok(killed.line === undefined || !killed.line.ok, killed.stdout.slice(-300));

@@ -28,6 +28,8 @@ import {
 const DEPTH = 5000;
 /** Entries of the wide directory: hard links, so planting stays quick; each is one directory entry rm must unlink. */
 const WIDE = 600_000;
+/** A cut 2 s into the removal needs a tree that outlasts it, not the largest one: a third, about 7 s of removal on an idle host. */
+const WIDE_FOR_CUT = WIDE / 3;
 const NODE20 = '/opt/node20/bin/node';
 const OUTSIDE = '/opt/occ-outside';
 const AREA = `${ROOT}/.removing`;
@@ -142,7 +144,7 @@ describe('trees a compromised gateway planted never block or break deletion', { 
   });
 
   test('a deletion cut short mid-removal stops at once, leaves the tree in the removal area, and the next call resumes and completes it', async () => {
-    const { who } = await plantedNamespace('cut', DEPTH, WIDE);
+    const { who } = await plantedNamespace('cut', DEPTH, WIDE_FOR_CUT);
     let sshPid = 0;
     const started = Date.now();
     const deletion = call(host, 'delete-namespace', { namespace: who.namespace }, { onSpawn: (pid) => (sshPid = pid) });
