@@ -11,9 +11,11 @@ export const BUNDLE_DIGEST_KEY = 'occ-ssh.helper-digest';
 
 const HEADER = '"use strict";// occ-ssh host helper ';
 const PACKED_START = 'const bundle=require("zlib").brotliDecompressSync(Buffer.from("';
+// Literals only: the helper imports this module for runningBundleDigest, and a call here (such as
+// JSON.stringify of the key) would keep these strings in its bundle, which esbuild cannot prove unused.
 const PACKED_END =
   '","base64"));' +
-  `globalThis[Symbol.for(${JSON.stringify(BUNDLE_DIGEST_KEY)})]=require("crypto").createHash("sha256").update(bundle).digest("hex");` +
+  'globalThis[Symbol.for("occ-ssh.helper-digest")]=require("crypto").createHash("sha256").update(bundle).digest("hex");' +
   'new Function("require","module","exports","__filename","__dirname",bundle.toString())(require,module,exports,__filename,__dirname);\n';
 
 /** The artifact for a CommonJS bundle: the loader with the bundle compressed inside it. */
