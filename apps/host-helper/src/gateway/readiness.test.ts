@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
-import { listenerVerdict, pollDelay, probeReady, RESTARTS_BEFORE_GIVING_UP, unitVerdict } from './readiness.js';
+import { listenerVerdict, pollDelay, probeReady, restartStage, RESTARTS_BEFORE_GIVING_UP, unitVerdict } from './readiness.js';
 import { describeExit } from '../systemd/systemd.js';
 
 /** A loopback server that answers each connection's first bytes with `answer`; resolves once listening. */
@@ -80,7 +80,7 @@ describe('pollDelay', () => {
 
 describe('unitVerdict', () => {
   const unit = 'openclaw-enterprise-gateway-abc.service';
-  const run = (activeState: string, restarts: number, result = 'success') => ({ activeState, result, restarts, exit: undefined });
+  const run = (activeState: string, restarts: number, result = 'success') => ({ activeState, result, restarts, exit: undefined, invocation: 'b1', jobPending: false });
 
   it('gives up at once on a failed unit, naming its result and last exit status', () => {
     assert.equal(unitVerdict(unit, run('failed', 4, 'start-limit-hit'), 0, 'exit status 3'), `${unit} failed (start-limit-hit; last exit: exit status 3)`);
@@ -101,6 +101,35 @@ describe('unitVerdict', () => {
 
   it('gives up on a unit stopped under it', () => {
     assert.match(unitVerdict(unit, run('inactive', 0), 0, undefined) ?? '', /stopped while activation waited .*none recorded/);
+  });
+});
+
+describe('restartStage', () => {
+  const view = (activeState: string, invocation: string, jobPending: boolean) => ({ activeState, invocation, jobPending });
+
+  it('waits while the queued restart runs: the old run stopping (even a failed stop), or the job not begun', () => {
+    assert.equal(restartStage(view('deactivating', 'old', true), 'old'), 'pending');
+    assert.equal(restartStage(view('active', 'old', true), 'old'), 'pending');
+    assert.equal(restartStage(view('failed', 'old', true), 'old'), 'pending');
+    assert.equal(restartStage(view('inactive', '', true), ''), 'pending');
+  });
+
+  it('judges a new run, whatever its state and jobs', () => {
+    assert.equal(restartStage(view('activating', 'new', true), 'old'), 'running');
+    assert.equal(restartStage(view('failed', 'new', false), 'old'), 'running');
+    assert.equal(restartStage(view('active', 'first', false), ''), 'running');
+  });
+
+  it('reports a restart that ended without a new run and left the unit failed (the start rate limit) as refused', () => {
+    assert.equal(restartStage(view('failed', 'old', false), 'old'), 'refused');
+  });
+
+  it('judges the old run once its job is gone without a failure: stopped by a later operation, it is not coming back', () => {
+    assert.equal(restartStage(view('inactive', 'old', false), 'old'), 'running');
+  });
+
+  it('judges every view where nothing was restarted', () => {
+    assert.equal(restartStage(view('failed', 'old', true), undefined), 'running');
   });
 });
 

@@ -63,9 +63,16 @@ interface GatewayWatch {
   uid: number;
   /** The operation's runner, for systemctl and ss. */
   runner: HostRunner;
+  /**
+   * The unit's InvocationID before activation queued its restart ('' for a unit never started). Until
+   * a run with another ID has started, whatever answers on the port is the old gateway, still
+   * stopping, and the unit's state is the old run's.
+   */
+  restartedFrom?: string;
 }
 
-export type Readiness = { ready: true } | { ready: false; reason?: string };
+/** Not ready; `startRefused` when the queued restart ended without starting the unit (the start rate limit). */
+export type Readiness = { ready: true } | { ready: false; reason?: string; startRefused?: true };
 
 /**
  * Gives up at the deadline or when the session closes, and early when the unit has failed or keeps
@@ -78,23 +85,30 @@ export async function waitReady(port: number, timeoutMs: number, session: Sessio
   const left = () => deadline - Date.now();
   let judge: ((run: UnitRun) => string | undefined) | undefined;
   let nextUnitCheck = started + UNIT_CHECK_MS;
+  // When the old run answered (still stopping), when probing stopped for systemd to show the new one.
+  let earlierSince: number | undefined;
   while (left() > 0 && !session.isClosed) {
-    if (await probeReady(port, Math.min(PROBE_MS, Math.max(50, left())))) {
+    if (earlierSince === undefined && (await probeReady(port, Math.min(PROBE_MS, Math.max(50, left()))))) {
       if (!watch) return { ready: true };
       const owner = await portOwner(port, watch, deadline);
       if (owner === 'ours') return { ready: true };
-      if (owner !== 'none') return { ready: false, reason: owner };
+      if (owner === 'earlier') earlierSince = nextUnitCheck = Date.now();
+      else if (owner !== 'none') return { ready: false, reason: owner };
     }
-    // The first view is the baseline: no automatic restart can come sooner than RestartSec=2.
+    // The first view of the restarted run is the baseline: no automatic restart can come sooner than RestartSec=2.
     if (watch && Date.now() >= nextUnitCheck && left() > 0) {
       // A query cut at the deadline gives no view; the loop then ends on the deadline itself.
       const run = await unitRun(watch.runner, watch.unit, left()).catch(() => undefined);
-      if (run) {
+      const stage = run && restartStage(run, watch.restartedFrom);
+      if (run && stage === 'refused') return { ready: false, startRefused: true, reason: `systemd did not start ${watch.unit} after its restart (${run.result})` };
+      if (run && stage === 'running') {
+        earlierSince = undefined;
         judge ??= unitJudge(watch.unit, run);
         const reason = judge(run);
         if (reason) return { ready: false, reason };
       }
-      nextUnitCheck = Date.now() + UNIT_CHECK_MS;
+      // Until the new run shows, as often as /readyz would be probed.
+      nextUnitCheck = Date.now() + (earlierSince === undefined ? UNIT_CHECK_MS : pollDelay(Date.now() - earlierSince));
     }
     try {
       await abortableSleep(Math.min(pollDelay(Date.now() - started), Math.max(0, left())), session.signal);
@@ -103,6 +117,17 @@ export async function waitReady(port: number, timeoutMs: number, session: Sessio
     }
   }
   return { ready: false };
+}
+
+/**
+ * Where a view of the unit stands after a queued restart: `pending` while the job runs (the old
+ * process stopping), `refused` when it ended without a new run and left the unit failed (the start
+ * rate limit), else `running` (a new run, or one a later operation stopped), which is judged.
+ */
+export function restartStage(run: Pick<UnitRun, 'activeState' | 'invocation' | 'jobPending'>, restartedFrom: string | undefined): 'pending' | 'refused' | 'running' {
+  if (restartedFrom === undefined || run.invocation !== restartedFrom) return 'running';
+  if (run.jobPending) return 'pending';
+  return run.activeState === 'failed' ? 'refused' : 'running';
 }
 
 /**
@@ -125,13 +150,18 @@ export function listenerVerdict(listeners: readonly Listener[], port: number, wa
  * Reads who holds the port now, by `deadline`: the socket tables, then the unit's processes' open
  * sockets. A check that hits a bound fails closed, saying so; the wait then ends not-ready (retryable).
  */
-async function portOwner(port: number, watch: GatewayWatch, deadline: number, processes?: UnitProcesses): Promise<'ours' | 'none' | string> {
+async function portOwner(port: number, watch: GatewayWatch, deadline: number, processes?: UnitProcesses): Promise<'ours' | 'none' | 'earlier' | string> {
+  // The socket tables and the unit's processes are asked for at once: neither answer depends on the
+  // other, and an activation waits for both once /readyz has answered. Both are bounded by `deadline`.
+  const unitRead = processes ? Promise.resolve(processes) : unitProcesses(watch.runner, watch.unit, Math.max(1, deadline - Date.now())).catch(() => undefined);
   const listeners = await listenersOn(watch.runner, port, deadline);
   if ('exceeded' in listeners) return `could not tell who holds port ${port}: ${listeners.exceeded}`;
   const early = listenerVerdict(listeners, port, watch);
   if (early !== 'ours') return early;
-  const unit = processes ?? (await unitProcesses(watch.runner, watch.unit, Math.max(1, deadline - Date.now())).catch(() => undefined));
+  const unit = await unitRead;
   if (!unit) return `could not tell who holds port ${port}: systemctl did not name the processes of ${watch.unit} within the listener check's bound`;
+  // The run before the restart answered, still stopping: the restarted one is not there yet.
+  if (watch.restartedFrom !== undefined && unit.invocation === watch.restartedFrom) return 'earlier';
   const sockets = await socketInodesOf({ ...unit, wanted: new Set(listeners.map((listener) => listener.inode)), deadline });
   if (sockets && 'exceeded' in sockets) return `could not tell whether ${watch.unit} holds port ${port}: ${sockets.exceeded}`;
   return listenerVerdict(listeners, port, watch, sockets);
@@ -146,7 +176,7 @@ export async function ownedListener(port: number, watch: GatewayWatch, boundMs =
   return (await portOwner(port, watch, Date.now() + boundMs, processes)) === 'ours';
 }
 
-type UnitProcesses = { controlGroup: string; mainPid: number };
+type UnitProcesses = { controlGroup: string; mainPid: number; invocation?: string };
 
 /** Judges each view of the unit against the first one, remembering the last exit seen (no log contents). */
 function unitJudge(unit: string, first: UnitRun): (run: UnitRun) => string | undefined {

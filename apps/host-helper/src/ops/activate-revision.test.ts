@@ -30,6 +30,7 @@ function state(overrides: Partial<ActivateState>): ActivateState {
     loaded: true,
     needsReload: false,
     failed: false,
+    invocation: 'a1',
     ...overrides,
   };
 }

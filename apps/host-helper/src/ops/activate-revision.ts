@@ -49,6 +49,8 @@ export interface ActivateState {
   loaded: boolean;
   needsReload: boolean;
   failed: boolean;
+  /** The unit's InvocationID before the restart, which the readiness wait tells the restarted run from. */
+  invocation: string;
 }
 
 export async function activateRevision(ctx: OpContext, args: Args): Promise<Result> {
@@ -71,21 +73,34 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
   if (state.alreadyServing) return { ...base, readyMs: 0 };
   const applied = await applyPlanned(ctx, planActivateRevision(state));
   const restartedAt = applied.restartedAt ?? Date.now();
-  const timeoutMs = Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
-  // The wait changes nothing of the Agents', so other Agents' operations need not queue behind it; nor
-  // behind the reload a new unit may leave systemd asking for (systemd.ts clearReloadMark).
+  const deadline = restartedAt + Math.min(args.readinessTimeoutMs, ctx.session.remainingMs() - 2000);
+  // A planner bug, not a host condition: the switch always stakes the claim.
+  const token = applied.claimToken;
+  if (token === undefined) throw new Error('the activation switch staked no claim');
+  const claimStillOurs = () => verifyClaim(layout, args.owner, { agent, revision: state.paths, configurationHash: state.marker.configurationHash, unitText: state.unitText, token });
+  // The restart is a queued job (systemd.ts restartUnit) and the wait follows it: neither the old
+  // gateway's stop nor the new one's start is waited for under the lock, so other Agents' operations
+  // need not queue behind them; nor behind the reload a new unit may leave systemd asking for
+  // (systemd.ts clearReloadMark).
   const markLeft = !state.loaded && applied.restartedAt !== undefined;
   const settle = () => (markLeft ? clearReloadMark(ctx.runner, layout.unitName).catch(() => undefined) : Promise.resolve());
-  const wait = async () => (await Promise.all([waitReady(agent.port, timeoutMs, ctx.session, { unit: layout.unitName, uid: account.uid, runner: ctx.runner }), settle()]))[0];
-  const readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
-  const readyMs = Date.now() - restartedAt;
+  const watch = { unit: layout.unitName, uid: account.uid, runner: ctx.runner, restartedFrom: state.invocation };
+  const wait = async () => (await Promise.all([waitReady(agent.port, deadline - Date.now(), ctx.session, watch), settle()]))[0];
+  let readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
   ctx.session.checkpoint();
-  // A planner bug, not a host condition: the switch always stakes the claim.
-  if (applied.claimToken === undefined) throw new Error('the activation switch staked no claim');
-  verifyClaim(layout, args.owner, { agent, revision: state.paths, configurationHash: state.marker.configurationHash, unitText: state.unitText, token: applied.claimToken });
+  claimStillOurs();
+  // The start rate limit refused the queued restart (back-to-back activations of one Agent): under the
+  // lock again and with the claim still this activation's, reset and queue it once more.
+  if (!readiness.ready && readiness.startRefused) {
+    await applyPlanned(ctx, [{ op: 'restart-unit', unit: layout.unitName, failed: true }]);
+    readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
+    ctx.session.checkpoint();
+    claimStillOurs();
+  }
+  const readyMs = Date.now() - restartedAt;
   const record = planRecordActivation(state, readiness, new Date());
   await applyPlanned(ctx, record.steps);
-  if (!readiness.ready) throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${timeoutMs} ms`);
+  if (!readiness.ready) throw new ComputeError('not-ready', readiness.reason ?? `${layout.unitName} did not answer /readyz on 127.0.0.1:${agent.port} within ${args.readinessTimeoutMs} ms`);
   return { ...base, readyMs };
 }
 
@@ -131,7 +146,7 @@ async function readActivateRevision(ctx: OpContext, args: Args, { unitState, pro
   const alreadyServing = probe && servedCandidate && (await isServing(ctx.runner, { layout, agent, account }));
   const ask = unitState && !alreadyServing;
   const enabled = ask && enabledOnDisk(layout.unitName, layout.unitFile, ctx.runtime.systemdUnitDirectory);
-  const facts = ask ? await unitFacts(ctx.runner, layout.unitName) : { loaded: true, needsReload: false, failed: false };
+  const facts = ask ? await unitFacts(ctx.runner, layout.unitName) : { loaded: true, needsReload: false, failed: false, invocation: '' };
   return { layout, paths, agent, account, marker, unitText, unitChanged, launchText, launchChanged, current, served, servedCandidate, alreadyServing, enabled, ...facts };
 }
 

@@ -103,7 +103,7 @@ describe('apply against a recording runner', () => {
     assert.equal(existsSync(state.paths.dir), false);
   });
 
-  it('activate-revision, first and after a failure: enable by path, no reload for a unit systemd has not loaded, reset-failed, and a refused restart retried once after another reset', async () => {
+  it('activate-revision, first and after a failure: enable by path, no reload for a unit systemd has not loaded, reset-failed, and a restart systemd would not queue queued once more after another reset', async () => {
     const { units, layout } = host();
     const state: ActivateState = {
       layout,
@@ -123,6 +123,7 @@ describe('apply against a recording runner', () => {
       loaded: false,
       needsReload: false,
       failed: true,
+      invocation: '',
     };
     let restarts = 0;
     const script = (command: Command) => (command.args[0] === 'restart' && (restarts += 1) === 1 ? { code: 1 } : undefined);
@@ -130,9 +131,9 @@ describe('apply against a recording runner', () => {
     assert.deepEqual(commands, [
       `systemctl enable --quiet --no-reload ${units}/${UNIT}`,
       `systemctl reset-failed ${UNIT}`,
-      `systemctl restart ${UNIT}`,
+      `systemctl restart --no-block ${UNIT}`,
       `systemctl reset-failed ${UNIT}`,
-      `systemctl restart ${UNIT}`,
+      `systemctl restart --no-block ${UNIT}`,
     ]);
     assert.equal(existsSync(layout.unitFile), true);
   });

@@ -52,9 +52,9 @@ describe('account commands', () => {
 });
 
 describe('systemctlArgv', () => {
-  it('changes: reload, restart, reset-failed, stop, disable --now, and enable and link by path without a reload', () => {
+  it('changes: reload, restart (queued), reset-failed, stop, disable --now, and enable and link by path without a reload', () => {
     assert.deepEqual(argv(systemctlArgv({ verb: 'daemon-reload' })), ['systemctl', 'daemon-reload']);
-    assert.deepEqual(argv(systemctlArgv({ verb: 'restart', unit: UNIT })), ['systemctl', 'restart', UNIT]);
+    assert.deepEqual(argv(systemctlArgv({ verb: 'restart', unit: UNIT })), ['systemctl', 'restart', '--no-block', UNIT]);
     assert.deepEqual(argv(systemctlArgv({ verb: 'reset-failed', unit: UNIT })), ['systemctl', 'reset-failed', UNIT]);
     assert.deepEqual(argv(systemctlArgv({ verb: 'stop', unit: UNIT })), ['systemctl', 'stop', UNIT]);
     assert.deepEqual(argv(systemctlArgv({ verb: 'disable-now', unit: UNIT })), ['systemctl', 'disable', '--now', '--quiet', UNIT]);

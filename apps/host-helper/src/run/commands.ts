@@ -34,7 +34,9 @@ export const groupdelArgv = (name: string) => command('groupdel', [name]);
 /** What the helper asks of systemctl; `show` reads named properties, `value` without their names. */
 export type SystemctlRequest =
   | { verb: 'daemon-reload' | 'version' }
-  | { verb: 'restart' | 'reset-failed' | 'stop' | 'is-active' | 'is-enabled' | 'disable-now'; unit: string }
+  | { verb: 'reset-failed' | 'stop' | 'is-active' | 'is-enabled' | 'disable-now'; unit: string }
+  /** Handed to systemd as a job, not waited for: the old process's stop and the new one's start. */
+  | { verb: 'restart'; unit: string }
   /** By the unit file's absolute path, without the reload each would run itself. */
   | { verb: 'enable' | 'link'; path: string }
   /** Several units print one block each, in order, separated by a blank line. */
@@ -46,10 +48,11 @@ export function systemctlArgv(request: SystemctlRequest): Command {
       return command('systemctl', ['daemon-reload']);
     case 'version':
       return command('systemctl', ['--version']);
-    case 'restart':
     case 'reset-failed':
     case 'stop':
       return command('systemctl', [request.verb, request.unit]);
+    case 'restart':
+      return command('systemctl', ['restart', '--no-block', request.unit]);
     case 'is-active':
     case 'is-enabled':
       return command('systemctl', [request.verb, '--quiet', request.unit]);

@@ -142,9 +142,9 @@ describe('activation lifecycle on a real host', () => {
       await host.run(['rm', '-f', '/usr/local/sbin/systemctl']);
     }
     const calls = (await host.run(['cat', log])).trim().split('\n');
-    assert.deepEqual(calls.slice(0, calls.indexOf(`restart ${layout.unitName}`) + 1), [
-      `show --property=LoadState,NeedDaemonReload,ActiveState,Result ${layout.unitName}`,
-      `restart ${layout.unitName}`,
+    assert.deepEqual(calls.slice(0, calls.indexOf(`restart --no-block ${layout.unitName}`) + 1), [
+      `show --property=LoadState,NeedDaemonReload,ActiveState,Result,InvocationID ${layout.unitName}`,
+      `restart --no-block ${layout.unitName}`,
     ]);
   });
 

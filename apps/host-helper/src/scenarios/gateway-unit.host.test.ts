@@ -120,6 +120,36 @@ require('http').createServer((q, s) => { fs.appendFileSync(log, q.method + ' ' +
     assert.match(await host.journal(layoutOf(r).unitName), /ignoring SIGTERM/);
   });
 
+  test("the next revision of a gateway that ignores SIGTERM waits out the old one's stop outside the lock, while a sibling prepares", async () => {
+    const deaf = owner('deaf', 'deaf');
+    const sibling = { ...owner('deaf-sibling', 'deaf'), namespace: deaf.namespace };
+    const [d1, d2] = [prepareArgs(deaf, 1, { fixtureGateway: { ignoreSigterm: true } }), prepareArgs(deaf, 2)];
+    await ensure(deaf);
+    for (const rev of [d1, d2]) await ok(host, 'prepare-revision', rev);
+    await ok(host, 'activate-revision', activateArgs(d1));
+    const oldPid = await mainPid(host, deaf);
+    const activation = call(host, 'activate-revision', activateArgs(d2, {}, 90_000));
+    // The old gateway has its SIGTERM by now and ignores it for TimeoutStopSec=30.
+    await sleep(3000);
+    const prepared = await call(host, 'prepare-revision', prepareArgs(sibling, 1));
+    const outcome = await activation;
+    assert.ok(prepared.line?.ok && outcome.line?.ok, `${prepared.stdout.slice(-300)}\n${outcome.stdout.slice(-300)}`);
+    const [siblingTimings, activationTimings] = [prepared.line.timings, outcome.line.timings];
+    process.stderr.write(
+      `# SIGTERM ignored: activation ${outcome.ms} ms, lock held ${activationTimings.lockHoldMs} ms; sibling prepare ${prepared.ms} ms, lock wait ${siblingTimings.lockWaitMs} ms\n`,
+    );
+    // Security: the stop the gateway drags out is systemd's job, waited for outside the lock.
+    assert.ok(outcome.ms >= 29_000, `the activation ended after ${outcome.ms} ms, before the old gateway's stop timed out`);
+    assert.ok((activationTimings.lockHoldMs ?? Infinity) < 5000, `the activation held the lock ${activationTimings.lockHoldMs} ms`);
+    assert.ok((siblingTimings.lockWaitMs ?? Infinity) < 5000, `the sibling waited ${siblingTimings.lockWaitMs} ms for the lock`);
+    assert.match(await host.journal(layoutOf(deaf).unitName), /State 'stop-sigterm' timed out\. Killing\./);
+    // The old run answered /readyz while it was ignoring its stop: only the new run's answer counts.
+    assert.notEqual(await mainPid(host, deaf), oldPid);
+    const served = JSON.parse(await host.run(['cat', layoutOf(deaf).served])) as { revisionId: string };
+    assert.equal(served.revisionId, d2.revision.id);
+    await ok(host, 'stop-revision', { owner: deaf, revision: d2.revision });
+  });
+
   const k = owner('cutover', 'cutover');
   test('cutover: current is a symlink at every instant, and activation is a restart with a bounded interruption', async () => {
     const layout = layoutOf(k);

@@ -31,9 +31,13 @@ export async function clearReloadMark(runner: HostRunner, unit: string): Promise
   await systemctl(runner, { verb: 'daemon-reload' }, SYSTEMCTL_TIMEOUT_MS);
 }
 /**
- * An activation is an explicit request, not a crash loop: a failed unit is reset first, and a
- * restart refused by the start rate limit (by default 5 starts in 10 s), which back-to-back
- * activations can reach before systemd shows it, is retried once after a reset-failed.
+ * Queues the restart as a systemd job and returns: stopping the old process, which a gateway that
+ * ignores SIGTERM stretches to TimeoutStopSec, is systemd's work and never waited for under the host
+ * lock; the readiness wait follows the job (the unit's Job and InvocationID) outside it. An activation
+ * is an explicit request, not a crash loop: a failed unit is reset first. A job that could not be
+ * queued is queued once more after a reset-failed; one the start rate limit (by default 5 starts in
+ * 10 s) refuses ends without a new start, which the wait reports (activate-revision.ts resets and
+ * queues it again, once).
  */
 export async function restartUnit(runner: HostRunner, unit: string, failed: boolean): Promise<void> {
   beforeChange();
@@ -67,14 +71,17 @@ interface UnitFacts {
   needsReload: boolean;
   /** Failed, or its last start was refused (the start rate limit). */
   failed: boolean;
+  /** systemd's ID of the unit's current or last run (empty for a unit never started): a restart makes a new one. */
+  invocation: string;
 }
 
 export async function unitFacts(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitFacts> {
-  const { code, value } = await show(runner, unit, ['LoadState', 'NeedDaemonReload', 'ActiveState', 'Result'], timeoutMs);
+  const { code, value } = await show(runner, unit, ['LoadState', 'NeedDaemonReload', 'ActiveState', 'Result', 'InvocationID'], timeoutMs);
   return {
     loaded: code !== 0 || value('LoadState') !== 'not-found',
     needsReload: code !== 0 || value('NeedDaemonReload') !== 'no',
     failed: code !== 0 || value('ActiveState') === 'failed' || !['success', ''].includes(value('Result')),
+    invocation: value('InvocationID'),
   };
 }
 
@@ -163,15 +170,20 @@ export interface UnitRun {
   restarts: number;
   /** The main process's last exit as systemd records it, e.g. `exit status 3`; none while it runs. */
   exit: string | undefined;
+  /** The run's InvocationID, and whether a job (a queued restart) is still pending for the unit. */
+  invocation: string;
+  jobPending: boolean;
 }
 
 export async function unitRun(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<UnitRun> {
-  const { value } = await show(runner, unit, ['ActiveState', 'Result', 'NRestarts', 'ExecMainCode', 'ExecMainStatus'], timeoutMs);
+  const { value } = await show(runner, unit, ['ActiveState', 'Result', 'NRestarts', 'ExecMainCode', 'ExecMainStatus', 'InvocationID', 'Job'], timeoutMs);
   return {
     activeState: value('ActiveState') || 'unknown',
     result: value('Result') || 'unknown',
     restarts: Number(value('NRestarts')) || 0,
     exit: describeExit(Number(value('ExecMainCode')), Number(value('ExecMainStatus'))),
+    invocation: value('InvocationID'),
+    jobPending: value('Job') !== '',
   };
 }
 
@@ -188,7 +200,7 @@ export function describeExit(code: number, status: number): string | undefined {
  * The unit's control group as systemd names it (e.g. /system.slice/x.service; empty when it has none)
  * and its main process (0 when none), which the listener check reads first.
  */
-export async function unitProcesses(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ controlGroup: string; mainPid: number }> {
-  const { value } = await show(runner, unit, ['ControlGroup', 'MainPID'], timeoutMs);
-  return { controlGroup: value('ControlGroup'), mainPid: Number(value('MainPID')) || 0 };
+export async function unitProcesses(runner: HostRunner, unit: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<{ controlGroup: string; mainPid: number; invocation: string }> {
+  const { value } = await show(runner, unit, ['ControlGroup', 'MainPID', 'InvocationID'], timeoutMs);
+  return { controlGroup: value('ControlGroup'), mainPid: Number(value('MainPID')) || 0, invocation: value('InvocationID') };
 }
