@@ -33,14 +33,12 @@ describe('interruptions on a real host', () => {
   test('the lock is free again after the helper is killed with SIGKILL while holding it', async () => {
     const who = owner('lock');
     await ok(host, 'ensure-namespace', { namespace: who.namespace });
-    // The readiness wait runs without the lock; a restart of a gateway that ignores SIGTERM holds it
-    // for the unit's whole stop timeout.
+    // Activation queues its restart and waits without the lock; a stop of a gateway that ignores
+    // SIGTERM holds it for the unit's whole stop timeout.
     const stubborn = prepareArgs(who, 1, { fixtureGateway: { ignoreSigterm: true } });
     await ok(host, 'prepare-revision', stubborn);
     await ok(host, 'activate-revision', activateArgs(stubborn));
-    const args = prepareArgs(who, 2);
-    await ok(host, 'prepare-revision', args);
-    const pending = call(host, 'activate-revision', activateArgs(args, {}, 60_000));
+    const pending = call(host, 'stop-revision', { owner: who, revision: stubborn.revision });
     let holder = '';
     for (let i = 0; i < 100 && !holder; i += 1) {
       await new Promise((resolve) => setTimeout(resolve, 100));
