@@ -86,14 +86,14 @@ export async function activateRevision(ctx: OpContext, args: Args): Promise<Resu
   const settle = () => (markLeft ? clearReloadMark(ctx.runner, layout.unitName).catch(() => undefined) : Promise.resolve());
   const watch = { unit: layout.unitName, uid: account.uid, runner: ctx.runner, restartedFrom: state.invocation };
   const wait = async () => (await Promise.all([waitReady(agent.port, deadline - Date.now(), ctx.session, watch), settle()]))[0];
-  let readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
+  let readiness = await unlocked(ctx, wait);
   ctx.session.checkpoint();
   claimStillOurs();
   // The start rate limit refused the queued restart (back-to-back activations of one Agent): under the
   // lock again and with the claim still this activation's, reset and queue it once more.
   if (!readiness.ready && readiness.startRefused) {
     await applyPlanned(ctx, [{ op: 'restart-unit', unit: layout.unitName, failed: true }]);
-    readiness = ctx.lock ? await ctx.lock.outside(wait) : await wait();
+    readiness = await unlocked(ctx, wait);
     ctx.session.checkpoint();
     claimStillOurs();
   }
