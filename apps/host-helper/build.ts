@@ -4,12 +4,29 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, transform, type Plugin } from 'esbuild';
 import { renderLoader } from '@occ-ssh/helper-call';
 
 const workspace = fileURLToPath(new URL('../../', import.meta.url));
 const version = (JSON.parse(readFileSync(`${workspace}package.json`, 'utf8')) as { version: string }).version;
 const outfile = `${workspace}dist/apps/host-helper/host-helper.cjs`;
+
+/**
+ * The programs the helper hands to a child `node -e` (String.raw templates without substitutions,
+ * readable in the source) are minified too: they are sent with every operation and put on argv.
+ */
+const childPrograms: Plugin = {
+  name: 'child-programs',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /\/workspace\/as-account\.ts$/ }, async ({ path }) => {
+      const source = readFileSync(path, 'utf8');
+      const found = /String\.raw`([^`]*)`/.exec(source);
+      if (!found || found[1]!.includes('${')) throw new Error(`${path}: expected one String.raw program without substitutions`);
+      const { code } = await transform(found[1]!, { minify: true, loader: 'js', target: 'node20', legalComments: 'none' });
+      return { contents: source.replace(found[0], () => JSON.stringify(code.trim())), loader: 'ts' };
+    });
+  },
+};
 
 const result = await build({
   entryPoints: [fileURLToPath(new URL('src/main.ts', import.meta.url))],
@@ -21,6 +38,7 @@ const result = await build({
   legalComments: 'none',
   define: { __HELPER_VERSION__: JSON.stringify(version) },
   logLevel: 'warning',
+  plugins: [childPrograms],
   write: false,
 });
 const bundle = result.outputFiles[0]!.contents;
