@@ -21,6 +21,7 @@ import { setupWorkspace } from './ops/setup-workspace.js';
 import { stopRevision } from './ops/stop-revision.js';
 import { verifyRevision } from './ops/verify-revision.js';
 import { ensureRoot } from './root.js';
+import { siblingTempPrefix } from './plan/steps.js';
 
 type Handler<O extends OperationName> = (ctx: OpContext, args: OperationArgs<O>) => Promise<OperationResult<O>>;
 
@@ -58,6 +59,8 @@ export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<He
   try {
     ctx.session.checkpoint();
     sweepTemps(root.accounts);
+    // A cut write of the port index; the retry of the operation it was cut in may not write it again.
+    sweepTemps(root.root, siblingTempPrefix(root.ports));
     return await run({ ...ctx, lock }, op.operation, op.args);
   } finally {
     await lock.release();

@@ -82,12 +82,13 @@ describe('ID hashes', () => {
 describe('host layout of ns-01HZX3 / agent-7f3a / rev-0001', () => {
   const agentDir = `${ROOT}/namespaces/${NS_HASH}/agents/${AGENT_HASH}`;
 
-  it('root, lock, accounts and namespaces', () => {
+  it('root, lock, accounts, namespaces and the port index', () => {
     assert.deepEqual(rootLayout(ROOT), {
       root: '/var/lib/openclaw-enterprise',
       lock: '/var/lib/openclaw-enterprise/.compute-lock',
       accounts: '/var/lib/openclaw-enterprise/accounts',
       namespaces: '/var/lib/openclaw-enterprise/namespaces',
+      ports: '/var/lib/openclaw-enterprise/ports.json',
     });
     assert.equal(LOCK_FILE, '.compute-lock');
   });

@@ -18,10 +18,12 @@ interface RootLayout {
   lock: string;
   accounts: string;
   namespaces: string;
+  /** The port index: every Agent's gateway port, so allocation need not read every marker. */
+  ports: string;
 }
 
 export function rootLayout(root: string): RootLayout {
-  return { root, lock: `${root}/${LOCK_FILE}`, accounts: `${root}/accounts`, namespaces: `${root}/namespaces` };
+  return { root, lock: `${root}/${LOCK_FILE}`, accounts: `${root}/accounts`, namespaces: `${root}/namespaces`, ports: `${root}/ports.json` };
 }
 
 /**

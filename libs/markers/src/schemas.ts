@@ -86,15 +86,33 @@ export const removalMarker = z.strictObject({
   stagedAt: z.iso.datetime(),
 });
 
+/** A directory's change time in nanoseconds (decimal), or null when it was absent. */
+const changeTime = z.nullable(z.string().check(z.regex(/^[0-9]{1,30}$/)));
+
+/**
+ * The gateway port of every Agent directory, by Namespace directory name and Agent directory name,
+ * written under the lock after each change to that set, with the change time of `namespaces/` and of
+ * each `agents/` it read. Trusted only while those times and names still hold (see the helper's
+ * gateway/port-index.ts); otherwise the markers are read and the file written again.
+ */
+export const portIndex = z.strictObject({
+  kind: z.literal('ports'),
+  version,
+  driver,
+  changed: changeTime,
+  namespaces: z.record(z.string(), z.strictObject({ changed: changeTime, agents: z.record(z.string(), z.int().check(z.minimum(1), z.maximum(65535))) })),
+});
+
 export type AccountMarker = z.infer<typeof accountMarker>;
 export type NamespaceMarker = z.infer<typeof namespaceMarker>;
 export type AgentMarker = z.infer<typeof agentMarker>;
 export type RevisionMarker = z.infer<typeof revisionMarker>;
 export type ServedMarker = z.infer<typeof servedMarker>;
 export type RemovalMarker = z.infer<typeof removalMarker>;
+export type PortIndex = z.infer<typeof portIndex>;
 
 /** Stable, human-diffable marker bytes: sorted keys, two-space indent, trailing newline. */
-export function markerText(marker: AccountMarker | NamespaceMarker | AgentMarker | RevisionMarker | ServedMarker | RemovalMarker): string {
+export function markerText(marker: AccountMarker | NamespaceMarker | AgentMarker | RevisionMarker | ServedMarker | RemovalMarker | PortIndex): string {
   const sorted = Object.fromEntries(Object.entries(marker).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return `${JSON.stringify(sorted, null, 2)}\n`;
 }

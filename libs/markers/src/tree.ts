@@ -12,7 +12,7 @@ export interface TreeReader {
 }
 
 /** Names starting with a dot are temps and renamed-away trees, never entries. */
-const entries = (reader: TreeReader, dir: string) => reader.list(dir).filter((name) => !name.startsWith('.'));
+export const treeEntries = (reader: TreeReader, dir: string): string[] => reader.list(dir).filter((name) => !name.startsWith('.'));
 
 export interface AccountEntry {
   path: string;
@@ -24,7 +24,7 @@ export interface AccountEntry {
 /** Every account marker under the root's `accounts/`. */
 export function accountEntries(root: string, reader: TreeReader): AccountEntry[] {
   const dir = rootLayout(root).accounts;
-  return entries(reader, dir).flatMap((file) => {
+  return treeEntries(reader, dir).flatMap((file) => {
     const fileAccount = accountOfMarkerFile(file);
     if (fileAccount === null) return [];
     const path = `${dir}/${file}`;
@@ -39,7 +39,7 @@ export interface NamespaceEntry {
 }
 
 export function namespaceEntries(root: string, reader: TreeReader): NamespaceEntry[] {
-  return entries(reader, rootLayout(root).namespaces).map((name) => {
+  return treeEntries(reader, rootLayout(root).namespaces).map((name) => {
     const layout = namespaceLayoutAt(root, name);
     return { layout, marker: reader.marker(layout.marker, namespaceMarker) };
   });
@@ -55,7 +55,7 @@ export interface AgentEntry {
 
 /** The Agent directories of a Namespace's `agents/`, each with its marker when it has one. */
 export function agentEntries(root: string, unitDirectory: string, agentsDir: string, reader: TreeReader): AgentEntry[] {
-  return entries(reader, agentsDir).map((name) => {
+  return treeEntries(reader, agentsDir).map((name) => {
     const { dir, marker: markerPath } = agentDirAt(agentsDir, name);
     const marker = reader.marker(markerPath, agentMarker);
     return { dir, markerPath, marker, layout: marker ? agentLayout(root, unitDirectory, marker.namespaceId, marker.agentId) : null };
@@ -70,7 +70,7 @@ export interface RevisionEntry {
 
 /** The stored revisions of an Agent, whatever revision each turns out to be. */
 export function revisionEntries(agent: Pick<AgentLayout, 'dir' | 'revisions'>, reader: TreeReader): RevisionEntry[] {
-  return entries(reader, agent.revisions).map((name) => {
+  return treeEntries(reader, agent.revisions).map((name) => {
     const layout = revisionLayoutAt(agent.dir, name);
     return { name, layout, marker: reader.marker(layout.marker, revisionMarker) };
   });

@@ -3,7 +3,7 @@ import { readFileSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { ComputeError, type HostCapacity } from '@occ-ssh/protocol';
 import type { OpContext } from '../context/context.js';
-import { usedPorts } from './ports.js';
+import { hostPorts, portsIn } from './ports.js';
 
 /**
  * What a new Agent needs free under the root before prepare creates it: its snapshot, a compile
@@ -47,10 +47,10 @@ export function hostCapacity(ctx: OpContext): Omit<HostCapacity, 'freeAccountIds
   let freePorts: number | null = null;
   try {
     // One port per Agent marker; the scan refuses a tree it cannot vouch for, and the probe then reports no count.
-    const used = usedPorts(ctx);
+    const used = portsIn(hostPorts(ctx));
     const { start, end } = ctx.runtime.gatewayPortRange;
-    agents = used.size;
-    freePorts = end - start + 1 - [...used].filter((port) => port >= start && port <= end).length;
+    agents = used.length;
+    freePorts = end - start + 1 - used.filter((port) => port >= start && port <= end).length;
   } catch (error) {
     if (!(error instanceof ComputeError)) throw error;
   }

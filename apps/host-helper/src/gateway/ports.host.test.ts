@@ -1,10 +1,11 @@
-// Real-host proof of port allocation across Namespaces and of the ownership markers that bind an account and a port.
+// Real-host proof of port allocation across Namespaces, of the port index it reads, and of the
+// ownership markers that bind an account and a port.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { namespaceLayout, revisionLayout } from '@occ-ssh/markers';
+import { agentLayout, markerText, namespaceLayout, revisionLayout, rootLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
-import { ROOT, accountOf, activateArgs, fails, layoutOf, mainPid, ok, owner, prepareArgs, shell, unitProperty, unitState } from '@occ-ssh/test-support';
+import { ROOT, UNIT_DIR, accountOf, activateArgs, fails, layoutOf, mainPid, ok, owner, prepareArgs, shell, statOf, unitProperty, unitState } from '@occ-ssh/test-support';
 
 describe('ports and ownership markers on a real host', () => {
   let host: TestHost;
@@ -73,5 +74,47 @@ describe('ports and ownership markers on a real host', () => {
     const error = await fails(host, 'prepare-revision', prepareArgs(impostor, 2));
     assert.equal(error.code, 'ownership');
     assert.equal(error.path, layoutOf(b1).marker);
+  });
+
+  test('the port index gives a new Agent its port without reading the other markers; a directory made behind it sends allocation back to the markers', async () => {
+    const x1 = owner('px1', 'ports-x');
+    const sibling = (tag: string) => ({ ...owner(tag, 'ports-x'), namespace: x1.namespace });
+    const [x2, x3, x4, x5] = [sibling('px2'), sibling('px3'), sibling('px4'), sibling('px5')];
+    await ensure(x1);
+    for (const who of [x1, x2]) await ok(host, 'prepare-revision', prepareArgs(who, 1));
+    const index = async () => JSON.parse(await host.run(['cat', rootLayout(ROOT).ports])) as { namespaces: Record<string, { agents: Record<string, number> }> };
+    const markerPorts = async () => (await shell(host, `cat ${ROOT}/namespaces/*/agents/*/agent.json | sed -n 's/.*"port": \\([0-9]*\\).*/\\1/p' | sort -n`)).trim().split('\n').map(Number);
+    const indexPorts = async () => Object.values((await index()).namespaces).flatMap(({ agents }) => Object.values(agents)).sort((a, b) => a - b);
+    assert.equal(await statOf(host, rootLayout(ROOT).ports), 'root:root 600 regular file');
+    assert.deepEqual(await indexPorts(), await markerPorts(), 'the index records exactly the ports the markers do');
+    const lowestFree = (used: number[]) => [...Array(100).keys()].map((i) => 18800 + i).find((port) => !used.includes(port))!;
+
+    // With x1's marker unreadable, only the index can have given the next port: the markers would refuse.
+    const original = await host.run(['cat', layoutOf(x1).marker]);
+    await host.run(['tee', layoutOf(x1).marker], { input: 'not json' });
+    const expected = lowestFree(await indexPorts());
+    assert.equal((await ok(host, 'prepare-revision', prepareArgs(x3, 1))).port, expected);
+    await host.run(['tee', layoutOf(x1).marker], { input: original });
+
+    // An Agent directory another helper version made, holding the next free port, without an index entry.
+    const planted = agentLayout(ROOT, UNIT_DIR, x1.namespace.id, 'agent-planted');
+    const held = lowestFree(await indexPorts());
+    const marker = { ...JSON.parse(original), agentId: 'agent-planted', servicePrincipalId: 'sp-planted', port: held };
+    await host.run(['mkdir', '-m', '0700', planted.dir]);
+    await host.run(['tee', planted.marker], { input: markerText(marker) });
+    await host.run(['chmod', '0600', planted.marker]);
+    const port = (await ok(host, 'prepare-revision', prepareArgs(x4, 1))).port;
+    assert.notEqual(port, held, 'the markers were read again');
+    assert.deepEqual(await indexPorts(), await markerPorts(), 'and the index written again for the tree as it is');
+    assert.equal((await index()).namespaces[planted.dir.split('/').at(-3)!]!.agents[planted.dir.split('/').at(-1)!], held);
+
+    // Deleting an Agent leaves an index that still describes the tree, its port free for the next.
+    const freed = (await ok(host, 'delete-agent', { owner: x2 })).portFreed!;
+    assert.equal((await indexPorts()).includes(freed), false);
+    await host.run(['tee', layoutOf(x1).marker], { input: 'not json' });
+    assert.equal(lowestFree(await indexPorts()), freed);
+    assert.equal((await ok(host, 'prepare-revision', prepareArgs(x5, 1))).port, freed);
+    await host.run(['tee', layoutOf(x1).marker], { input: original });
+    assert.deepEqual(await indexPorts(), await markerPorts());
   });
 });

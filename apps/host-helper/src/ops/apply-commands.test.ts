@@ -11,6 +11,7 @@ import { apply } from '../plan/apply.js';
 import type { Step } from '../plan/steps.js';
 import { RecordingRunner, recordingContext } from '../plan/recording-runner.js';
 import { nativeSetupArgv } from '../workspace/native-setup.js';
+import { indexedPorts } from '../gateway/port-index.js';
 import { planActivateRevision, type ActivateState } from './activate-revision.js';
 import { planDeleteAgent } from './delete-agent.js';
 import { planDeleteNamespace } from './delete-namespace.js';
@@ -148,7 +149,7 @@ describe('apply against a recording runner', () => {
     const deleting = deletingAgentPath(root, 'ns-01HZX3', 'agent-7f3a');
     const account = { path: `${root}/accounts/${NAME}.json`, marker: accountMarker, userExists: true };
     const owner = { namespaceId: 'ns-01HZX3', agentId: 'agent-7f3a' };
-    const state = { owner, layout, agentsDir: layout.dir.slice(0, layout.dir.lastIndexOf('/')), deleting, dirExists: true, twinExists: false, agent, unitFileExists: true, account };
+    const state = { owner, layout, agentsDir: layout.dir.slice(0, layout.dir.lastIndexOf('/')), deleting, dirExists: true, twinExists: false, agent, unitFileExists: true, account, ports: null };
     let userdel = false;
     const script = (command: Command) => {
       removing(command);
@@ -184,6 +185,7 @@ describe('apply against a recording runner', () => {
       twinExists: false,
       agents: [{ unitName: UNIT, unitFile: `${units}/${UNIT}`, setupUnitName: SETUP_UNIT }],
       accounts: [{ path: `${root}/accounts/${NAME}.json`, marker: accountMarker }],
+      ports: null,
     };
     let userdel = false;
     const script = (command: Command) => {
@@ -205,15 +207,16 @@ describe('apply against a recording runner', () => {
     assert.equal(existsSync(ns.dir), false);
   });
 
-  it('ensure-namespace: files only, no program at all, each change checked', async () => {
+  it('ensure-namespace: files only, no program at all, each change checked, the port index written last', async () => {
     const { root, units } = host(undefined, { agent: false });
     const args = OPERATIONS['ensure-namespace'].example.args;
     const layout = namespaceLayout(root, args.namespace.id);
     mkdirSync(`${root}/namespaces`, { recursive: true });
-    const { commands, checks } = await recorded(planEnsureNamespace({ layout, namespaces: `${root}/namespaces`, exists: false }, args).steps, units);
+    const { commands, checks } = await recorded(planEnsureNamespace({ layout, namespaces: `${root}/namespaces`, exists: false, ports: {} }, args).steps, units, undefined, root);
     assert.deepEqual(commands, []);
     assert.ok(checks > 0);
     assert.equal(existsSync(layout.marker), true);
+    assert.deepEqual(indexedPorts(root), { edd5c19a1cef: {} });
   });
 
   it('prepare-revision of a new Agent: useradd with its private group, then the IDs read back', async () => {

@@ -23,6 +23,7 @@ const state = (overrides: Partial<DeleteAgentState>): DeleteAgentState => ({
   agent: EXAMPLE_MARKERS.agent,
   unitFileExists: true,
   account,
+  ports: null,
   ...overrides,
 });
 
@@ -41,6 +42,18 @@ describe('planDeleteAgent', () => {
       ],
       result: { agentExisted: true, accountRemoved: true, unitRemoved: true, portFreed: 18800 },
     });
+  });
+
+  it('with the port index in hand: the index without this Agent is recorded after its directory is staged, before the lock is released', () => {
+    const ports = { edd5c19a1cef: { fcfbd503951a: 18800, '000000000001': 18801 } };
+    const { steps } = planDeleteAgent(state({ ports }));
+    assert.deepEqual(steps.slice(-4), [
+      { op: 'sweep-temps', dir: AGENTS, prefix: '.fcfbd503951a' },
+      { op: 'record-ports', ports: { edd5c19a1cef: { '000000000001': 18801 } } },
+      { op: 'remove-account', marker: MARKER, account: EXAMPLE_MARKERS.account },
+      finish,
+    ]);
+    assert.deepEqual(planDeleteAgent(state({ ports, dirExists: false, agent: null, unitFileExists: false, account: null })).steps, [finish], 'no directory, no change to record');
   });
 
   it('nothing left: only the removals a cut deletion may have left are finished', () => {

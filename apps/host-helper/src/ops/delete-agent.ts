@@ -8,6 +8,7 @@ import { TEMP_MARK } from '../fs/atomic-write.js';
 import { agentPaths, namespacePaths, type OpContext } from '../context/context.js';
 import { hostTree } from '../fs/marker-io.js';
 import { readAgent, readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../fs/ownership.js';
+import { indexedPorts, withAgent, type PortRecord } from '../gateway/port-index.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan, type Step } from '../plan/steps.js';
 import { listDir, lstatOrNull, ownershipError } from '../fs/safe-read.js';
@@ -30,6 +31,8 @@ export interface DeleteAgentState {
   agent: AgentMarker | null;
   unitFileExists: boolean;
   account: { path: string; marker: AccountMarker; userExists: boolean } | null;
+  /** Every Agent's port from the port index, when it describes the tree; null otherwise. */
+  ports: PortRecord | null;
 }
 
 export async function deleteAgent(ctx: OpContext, args: Args): Promise<Result> {
@@ -71,6 +74,7 @@ async function readDeleteAgent(ctx: OpContext, owner: AgentOwner): Promise<Delet
     agent,
     unitFileExists,
     account,
+    ports: indexedPorts(ctx.runtime.root),
   };
 }
 
@@ -94,7 +98,7 @@ function refuseForeignLeftovers(dir: string): void {
   if (leftovers.length > 0) throw ownershipError(dir, 'Agent directory exists without its Agent marker; refusing to delete it');
 }
 
-export function planDeleteAgent({ owner, layout, agentsDir, deleting, dirExists, twinExists, agent, unitFileExists, account }: DeleteAgentState): Plan<Result> {
+export function planDeleteAgent({ owner, layout, agentsDir, deleting, dirExists, twinExists, agent, unitFileExists, account, ports }: DeleteAgentState): Plan<Result> {
   // Workspace setup runs without the host lock: its unit is stopped before anything it could be using goes.
   const steps: Step[] = dirExists ? [{ op: 'stop-native-setup', unit: layout.setupUnitName }] : [];
   // The same unit steps Namespace deletion and retirement use; the unit goes before the directory it runs from.
@@ -105,6 +109,7 @@ export function planDeleteAgent({ owner, layout, agentsDir, deleting, dirExists,
   if (twinExists) steps.push({ op: 'stage-removal', path: deleting, ...owner });
   if (dirExists) steps.push({ op: 'stage-removal', path: layout.dir, ...owner });
   if (dirExists || twinExists) steps.push({ op: 'sweep-temps', dir: agentsDir, prefix: siblingTempPrefix(layout.dir) });
+  if ((dirExists || twinExists) && ports) steps.push({ op: 'record-ports', ports: withAgent(ports, layout.dir, null) });
   // The account after its unit and tree: user, group, then its marker, so a retry finds what is left.
   if (account) steps.push({ op: 'remove-account', marker: account.path, account: account.marker });
   // Last: this Agent's removals (this one's, and any a cut deletion left), after the lock is released.

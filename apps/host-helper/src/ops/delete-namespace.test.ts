@@ -21,6 +21,7 @@ const state = (overrides: Partial<DeleteState>): DeleteState => ({
   dir: `${NAMESPACES}/edd5c19a1cef`,
   deleting: DELETING,
   treeExisted: true,
+  ports: null,
   agents: [
     { unitName: UNIT, unitFile: `/etc/systemd/system/${UNIT}`, setupUnitName: SETUP_UNIT },
     { unitName: OTHER_UNIT, unitFile: `/etc/systemd/system/${OTHER_UNIT}`, setupUnitName: OTHER_SETUP_UNIT },
@@ -47,6 +48,12 @@ describe('planDeleteNamespace', () => {
       ],
       result: { treeExisted: true, agentsRemoved: 2, accountsRemoved: ['openclaw-d74736b6a770'] },
     });
+  });
+
+  it('with the port index in hand: the index without this Namespace is recorded after its tree is staged', () => {
+    const ports = { edd5c19a1cef: { fcfbd503951a: 18800 }, '000000000001': { '000000000002': 18801 } };
+    const steps = planDeleteNamespace(state({ ports, agents: [], accounts: [] })).steps;
+    assert.deepEqual(steps.slice(1), [{ op: 'record-ports', ports: { '000000000001': { '000000000002': 18801 } } }, finish]);
   });
 
   it('a Namespace without Agents needs no reload', () => {

@@ -7,6 +7,7 @@ import { verifyRemovable } from '../accounts/accounts.js';
 import { namespacePaths, type OpContext } from '../context/context.js';
 import { expectOwner, hostTree } from '../fs/marker-io.js';
 import { readCurrent, readServed, verifyNamespace, verifySnapshot, verifyStoredRevision, verifyUnitFile } from '../fs/ownership.js';
+import { indexedPorts, withNamespace, type PortRecord } from '../gateway/port-index.js';
 import { applyPlanned } from '../plan/render.js';
 import type { Plan, Step } from '../plan/steps.js';
 import { listDir, lstatOrNull, ownershipError } from '../fs/safe-read.js';
@@ -27,6 +28,8 @@ export interface DeleteState {
   twinExists: boolean;
   agents: Pick<AgentLayout, 'unitName' | 'unitFile' | 'setupUnitName'>[];
   accounts: OwnedAccount[];
+  /** Every Agent's port from the port index, when it describes the tree; null otherwise. */
+  ports: PortRecord | null;
 }
 
 export async function deleteNamespace(ctx: OpContext, args: Args): Promise<Result> {
@@ -53,10 +56,11 @@ async function readDeleteNamespace(ctx: OpContext, args: Args): Promise<DeleteSt
   }
   // Each account's user and group must be ours before anything is stopped.
   for (const { path, marker } of accounts) await verifyRemovable(ctx.runner, path, marker);
-  return { namespaceId: args.namespace.id, dir: ns.dir, deleting, treeExisted, twinExists: lstatOrNull(deleting) !== null, agents, accounts };
+  const ports = indexedPorts(ctx.runtime.root);
+  return { namespaceId: args.namespace.id, dir: ns.dir, deleting, treeExisted, twinExists: lstatOrNull(deleting) !== null, agents, accounts, ports };
 }
 
-export function planDeleteNamespace({ namespaceId, dir, deleting, treeExisted, twinExists, agents, accounts }: DeleteState): Plan<Result> {
+export function planDeleteNamespace({ namespaceId, dir, deleting, treeExisted, twinExists, agents, accounts, ports }: DeleteState): Plan<Result> {
   const steps: Step[] = [];
   if (treeExisted) {
     // Workspace setup runs without the host lock: each Agent's setup unit is stopped before its tree goes.
@@ -70,6 +74,7 @@ export function planDeleteNamespace({ namespaceId, dir, deleting, treeExisted, t
   // away goes the same way.
   if (twinExists) steps.push({ op: 'stage-removal', path: deleting, namespaceId });
   if (treeExisted) steps.push({ op: 'stage-removal', path: dir, namespaceId });
+  if ((treeExisted || twinExists) && ports) steps.push({ op: 'record-ports', ports: withNamespace(ports, dir, false) });
   // Each account after its unit and tree: user, group and its marker, so a retry finds what is left.
   for (const { path, marker } of accounts) steps.push({ op: 'remove-account', marker: path, account: marker });
   // Last: this Namespace's removals (its Agents' included, and any a cut deletion left), after the lock is released.

@@ -8,7 +8,7 @@ import { planEnsureNamespace } from './ensure-namespace.js';
 const args = OPERATIONS['ensure-namespace'].example.args;
 const ROOT = '/var/lib/openclaw-enterprise';
 const NS = `${ROOT}/namespaces/edd5c19a1cef`;
-const state = (exists: boolean) => ({ layout: namespaceLayout(ROOT, args.namespace.id), namespaces: `${ROOT}/namespaces`, exists });
+const state = (exists: boolean) => ({ layout: namespaceLayout(ROOT, args.namespace.id), namespaces: `${ROOT}/namespaces`, exists, ports: null });
 const ROOT_DIR = { uid: 0, gid: 0, mode: 0o711 };
 
 describe('planEnsureNamespace', () => {
@@ -28,6 +28,12 @@ describe('planEnsureNamespace', () => {
       ],
       result: { created: true },
     });
+  });
+
+  it('with the port index in hand, records the new Namespace in it once its directory exists', () => {
+    const ports = { '000000000001': { '000000000002': 18800 } };
+    const { steps } = planEnsureNamespace({ ...state(false), ports }, args);
+    assert.deepEqual(steps.slice(2), [{ op: 'record-ports', ports: { ...ports, edd5c19a1cef: {} } }]);
   });
 
   it('for an existing Namespace sweeps its temps and makes sure of its agents directory only', () => {

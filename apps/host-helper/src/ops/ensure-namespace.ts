@@ -3,6 +3,7 @@ import { namespaceMarker } from '@occ-ssh/markers';
 import { DRIVER_ID, type OperationArgs, type OperationResult } from '@occ-ssh/protocol';
 import { namespacePaths, rootPaths, type OpContext } from '../context/context.js';
 import { expectOwner, readMarker } from '../fs/marker-io.js';
+import { indexedPorts, withNamespace, type PortRecord } from '../gateway/port-index.js';
 import { applyPlanned } from '../plan/render.js';
 import { siblingTempPrefix, type Plan } from '../plan/steps.js';
 import { ROOT_PRIVATE_DIR, ownershipError, verifyDir } from '../fs/safe-read.js';
@@ -13,6 +14,8 @@ export interface NamespaceState {
   layout: ReturnType<typeof namespacePaths>;
   namespaces: string;
   exists: boolean;
+  /** Every Agent's port from the port index, when it describes the tree; null otherwise. */
+  ports: PortRecord | null;
 }
 
 export async function ensureNamespace(ctx: OpContext, args: Args): Promise<OperationResult<'ensure-namespace'>> {
@@ -36,10 +39,10 @@ function readEnsureNamespace(ctx: OpContext, args: Args): NamespaceState {
     expectOwner(layout.marker, existing, namespaceOwner(args));
     verifyDir(layout.agents, ROOT_PRIVATE_DIR);
   }
-  return { layout, namespaces: rootPaths(ctx).namespaces, exists };
+  return { layout, namespaces: rootPaths(ctx).namespaces, exists, ports: exists ? null : indexedPorts(ctx.runtime.root) };
 }
 
-export function planEnsureNamespace({ layout, namespaces, exists }: NamespaceState, args: Args): Plan<OperationResult<'ensure-namespace'>> {
+export function planEnsureNamespace({ layout, namespaces, exists, ports }: NamespaceState, args: Args): Plan<OperationResult<'ensure-namespace'>> {
   if (exists) {
     return {
       steps: [
@@ -63,6 +66,7 @@ export function planEnsureNamespace({ layout, namespaces, exists }: NamespaceSta
           { op: 'ensure-dir', path: layout.agents, owner: ROOT_PRIVATE_DIR },
         ],
       },
+      ...(ports ? [{ op: 'record-ports', ports: withNamespace(ports, layout.dir, true) } as const] : []),
     ],
     result: { created: true },
   };

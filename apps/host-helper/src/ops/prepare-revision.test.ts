@@ -27,6 +27,7 @@ function state(overrides: Partial<PrepareState>): PrepareState {
     agent: agentMarker,
     account: { state: 'active', account: live },
     port: 18800,
+    ports: null,
     staged: false,
     superseded: false,
     passwordFile: true,
@@ -70,6 +71,15 @@ describe('planPrepareRevision', () => {
       ],
       result: { port: 18800, account: { name: ACCOUNT, uid, gid }, ready: true, snapshot: 'created' },
     });
+  });
+
+  it('for a new Agent with the port index in hand: the index recorded with its port right after its directory', () => {
+    const account = { state: 'missing', name: ACCOUNT, markerPath: ACCOUNT_MARKER, creating: null, userExists: false, groupExists: false, startOver: false, shell: '/usr/sbin/nologin' } as const;
+    const ports = { edd5c19a1cef: { fcfbd503951a: 18800, '000000000001': 18801 } };
+    const { steps } = planPrepareRevision(state({ agent: null, account, ports }), args);
+    const created = steps.findIndex((step) => step.op === 'create-dir-atomic');
+    assert.deepEqual(steps[created + 1], { op: 'record-ports', ports });
+    assert.equal(planPrepareRevision(state({}), args).steps.filter((step) => step.op === 'record-ports').length, 0, 'none for a known Agent');
   });
 
   it('completes an interrupted account creation without writing its marker again', () => {

@@ -14,6 +14,7 @@ import { siblingTempPrefix, type Id, type Plan, type Step } from '../plan/steps.
 import { refuseFullDisk } from '../gateway/capacity.js';
 import { refuseWithoutAccountIds } from '../accounts/account-ids.js';
 import { allocatePort } from '../gateway/ports.js';
+import type { PortRecord } from '../gateway/port-index.js';
 import { isSuperseded } from '../revision/revision-order.js';
 import { ROOT_PRIVATE_DIR, listDir, lstatOrNull, ownershipError, verifyDir } from '../fs/safe-read.js';
 
@@ -26,6 +27,8 @@ export interface PrepareState {
   agent: AgentMarker | null;
   account: AccountState;
   port: number;
+  /** For an Agent new to this host: every Agent's port with its own, for the port index. */
+  ports: PortRecord | null;
   /** This exact revision is staged intact. */
   staged: boolean;
   superseded: boolean;
@@ -60,7 +63,7 @@ async function readPrepareRevision(ctx: OpContext, args: Args): Promise<PrepareS
   const agent = readAgent(layout, owner);
   if (!agent) refuseForeignLeftovers(layout.dir);
   verifyUnitFile(layout, owner);
-  const { account, port } = agent ? await knownAgent(ctx, args, layout, agent) : await newAgent(ctx, args, layout);
+  const { account, port, ports } = agent ? await knownAgent(ctx, args, layout, agent) : await newAgent(ctx, args, layout);
   const gid = account.state === 'active' ? account.account.gid : null;
   if (account.state === 'active') verifyAgentDirs(layout, account.account);
   const paths = revisionPaths(layout, revision);
@@ -78,6 +81,7 @@ async function readPrepareRevision(ctx: OpContext, args: Args): Promise<PrepareS
     agent,
     account,
     port,
+    ports,
     staged,
     superseded,
     passwordFile: requirePasswordFile(layout.passwordFile), // one that exists must be root's 0600
@@ -123,7 +127,7 @@ export function planPrepareRevision(state: PrepareState, args: Args): Plan<Omit<
 }
 
 /** A new Agent: the account (if not made yet), then its directory created complete with its marker. */
-function newAgentSteps({ agentsDir, layout, account, port }: PrepareState, args: Args, planned: PlannedAccount): Step[] {
+function newAgentSteps({ agentsDir, layout, account, port, ports }: PrepareState, args: Args, planned: PlannedAccount): Step[] {
   const steps: Step[] = [];
   if (account.state === 'missing') {
     const creating = account.creating ?? creatingMarker(args.owner, planned.name);
@@ -137,6 +141,7 @@ function newAgentSteps({ agentsDir, layout, account, port }: PrepareState, args:
     { op: 'sweep-temps', dir: layout.dir },
     { op: 'create-dir-atomic', path: layout.dir, owner: ROOT_PRIVATE_DIR, inside: [{ op: 'write-marker', path: layout.marker, marker }] },
   );
+  if (ports) steps.push({ op: 'record-ports', ports });
   return steps;
 }
 
@@ -146,23 +151,23 @@ function plannedAccount(state: AccountState): PlannedAccount {
 }
 
 /** Security: an Agent with a marker must still have exactly the account it recorded; none is created for it. */
-async function knownAgent(ctx: OpContext, args: Args, layout: AgentLayout, agent: AgentMarker): Promise<{ account: AccountState; port: number }> {
+async function knownAgent(ctx: OpContext, args: Args, layout: AgentLayout, agent: AgentMarker): Promise<{ account: AccountState; port: number; ports: null }> {
   verifyDir(layout.dir, ROOT_PRIVATE_DIR);
   const account = await verifyAccount(ctx, args.owner);
   if (agent.uid !== account.uid || agent.gid !== account.gid || agent.account !== account.name) {
     throw ownershipError(layout.marker, 'Agent marker records a different account than the live one');
   }
-  return { account: { state: 'active', account }, port: agent.port };
+  return { account: { state: 'active', account }, port: agent.port, ports: null };
 }
 
 /** A new Agent: its port is chosen among those every Agent marker on the host records, and its account read. */
-async function newAgent(ctx: OpContext, args: Args, layout: AgentLayout): Promise<{ account: AccountState; port: number }> {
-  const port = allocatePort(ctx, layout.dir);
+async function newAgent(ctx: OpContext, args: Args, layout: AgentLayout): Promise<{ account: AccountState; port: number; ports: PortRecord }> {
+  const { port, ports } = allocatePort(ctx, layout.dir);
   refuseFullDisk(ctx);
   const account = await readAccount(ctx, args.owner);
   // A half-made account of our own already holds its IDs; only a new user (and group) needs free ones.
   if (account.state === 'missing' && !account.userExists) refuseWithoutAccountIds(ctx.runtime, { gid: !account.groupExists });
-  return { account, port };
+  return { account, port, ports };
 }
 
 /** An Agent directory without its marker is only accepted empty but for temp files (an interrupted prepare of an older helper). */

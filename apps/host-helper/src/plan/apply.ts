@@ -10,6 +10,7 @@ import type { OpContext } from '../context/context.js';
 import { assertNever } from '@occ-ssh/protocol';
 import { writeMarker } from '../fs/marker-io.js';
 import { ensurePasswordFile } from '../gateway/password.js';
+import { recordPorts } from '../gateway/port-index.js';
 import type { Ownership } from '../fs/safe-read.js';
 import { stakeToken } from '../lock/activation-claim.js';
 import { claimRemovals, finishRemovals, stageRemoval } from '../lock/removal-area.js';
@@ -71,6 +72,8 @@ async function applyStep(ctx: OpContext, step: Step, applied: Applied): Promise<
       beforeChange();
       renameSync(step.from, step.to);
       return syncDir(parentOf(step.to));
+    case 'record-ports':
+      return recordPorts(ctx.runtime.root, step.ports);
     case 'create-account':
       applied.accounts.set(step.name, await createAccount(ctx.runner, step));
       return;

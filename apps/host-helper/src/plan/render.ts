@@ -80,6 +80,10 @@ function renderStep(step: Step): PlannedStep[] {
           },
         },
       ];
+    case 'record-ports': {
+      const namespaces = Object.values(step.ports);
+      return [{ op: step.op, target: 'ports.json', details: { namespaces: namespaces.length, agents: namespaces.reduce((n, agents) => n + Object.keys(agents).length, 0) } }];
+    }
     case 'remove-account':
       return [{ op: step.op, target: step.account.account, details: { uid: step.account.uid ?? 'none', gid: step.account.gid ?? 'none' } }];
     case 'enable-unit':

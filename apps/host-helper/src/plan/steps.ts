@@ -2,6 +2,7 @@
 // order. No closures and no secrets: the gateway password is made inside `apply`, and a new
 // account's UID/GID, known only once its step has run, is named by the account it belongs to.
 import type { Creation } from '../accounts/accounts.js';
+import type { PortRecord } from '../gateway/port-index.js';
 import type { AccountMarker, AgentMarker, NamespaceMarker, RevisionMarker, ServedMarker } from '@occ-ssh/markers';
 import type { Document, WorkspaceTarget } from '../workspace/documents.js';
 import type { NativeSetupRun } from '../workspace/native-setup.js';
@@ -42,6 +43,8 @@ export type Step =
    */
   | { op: 'finish-removals'; namespaceId: string; agentId?: string }
   | { op: 'rename'; from: string; to: string }
+  /** The port index for the Agent directories the plan leaves (see gateway/port-index.ts); the last change to that set. */
+  | { op: 'record-ports'; ports: PortRecord }
   /** useradd (after userdel for a half-made account), then the account marker turned `active`. */
   | ({ op: 'create-account' } & Creation)
   | { op: 'remove-account'; marker: string; account: AccountMarker }
