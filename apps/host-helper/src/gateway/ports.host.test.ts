@@ -84,7 +84,10 @@ describe('ports and ownership markers on a real host', () => {
     for (const who of [x1, x2]) await ok(host, 'prepare-revision', prepareArgs(who, 1));
     const index = async () => JSON.parse(await host.run(['cat', rootLayout(ROOT).ports])) as { namespaces: Record<string, { agents: Record<string, number> }> };
     const markerPorts = async () => (await shell(host, `cat ${ROOT}/namespaces/*/agents/*/agent.json | sed -n 's/.*"port": \\([0-9]*\\).*/\\1/p' | sort -n`)).trim().split('\n').map(Number);
-    const indexPorts = async () => Object.values((await index()).namespaces).flatMap(({ agents }) => Object.values(agents)).sort((a, b) => a - b);
+    const indexPorts = async () =>
+      Object.values((await index()).namespaces)
+        .flatMap(({ agents }) => Object.values(agents))
+        .sort((a, b) => a - b);
     assert.equal(await statOf(host, rootLayout(ROOT).ports), 'root:root 600 regular file');
     assert.deepEqual(await indexPorts(), await markerPorts(), 'the index records exactly the ports the markers do');
     const lowestFree = (used: number[]) => [...Array(100).keys()].map((i) => 18800 + i).find((port) => !used.includes(port))!;
