@@ -1,7 +1,7 @@
 // Marker schemas: one valid example of each kind, and the refusals that keep foreign markers out.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { accountMarker, type AgentMarker, agentMarker, MARKER_VERSION, markerText, namespaceMarker, revisionMarker, servedMarker } from './schemas.js';
+import { accountMarker, type AgentMarker, agentMarker, MARKER_VERSION, markerText, namespaceMarker, portIndex, revisionMarker, servedMarker } from './schemas.js';
 import { EXAMPLE_MARKERS } from './examples.js';
 
 const { account, namespace, agent, revision, served } = EXAMPLE_MARKERS;
@@ -86,6 +86,20 @@ describe('marker schemas', () => {
 
   it('served marker: servedAt must be an ISO date-time', () => {
     assert.equal(servedMarker.safeParse({ ...served, servedAt: 'yesterday' }).success, false);
+  });
+
+  it('port index: change times as decimal nanoseconds or null, every port an integer in 1..65535', () => {
+    const index = (agents: unknown, changed: unknown = '1733400000123456789') => ({
+      kind: 'ports',
+      version: 1,
+      driver: 'compute-ssh',
+      changed: null,
+      namespaces: { edd5c19a1cef: { changed, agents } },
+    });
+    assert.ok(portIndex.safeParse(index({ fcfbd503951a: 18800, '000000000001': 65535 })).success);
+    assert.ok(portIndex.safeParse(index({}, null)).success);
+    for (const agents of [{ a: 0 }, { a: 65536 }, { a: 18800.5 }, { a: '18800' }, [18800], null]) assert.equal(portIndex.safeParse(index(agents)).success, false, JSON.stringify(agents));
+    assert.equal(portIndex.safeParse(index({}, '-1')).success, false);
   });
 
   it('namespace marker: the name is a DNS label', () => {
