@@ -58,7 +58,7 @@ describe('the port index', () => {
     }
   });
 
-  it('is not trusted when absent, malformed, or recording one port twice', () => {
+  it('is not trusted when absent, malformed, recording one port twice or a port out of range', () => {
     const root = tree(PORTS);
     assert.equal(indexedPorts(root), null);
     const { ports } = rootLayout(root);
@@ -68,6 +68,12 @@ describe('the port index', () => {
     recordPorts(root, twice);
     assert.ok(existsSync(ports));
     assert.equal(indexedPorts(root), null);
+    for (const port of [0, 65536, 18800.5, '18802', null]) {
+      recordPorts(root, { ...PORTS, aaaaaaaaaaaa: { '000000000001': 18800, '000000000002': port as number } });
+      assert.equal(indexedPorts(root), null, String(port));
+    }
+    recordPorts(root, PORTS);
+    assert.deepEqual(indexedPorts(root), PORTS);
   });
 
   it('is removed rather than written when the tree does not hold exactly what the plan left', () => {

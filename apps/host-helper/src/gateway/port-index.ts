@@ -37,11 +37,11 @@ export function indexedPorts(root: string): PortRecord | null {
   const ports: PortRecord = {};
   for (const [name, ns] of Object.entries(index.namespaces)) {
     const agents = namespaceLayoutAt(root, name).agents;
-    if (changeTime(agents) !== ns.changed || !sameNames(names(agents), ns.agents)) return null;
-    ports[name] = ns.agents;
+    if (typeof ns.agents !== 'object' || ns.agents === null || changeTime(agents) !== ns.changed || !sameNames(names(agents), ns.agents)) return null;
+    ports[name] = ns.agents as Record<string, number>;
   }
   const all = Object.values(ports).flatMap(Object.values);
-  return new Set(all).size === all.length ? ports : null;
+  return new Set(all).size === all.length && all.every((port) => Number.isInteger(port) && port > 0 && port < 65536) ? ports : null;
 }
 
 /** Applies `record-ports`: the index for `ports`, or none when the tree does not hold exactly those directories. */
