@@ -93,9 +93,9 @@ export interface InventoryAgent {
   servedAt: string | null;
   /** The unit is active and its own process answers the gateway's readiness probe. */
   ready: boolean;
-  /** systemd's MemoryCurrent of the unit in bytes; null without memory accounting or a unit. */
+  /** systemd's MemoryCurrent of the unit in bytes; null without memory accounting or a unit, and while it is stopped (inactive). */
   memoryBytes: number | null;
-  /** systemd's NRestarts: automatic restarts since the unit was last started by hand or by the driver; null without a unit. */
+  /** systemd's NRestarts: automatic restarts since the unit was last started by hand or by the driver; null without a unit, and while it is stopped (inactive: not read). */
   restarts: number | null;
   /** The revision snapshots on the host, by number. */
   revisions: InventoryRevision[];

@@ -219,7 +219,8 @@ function describeInventory(result: InventoryResult, runtime: ReadonlyMap<string,
     for (const agent of ns.agents) {
       lines.push(`      Agent ${agent.agentId}  account ${agent.account} (${agent.uid}:${agent.gid})  port ${agent.port}  workspace setup ${agent.workspaceSetupId ?? '-'}`);
       lines.push(`        unit ${agent.unit}: ${agent.unitState}${agent.enabled ? ', enabled' : ''}; ready: ${agent.ready ? 'yes' : 'no'}`);
-      lines.push(`        memory ${agent.memoryBytes === null ? 'not accounted' : `${Math.round(agent.memoryBytes / 1024 / 1024)} MiB`}; restarts ${agent.restarts ?? '-'}`);
+      const stopped = agent.unitState === 'inactive' || agent.unitState === 'not-found';
+      lines.push(`        memory ${agent.memoryBytes !== null ? `${Math.round(agent.memoryBytes / 1024 / 1024)} MiB` : stopped ? '-' : 'not accounted'}; restarts ${agent.restarts ?? '-'}`);
       lines.push(`        current ${agent.currentRevisionId ?? '-'}; served ${agent.servedRevisionId ?? '-'}${agent.servedAt ? ` since ${agent.servedAt}` : ''}`);
       lines.push(`        revisions: ${agent.revisions.map((r) => `${r.number}:${r.revisionId}`).join(', ') || '-'}`);
       const view = runtime.get(agent.agentId);

@@ -40,7 +40,9 @@ export type SystemctlRequest =
   /** By the unit file's absolute path, without the reload each would run itself. */
   | { verb: 'enable' | 'link'; path: string }
   /** Several units print one block each, in order, separated by a blank line. */
-  | { verb: 'show'; unit: string | readonly string[]; properties: readonly string[]; value?: true };
+  | { verb: 'show'; unit: string | readonly string[]; properties: readonly string[]; value?: true }
+  /** Every loaded unit whose name matches `pattern`, inactive ones included, as JSON. */
+  | { verb: 'list-units'; pattern: string };
 
 export function systemctlArgv(request: SystemctlRequest): Command {
   switch (request.verb) {
@@ -63,6 +65,8 @@ export function systemctlArgv(request: SystemctlRequest): Command {
       return command('systemctl', [request.verb, '--quiet', '--no-reload', request.path]);
     case 'show':
       return command('systemctl', ['show', `--property=${request.properties.join(',')}`, ...(request.value ? ['--value'] : []), ...(typeof request.unit === 'string' ? [request.unit] : request.unit)]);
+    case 'list-units':
+      return command('systemctl', ['list-units', '--all', '--output=json', '--', request.pattern]);
     default:
       return assertNever(request, 'systemctl request');
   }

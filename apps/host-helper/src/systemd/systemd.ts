@@ -122,6 +122,23 @@ export interface UnitStatus {
   mainPid: number;
 }
 
+/**
+ * The ActiveState of every unit systemd has loaded whose name matches `pattern`, in one `systemctl
+ * list-units`: systemd answers it from memory (about 30 ms for 1,000 units on a test host, where
+ * `show` costs about 3.5 ms a unit). A unit it has not loaded is absent, and inactive. Null when the
+ * answer cannot be had or read.
+ */
+export async function loadedStates(runner: HostRunner, pattern: string, timeoutMs = QUERY_TIMEOUT_MS): Promise<Map<string, string> | null> {
+  const result = await systemctl(runner, { verb: 'list-units', pattern }, timeoutMs).catch(() => undefined);
+  if (result?.code !== 0) return null;
+  try {
+    const units = JSON.parse(result.stdout) as { unit?: unknown; active?: unknown }[];
+    return new Map(units.flatMap(({ unit, active }) => (typeof unit === 'string' && typeof active === 'string' ? [[unit, active] as const] : [])));
+  } catch {
+    return null;
+  }
+}
+
 /** Units asked about in one `systemctl show`: its argv stays short, and its answer about 300 bytes a unit. */
 const UNITS_PER_SHOW = 100;
 const STATUS_PROPERTIES = ['Id', 'ActiveState', 'MemoryCurrent', 'NRestarts', 'ControlGroup', 'MainPID'] as const;

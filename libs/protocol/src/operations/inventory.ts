@@ -22,9 +22,9 @@ function inventoryResult() {
     servedRevisionId: z.nullable(z.string()),
     servedAt: z.nullable(z.string()),
     ready: z.boolean(),
-    /** systemd's MemoryCurrent of the unit in bytes; null without memory accounting or a unit. */
+    /** systemd's MemoryCurrent of the unit in bytes; null without memory accounting or a unit, and while it is stopped (inactive). */
     memoryBytes: z.nullable(z.int().check(z.minimum(0))),
-    /** systemd's NRestarts: automatic restarts since the unit was last started by hand or by the driver; null without a unit. */
+    /** systemd's NRestarts: automatic restarts since the unit was last started by hand or by the driver; null without a unit, and while it is stopped (inactive: not read). */
     restarts: z.nullable(z.int().check(z.minimum(0))),
     revisions: z.array(inventoryRevision),
     /** The OCC workspace setup the Agent's marker records as delivered; absent when none was. */
