@@ -39,10 +39,11 @@ export function scaleRows({ scale: s }: Measured): FigureRow[] {
         target: `≤ ${TARGETS.scale}x`,
         limit: firstHold * TARGETS.scale,
         met: Number.isFinite(op.lockHoldLastOverFirst) ? op.lockHoldLastOverFirst <= TARGETS.scale : null,
-        detail: `medians ${along(op, (w) => w.lockHoldMs.median)}; p99 of all ${op.lockHoldMs.p99} ms`,
+        detail: `medians ${along(op, (w) => w.lockHoldMs.median)}; p99 of all ${op.lockHoldMs.p99} ms${name === 'prepare' && s.useraddMs ? `; useradd alone ${s.useraddMs.before.median} -> ${s.useraddMs.after.median} ms (the row below)` : ''}`,
       },
     );
   }
+  rows.push(...useraddRows(s));
   rows.push({
     figure: 'scale',
     name: 'prepare lock hold p99',
@@ -81,6 +82,27 @@ export function scaleRows({ scale: s }: Measured): FigureRow[] {
     );
   }
   return rows;
+}
+
+/** useradd alone before the first Agent and after the last: the growth in prepare's lock hold that is shadow's own. */
+function useraddRows(s: NonNullable<Measured['scale']>): FigureRow[] {
+  if (!s.useraddMs) return [];
+  const { before, after } = s.useraddMs;
+  const hold = s.prepare.windows;
+  const driverOnly = ratio(hold.at(-1)!.lockHoldMs.median - (after.median - before.median), hold[0]!.lockHoldMs.median);
+  return [
+    {
+      ...informational(
+        'scale',
+        `useradd alone (the helper's options): with ${s.agents} Agent accounts vs none`,
+        after.median,
+        'ms',
+        `run on the host before the first Agent and after the last, 5 each; prepare's lock hold without that growth: ${driverOnly}x`,
+      ),
+      baseline: before.median,
+      ratio: ratio(after.median, before.median),
+    },
+  ];
 }
 
 export function fleetRows({ fleet, machine }: Measured): FigureRow[] {

@@ -47,6 +47,12 @@ export interface ScaleResult {
   series: { prepareMs: number[]; activateMs: number[]; prepareLockHoldMs: number[]; activateLockHoldMs: number[] };
   /** `systemctl daemon-reload` timed on the host before the first and after the last Agent. */
   daemonReloadMs: { before: Summary; after: Summary };
+  /**
+   * `useradd` of a throwaway account with the helper's own options (the run's ID range), timed on the
+   * host before the first Agent and after the last: the part of prepare's lock hold that shadow's
+   * rewrite of /etc/passwd, shadow, group and gshadow makes grow, whatever the driver does.
+   */
+  useraddMs?: { before: Summary; after: Summary };
   hostMemory: { machineAvailableMiBBefore: number; machineAvailableMiBAfter: number };
   wallMs: number;
 }
@@ -65,6 +71,15 @@ function availableMiB(): number {
 
 async function timeDaemonReload(master: ControlMaster, count: number): Promise<Summary> {
   const script = `for i in $(seq ${count}); do s=$(date +%s%N); systemctl daemon-reload; e=$(date +%s%N); echo $(( (e - s) / 1000 )); done`;
+  const micros = (await master.sh(script)).trim().split('\n').map(Number);
+  return summarize(micros.map((us) => us / 1000));
+}
+
+/** Times useradd and userdel of one throwaway account `count` times; only useradd is reported. */
+async function timeUseradd(master: ControlMaster, count: number, range: { start: number; end: number }): Promise<Summary> {
+  const ids = `--key UID_MIN=${range.start} --key UID_MAX=${range.end} --key GID_MIN=${range.start} --key GID_MAX=${range.end} --key SUB_UID_COUNT=0 --key SUB_GID_COUNT=0`;
+  const add = `useradd ${ids} --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin --comment bench occ-bench-useradd`;
+  const script = `for i in $(seq ${count}); do s=$(date +%s%N); ${add}; e=$(date +%s%N); userdel occ-bench-useradd; echo $(( (e - s) / 1000 )); done`;
   const micros = (await master.sh(script)).trim().split('\n').map(Number);
   return summarize(micros.map((us) => us / 1000));
 }
@@ -105,6 +120,7 @@ export async function measureScale(ctx: BenchContext, host: BenchHost & TestHost
   const started = Date.now();
   try {
     const before = await timeDaemonReload(master, 5);
+    const useraddBefore = await timeUseradd(master, 5, accountIdRange);
     const systemRangeFreeAccountIds = (await ok(host, 'probe', {})).capacity.freeAccountIds;
     const { driver } = observed;
     await driver.ensureNamespace(bindingFor(NAMESPACE, 'scale-0001').namespace);
@@ -136,6 +152,7 @@ export async function measureScale(ctx: BenchContext, host: BenchHost & TestHost
       listed = value.namespaces.reduce((sum, ns) => sum + ns.agents.length, 0);
     }
     const after = await timeDaemonReload(master, 5);
+    const useraddAfter = await timeUseradd(master, 5, accountIdRange);
     return {
       transport: TRANSPORT,
       agents,
@@ -147,6 +164,7 @@ export async function measureScale(ctx: BenchContext, host: BenchHost & TestHost
       systemRangeFreeAccountIds,
       series: { ...series, prepareMs: series.prepareMs.map(Math.round), activateMs: series.activateMs.map(Math.round) },
       daemonReloadMs: { before, after },
+      useraddMs: { before: useraddBefore, after: useraddAfter },
       hostMemory: { machineAvailableMiBBefore: memoryBefore, machineAvailableMiBAfter: availableMiB() },
       wallMs,
     };
