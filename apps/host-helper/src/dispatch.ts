@@ -48,6 +48,13 @@ function run<O extends OperationName>(ctx: OpContext, operation: O, args: Operat
   return HANDLERS[operation](ctx, args);
 }
 
+/**
+ * Operations that read before they take the lock (LockScope.enter), so a busy host's queue does not
+ * hold up what changes nothing: activation's first look and its compile-cache check. They write
+ * neither account markers nor the port index, so the sweeps of those are left to the others.
+ */
+const READ_BEFORE_LOCK: ReadonlySet<OperationName> = new Set(['activate-revision']);
+
 export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<HelperTimings>): Promise<unknown> {
   if (!OPERATIONS[op.operation].mutates) return run(ctx, op.operation, op.args);
   ctx.session.checkpoint();
@@ -55,12 +62,15 @@ export async function dispatch(ctx: OpContext, op: Envelope, timings: Partial<He
   guardChanges(() => ctx.session.beforeChange());
   ensureRoot(ctx);
   const root = rootLayout(ctx.runtime.root);
-  const lock = await LockScope.take(root.lock, ctx.session.signal);
+  const late = READ_BEFORE_LOCK.has(op.operation);
+  const lock = late ? LockScope.unheld(root.lock, ctx.session.signal) : await LockScope.take(root.lock, ctx.session.signal);
   try {
     ctx.session.checkpoint();
-    sweepTemps(root.accounts);
-    // A cut write of the port index; the retry of the operation it was cut in may not write it again.
-    sweepTemps(root.root, siblingTempPrefix(root.ports));
+    if (!late) {
+      sweepTemps(root.accounts);
+      // A cut write of the port index; the retry of the operation it was cut in may not write it again.
+      sweepTemps(root.root, siblingTempPrefix(root.ports));
+    }
     return await run({ ...ctx, lock }, op.operation, op.args);
   } finally {
     await lock.release();

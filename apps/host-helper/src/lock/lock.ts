@@ -69,6 +69,15 @@ export class LockScope {
     return scope;
   }
 
+  /** A scope not yet held: its operation reads first, without changing anything, and `enter`s before its first change. */
+  static unheld(lockPath: string, signal?: AbortSignal): LockScope {
+    return new LockScope(lockPath, signal);
+  }
+
+  async enter(): Promise<void> {
+    if (!this.held) await this.acquire();
+  }
+
   /**
    * Runs `wait` without the lock and takes it again before returning, so other operations on the
    * host proceed meanwhile. Whatever `wait` saw may be stale once it returns: the caller must

@@ -54,19 +54,20 @@ export interface ActivateState {
 }
 
 export async function activateRevision(ctx: OpContext, args: Args): Promise<Result> {
-  // The first read only decides what to do next: systemd is asked nothing and the gateway is not probed.
-  const first = await readActivateRevision(ctx, args, { unitState: false, probe: false });
+  // The first read, before the host lock is taken (dispatch.ts READ_BEFORE_LOCK), only decides what to
+  // do next: systemd is asked nothing and the gateway is not probed. A refusal here is not final: the
+  // read under the lock judges again.
+  const first = await readActivateRevision(ctx, args, { unitState: false, probe: false }).catch(() => null);
   // Security: whether the served revision still answers (a probe and the listener check, whose time
   // the gateway sets) and the trim (as the Agent, over a tree it controls) both run without the host
   // lock, once the request is verified; whatever was read may be stale after them.
-  const serving = await unlocked(ctx, async () => {
-    if (first.servedCandidate && (await isServing(ctx.runner, first))) return true;
-    await boundCompileCache(ctx.runner, first.layout.compileCache, first.account, ctx.session.signal);
-    return false;
-  });
+  let serving = false;
+  if (first?.servedCandidate && (await isServing(ctx.runner, first))) serving = true;
+  else if (first) await boundCompileCache(ctx.runner, first.layout.compileCache, first.account, ctx.session.signal);
+  await ctx.lock?.enter();
   let state = await readActivateRevision(ctx, args, { unitState: !serving, probe: false });
   // Served and ready, and under the lock again nothing it rests on has changed: nothing to do.
-  if (serving && state.servedCandidate && sameServed(state, first)) state = { ...state, alreadyServing: true };
+  if (serving && first && state.servedCandidate && sameServed(state, first)) state = { ...state, alreadyServing: true };
   else if (serving) state = await readActivateRevision(ctx, args, { unitState: true, probe: false });
   const { layout, agent, account } = state;
   const base = { port: agent.port, unit: layout.unitName, unitChanged: state.unitChanged };
