@@ -14,6 +14,7 @@ import { measureActivation } from './scenarios/activation.js';
 import { measureAnsible } from './scenarios/ansible.js';
 import { measureBytes } from './scenarios/bytes.js';
 import { measureConcurrency } from './scenarios/concurrency.js';
+import { measureControllerScale } from './scenarios/controller-scale.js';
 import { planFor, progress, type BenchContext } from './hosts/context.js';
 import { measureFleet } from './scenarios/fleet.js';
 import { deployLatencyAgent, measureLatency } from './scenarios/latency.js';
@@ -38,7 +39,8 @@ const USAGE = `usage: npm run bench -- [--quick] [--only ${SCENARIOS.join(',')}]
   fleet        a fleet of hosts
   resources    controller CPU and memory per operation (fleet hosts)
   restart      real OpenClaw restart: warm vs cold cache, unit vs plain process, cutover gap
-  concurrency  8 concurrent activations on one host vs one`;
+  concurrency  8 concurrent activations on one host vs one
+  controller   one controller, 1,000 fake hosts answering the helper's protocol (no host booted)`;
 
 interface Args {
   quick: boolean;
@@ -114,6 +116,7 @@ async function measureAll(args: Args, ctx: BenchContext): Promise<Measured> {
       await attempt('ansible', () => measureAnsible(ctx, host));
       await down([host]);
     }
+    if (wants('controller')) await attempt('controller', () => measureControllerScale(ctx));
     if (wants('scale')) {
       const host = await boot('bench-sc');
       await attempt('scale', () => measureScale(ctx, host));

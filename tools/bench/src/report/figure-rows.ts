@@ -2,6 +2,7 @@
 // the table prints them.
 import { activationRows, ansibleRows, bytesRows, latencyRows } from './call-figures.js';
 import { concurrencyRows, fleetRows, resourcesRows, restartRows, scaleRows } from './host-figures.js';
+import { controllerRows } from './controller-figures.js';
 import type { BenchResults, FigureRow } from './results.js';
 
 const FIGURES: readonly ((results: Omit<BenchResults, 'rows'>) => FigureRow[])[] = [
@@ -14,6 +15,7 @@ const FIGURES: readonly ((results: Omit<BenchResults, 'rows'>) => FigureRow[])[]
   resourcesRows,
   restartRows,
   concurrencyRows,
+  controllerRows,
 ];
 
 export function figureRows(results: Omit<BenchResults, 'rows'>): FigureRow[] {

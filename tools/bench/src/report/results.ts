@@ -11,9 +11,10 @@ import type { ResourcesResult } from '../scenarios/resources.js';
 import type { ConcurrencyResult } from '../scenarios/concurrency.js';
 import type { RestartResult } from '../scenarios/restart.js';
 import type { ScaleResult } from '../scenarios/scale.js';
+import type { ControllerScaleResult } from '../scenarios/controller-scale.js';
 import type { StartupResult } from '../scenarios/startup.js';
 
-export const SCENARIOS = ['startup', 'bytes', 'latency', 'activation', 'ansible', 'scale', 'fleet', 'resources', 'restart', 'concurrency'] as const;
+export const SCENARIOS = ['startup', 'bytes', 'latency', 'activation', 'ansible', 'scale', 'fleet', 'resources', 'restart', 'concurrency', 'controller'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface FigureRow {
@@ -61,6 +62,7 @@ export interface BenchResults {
   resources?: ResourcesResult;
   restart?: RestartResult;
   concurrency?: ConcurrencyResult;
+  controller?: ControllerScaleResult;
   rows: FigureRow[];
   errors: { scenario: string; message: string }[];
 }

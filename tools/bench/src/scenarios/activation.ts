@@ -57,6 +57,13 @@ interface TransportActivation {
   overheadFromGatewayCodeMs: Summary;
   breakdownMedianMs: ActivationBreakdown;
   helperReadyMs: Summary | null;
+  /**
+   * What no activation over a reused connection can go below: a bare `node -e 0` over the same kind
+   * of reused connection (channel and Node's start, timed after each sample), systemd's restart of the
+   * unit as this run's journal shows it, and half the readiness poll's 25 ms. The activation target
+   * applies to overheadMs against it.
+   */
+  floorMs: { total: number; bareNodeMs: Summary; restartMs: number; pollMs: number };
 }
 
 export interface ActivationResult {
@@ -91,8 +98,11 @@ function parseHostRecord(text: string, t0: number) {
   return { stopIssuedAt: stop ? stop.at : null, processStartedAt: started.at, gatewayStartedAt, gatewayReadyAt: ready.at, helperSawReadyAt };
 }
 
+/** Half the helper's fast readiness poll interval (gateway/readiness.ts, 25 ms): the mean wait for the poll after /readyz turns 200. */
+const FLOOR_POLL_MS = 12.5;
+
 /** One transport's samples summed up: activation against the gateway's own start-to-ready, and where the time went. */
-function transportActivation(transport: TransportActivation['transport'], samples: ActivationSample[]): TransportActivation {
+function transportActivation(transport: TransportActivation['transport'], samples: ActivationSample[], bareNodeMs: number[]): TransportActivation {
   const of = (pick: (s: ActivationSample) => number) => samples.map(pick);
   const own = (s: ActivationSample) => s.gatewayReadyAt - s.processStartedAt;
   const restartAt = (s: ActivationSample) => s.stopIssuedAt ?? s.processStartedAt;
@@ -117,6 +127,11 @@ function transportActivation(transport: TransportActivation['transport'], sample
       afterReadyMs: m((s) => s.activationMs - s.helperSawReadyAt),
     },
     helperReadyMs: ready.length ? summarize(ready) : null,
+    floorMs: (() => {
+      const restartMs = m((s) => s.processStartedAt - restartAt(s));
+      const bare = summarize(bareNodeMs);
+      return { total: Math.round((bare.median + restartMs + FLOOR_POLL_MS) * 10) / 10, bareNodeMs: bare, restartMs, pollMs: FLOOR_POLL_MS };
+    })(),
   };
 }
 
@@ -141,6 +156,7 @@ export async function measureActivation(ctx: BenchContext, host: BenchHost): Pro
       const recorder = transport === 'system-ssh' ? new RecordingExecutor(new SystemSshCommandExecutor(settingsOf(host))) : undefined;
       const observed = new ObservedDriver(configurationFor(hosts, { transport }), recorder ? { executor: recorder } : {});
       const samples: ActivationSample[] = [];
+      const bareNodeMs: number[] = [];
       try {
         const { driver } = observed;
         await driver.ensureNamespace(binding.namespace);
@@ -163,6 +179,9 @@ export async function measureActivation(ctx: BenchContext, host: BenchHost): Pro
               await new Promise((resolve) => setTimeout(resolve, 200));
             }
           }
+          const bare = performance.now();
+          await master.sh(`${host.nodePath} -e 0`);
+          bareNodeMs.push(performance.now() - bare);
           const readyMs = recorder?.lastLine('activate-revision');
           samples.push({
             activationMs,
@@ -174,7 +193,7 @@ export async function measureActivation(ctx: BenchContext, host: BenchHost): Pro
       } finally {
         await observed.close();
       }
-      results.push(transportActivation(transport, samples));
+      results.push(transportActivation(transport, samples, bareNodeMs));
     }
     const script = 'for i in 1 2 3 4 5; do s=$(date +%s%N); systemctl daemon-reload; e=$(date +%s%N); echo $(( (e - s) / 1000 )); done';
     const reload = (await master.sh(script))
