@@ -2,7 +2,7 @@
 // first effect, and never moves an Agent to an older revision.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { agentHash, namespaceLayout, revisionLayout } from '@occ-ssh/markers';
+import { agentHash, namespaceLayout, revisionLayout, rootLayout } from '@occ-ssh/markers';
 import type { AgentOwner } from '@occ-ssh/protocol';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { ROOT, UNIT_DIR, accountOf, activateArgs, exists, fails, layoutOf, mainPid, ok, owner, prepareArgs, shell, unitState } from '@occ-ssh/test-support';
@@ -99,6 +99,9 @@ describe('fail closed on a real host', () => {
     ];
     for (const [name, plant, undo, paths, message] of faults) {
       await plant();
+      // The scan is what reads the markers; the port index (which a damaged marker inside an Agent
+      // directory does not invalidate) is taken away so that it is the scan that answers.
+      await host.run(['rm', '-f', rootLayout(ROOT).ports]);
       const before = await treeHash();
       const error = await fails(host, 'prepare-revision', prepareArgs(newcomer, 1));
       assert.equal(error.code, 'ownership', name);

@@ -1,7 +1,7 @@
 // Real-host proof that hostile host state and malformed input are refused and change nothing.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { accountName, agentLayout } from '@occ-ssh/markers';
+import { accountName, agentLayout, rootLayout } from '@occ-ssh/markers';
 import { sealOperation, sealRaw } from '@occ-ssh/helper-call';
 import { startTestHost, type TestHost } from '@occ-ssh/testhost';
 import { ROOT, UNIT_DIR, activateArgs, callRaw, callWire, envelopeFor, fails, ok, owner, prepareArgs, statOf, unvalidatedArgument } from '@occ-ssh/test-support';
@@ -120,7 +120,7 @@ describe('hostile host state on a real host', () => {
     assert.equal((await host.exec(['test', '-s', '/etc/shadow'])).code, 0);
   });
 
-  test('an edited (unparseable) Agent marker is refused', async () => {
+  test('an edited (unparseable) Agent marker is refused and its port stays taken, by the port index or by refusing', async () => {
     const who = owner('edit');
     await ok(host, 'ensure-namespace', { namespace: who.namespace });
     await ok(host, 'prepare-revision', prepareArgs(who, 1));
@@ -130,9 +130,16 @@ describe('hostile host state on a real host', () => {
     const error = await fails(host, 'prepare-revision', prepareArgs(who, 1));
     assert.equal(error.code, 'ownership');
     assert.equal(error.path, layout.marker);
+    const damagedPort = (JSON.parse(original) as { port: number }).port;
     const other = owner('edit-bystander');
     await ok(host, 'ensure-namespace', { namespace: other.namespace });
-    const blocked = await fails(host, 'prepare-revision', prepareArgs(other, 1));
+    const port = (await ok(host, 'prepare-revision', prepareArgs(other, 1))).port;
+    assert.notEqual(port, damagedPort, "the port index still holds the damaged marker's port");
+    // Without the index, the markers are read, and allocation fails closed on the damaged one.
+    await host.run(['rm', rootLayout(ROOT).ports]);
+    const third = owner('edit-bystander-2');
+    await ok(host, 'ensure-namespace', { namespace: third.namespace });
+    const blocked = await fails(host, 'prepare-revision', prepareArgs(third, 1));
     assert.equal(blocked.path, layout.marker, 'port allocation fails closed on a damaged marker and names it');
     await host.run(['tee', layout.marker], { input: original });
   });
