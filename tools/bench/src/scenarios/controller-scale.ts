@@ -39,11 +39,12 @@ function fakeHosts(ctx: BenchContext): Record<string, BenchHost> {
   const files = { identityFile: join(ctx.scratch, 'fake-id'), knownHostsFile: join(ctx.scratch, 'fake-known-hosts') };
   writeFileSync(files.identityFile, '', { mode: 0o600 });
   writeFileSync(files.knownHostsFile, '', { mode: 0o600 });
-  // 198.18.0.0/15, the benchmarking range: nothing is dialled, the executor answers in process.
+  // One documentation address, a port per host: nothing is dialled (the executor answers in process),
+  // and the controller keys its per-host bound by address and port.
   const host = (i: number): BenchHost => ({
     name: `h${i}`,
-    address: `198.18.${i >> 8}.${i & 255}`,
-    port: 22,
+    address: '203.0.113.10',
+    port: 20000 + i,
     ...files,
     nodePath: '/usr/bin/node',
     openclawPath: '/opt/openclaw/openclaw.mjs',
