@@ -10,7 +10,7 @@ import { FakeHelperHosts } from '../hosts/fake-helper-host.js';
 import { bindingFor, configurationFor, ObservedDriver, timed, type BenchHost } from '../hosts/installation.js';
 
 /** The documented defaults (docs/integration.md): 64 helper runs at once, and a quarter of that for runtime reads. */
-export const DOCUMENTED_BOUND = 64 + 16;
+const DOCUMENTED_BOUND = 64 + 16;
 const HOSTS = 1000;
 /** About a helper run over a reused connection. */
 const ANSWER_AFTER_MS = 150;
