@@ -59,19 +59,20 @@ export function recordPorts(root: string, ports: PortRecord): void {
   else removeFile(layout.ports);
 }
 
-const last = (path: string, from = 1) => path.split('/').at(-from)!;
+/** The `from`-th last name of a path: 1 its own, 3 its Namespace's for an Agent directory. */
+export const segment = (path: string, from = 1) => path.split('/').at(-from)!;
 
 /** `ports` with the Agent at `agentDir` (`<root>/namespaces/<ns>/agents/<agent>`) on `port`, or without it. */
 export function withAgent(ports: PortRecord, agentDir: string, port: number | null): PortRecord {
-  const ns = last(agentDir, 3);
+  const ns = segment(agentDir, 3);
   const agents = { ...ports[ns] };
-  if (port === null) delete agents[last(agentDir)];
-  else agents[last(agentDir)] = port;
+  if (port === null) delete agents[segment(agentDir)];
+  else agents[segment(agentDir)] = port;
   return { ...ports, [ns]: agents };
 }
 
 /** `ports` with the Namespace at `dir` holding no Agent, or without it. */
 export function withNamespace(ports: PortRecord, dir: string, present: boolean): PortRecord {
-  const { [last(dir)]: _gone, ...others } = ports;
-  return present ? { ...others, [last(dir)]: {} } : others;
+  const { [segment(dir)]: _gone, ...others } = ports;
+  return present ? { ...others, [segment(dir)]: {} } : others;
 }

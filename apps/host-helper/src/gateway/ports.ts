@@ -5,7 +5,7 @@ import { ComputeError } from '@occ-ssh/protocol';
 import type { OpContext } from '../context/context.js';
 import { hostTree } from '../fs/marker-io.js';
 import { ownershipError } from '../fs/safe-read.js';
-import { indexedPorts, withAgent, type PortRecord } from './port-index.js';
+import { indexedPorts, segment, withAgent, type PortRecord } from './port-index.js';
 
 function choosePort(used: ReadonlySet<number>, range: { start: number; end: number }): number | undefined {
   for (let port = range.start; port <= range.end; port += 1) if (!used.has(port)) return port;
@@ -27,7 +27,7 @@ function scannedPorts(ctx: OpContext, ownAgentDir?: string): PortRecord {
       throw ownershipError(ns.layout.marker, "Namespace marker is stored under another Namespace's directory");
     }
     const agents: Record<string, number> = {};
-    ports[ns.layout.dir.slice(ns.layout.dir.lastIndexOf('/') + 1)] = agents;
+    ports[segment(ns.layout.dir)] = agents;
     for (const agent of agentEntries(ctx.runtime.root, ctx.runtime.systemdUnitDirectory, ns.layout.agents, hostTree)) {
       if (agent.dir === ownAgentDir) continue;
       const { marker, markerPath: path } = agent;
@@ -38,7 +38,7 @@ function scannedPorts(ctx: OpContext, ownAgentDir?: string): PortRecord {
       const other = owners.get(marker.port);
       if (other !== undefined) throw ownershipError(path, `records port ${marker.port}, which ${other} records too`);
       owners.set(marker.port, path);
-      agents[agent.dir.slice(agent.dir.lastIndexOf('/') + 1)] = marker.port;
+      agents[segment(agent.dir)] = marker.port;
     }
   }
   return ports;
