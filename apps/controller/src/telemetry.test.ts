@@ -7,7 +7,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
 import { PrometheusSerializer } from '@opentelemetry/exporter-prometheus';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { ComputeError, OPERATIONS } from '@occ-ssh/protocol';
+import { ComputeError, OPERATION_EXAMPLES } from '@occ-ssh/protocol';
 import { loadInstallationConfiguration } from './config/index.js';
 import { SEED_INSTALLATION } from '../test/config-fixtures.js';
 import { FAKE_HELPER, FakeExecutor, NAMESPACE, agentFor, failureLine, fakeRunner, okLine } from '../test/fakes.js';
@@ -115,7 +115,7 @@ describe('telemetry through @opentelemetry/api', () => {
   });
 
   it('histograms in seconds declare second-sized buckets, and an activation records its readiness wait per machine', async () => {
-    const { example } = OPERATIONS['activate-revision'];
+    const example = OPERATION_EXAMPLES['activate-revision']();
     const executor = new FakeExecutor((envelope) => ({ stdout: okLine(envelope, { ...example.result, readyMs: 1200 }) }));
     await fakeRunner(executor).run('stable', 'activate-revision', example.args);
     const readiness = await metricPoints('occ_ssh.readiness.wait');

@@ -10,7 +10,7 @@ import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, Periodic
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { toJSONSchema } from 'zod';
 import { MARKER_VERSION, agentMarker, namespaceMarker, revisionMarker, servedMarker, workspaceSetupMarker } from '@occ-ssh/markers';
-import { ERROR_CODES, FAILURE_OF, OPERATIONS, PROTOCOL_VERSION, envelope, heartbeatLine, logEntriesLine, resultLine, type OperationName } from '@occ-ssh/protocol';
+import { ERROR_CODES, FAILURE_OF, OPERATION_EXAMPLES, OPERATIONS, PROTOCOL_VERSION, envelope, heartbeatLine, logEntriesLine, resultLine, type OperationName } from '@occ-ssh/protocol';
 import { configurationSchema } from '../src/package-entry.js';
 import { SshComputeDriver, TRACED_METHODS } from '../src/driver.js';
 import { SECONDS_BUCKETS } from '../src/telemetry.js';
@@ -51,7 +51,7 @@ async function emitted() {
     await driver.ensureNamespace(NAMESPACE);
     fail.clear();
     await driver.ensureNamespace(NAMESPACE);
-    const { example } = OPERATIONS['activate-revision'];
+    const example = OPERATION_EXAMPLES['activate-revision']();
     const { fakeRunner } = await import('./fakes.js');
     await fakeRunner(new FakeExecutor((envelope) => ({ stdout: okLine(envelope, example.result) }))).run('stable', 'activate-revision', example.args);
     await reader.forceFlush();

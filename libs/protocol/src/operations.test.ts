@@ -3,7 +3,17 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { envelope, makeEnvelope, parseEnvelope } from './envelope.js';
-import { PLANNED_OPERATIONS, MAX_DOCUMENT_BYTES, MAX_READINESS_TIMEOUT_MS, MUTATING_OPERATIONS, OPERATION_NAMES, OPERATIONS, exampleArgs, exampleResult } from './operations/index.js';
+import {
+  PLANNED_OPERATIONS,
+  MAX_DOCUMENT_BYTES,
+  MAX_READINESS_TIMEOUT_MS,
+  MUTATING_OPERATIONS,
+  OPERATION_EXAMPLES,
+  OPERATION_NAMES,
+  OPERATIONS,
+  exampleArgs,
+  exampleResult,
+} from './operations/index.js';
 import type { RuntimeSettings } from './runtime.js';
 import { PROTOCOL_VERSION } from './version.js';
 import { EXAMPLE_RUNTIME } from './operations/examples.js';
@@ -15,6 +25,16 @@ const revision = exampleArgs('verify-revision').revision;
 const documentHash = exampleArgs('prepare-revision').configuration.hash;
 
 const RUNTIME: RuntimeSettings = EXAMPLE_RUNTIME;
+
+/** Sets every leaf of a JSON value to the same string, in place. */
+function overwrite(value: unknown): void {
+  if (value === null || typeof value !== 'object') return;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    if (record[key] !== null && typeof record[key] === 'object') overwrite(record[key]);
+    else record[key] = 'changed';
+  }
+}
 
 describe('operation table', () => {
   it('lists exactly the nine wire operations of the contract, setup-workspace and the read-only inventory, read-logs, describe-runtime, diagnose-deployment and plan-operation', () => {
@@ -49,9 +69,13 @@ describe('operation table', () => {
     it(`${name}: its example result parses as its result, and the examples are copies`, () => {
       const result = OPERATIONS[name].result.safeParse(exampleResult(name));
       assert.equal(result.success, true, JSON.stringify(result.error?.issues));
-      assert.deepEqual(result.data, OPERATIONS[name].example.result);
-      assert.notEqual(exampleArgs(name), OPERATIONS[name].example.args);
-      assert.notEqual(exampleResult(name), OPERATIONS[name].example.result);
+      assert.deepEqual(result.data, OPERATION_EXAMPLES[name]().result);
+      // Deep copies: overwriting every value of one, however nested, leaves the next as it was.
+      const [args, resultValue] = [JSON.stringify(exampleArgs(name)), JSON.stringify(exampleResult(name))];
+      overwrite(exampleArgs(name));
+      overwrite(exampleResult(name));
+      assert.equal(JSON.stringify(exampleArgs(name)), args);
+      assert.equal(JSON.stringify(exampleResult(name)), resultValue);
     });
   }
 
@@ -71,14 +95,10 @@ describe('operation table', () => {
 describe('schemas built on first use', () => {
   it('an operation defined lazily builds its schemas once, at the first read of either', () => {
     let builds = 0;
-    const definition = lazyOperation(
-      false,
-      () => {
-        builds += 1;
-        return { args: z.strictObject({ n: z.int() }), result: z.boolean() };
-      },
-      { args: { n: 1 }, result: true },
-    );
+    const definition = lazyOperation(false, () => {
+      builds += 1;
+      return { args: z.strictObject({ n: z.int() }), result: z.boolean() };
+    });
     assert.equal(builds, 0);
     assert.equal(definition.result.safeParse(true).success, true);
     assert.equal(definition.args.safeParse({ n: 1.5 }).success, false);

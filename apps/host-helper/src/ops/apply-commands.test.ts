@@ -5,7 +5,7 @@ import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { after, describe, it } from 'node:test';
 import { agentLayout, deletingAgentPath, EXAMPLE_MARKERS, namespaceLayout, revisionLayout, sha256Hex } from '@occ-ssh/markers';
-import { OPERATIONS } from '@occ-ssh/protocol';
+import { exampleArgs } from '@occ-ssh/protocol';
 import type { Command } from '../run/commands.js';
 import { apply } from '../plan/apply.js';
 import type { Step } from '../plan/steps.js';
@@ -209,7 +209,7 @@ describe('apply against a recording runner', () => {
 
   it('ensure-namespace: files only, no program at all, each change checked, the port index written last', async () => {
     const { root, units } = host(undefined, { agent: false });
-    const args = OPERATIONS['ensure-namespace'].example.args;
+    const args = exampleArgs('ensure-namespace');
     const layout = namespaceLayout(root, args.namespace.id);
     mkdirSync(`${root}/namespaces`, { recursive: true });
     const { commands, checks } = await recorded(planEnsureNamespace({ layout, namespaces: `${root}/namespaces`, exists: false, ports: {} }, args).steps, units, undefined, root);
@@ -242,7 +242,7 @@ describe('apply against a recording runner', () => {
 
   it('setup-workspace: native setup as the account in systemd-run, the documents written and verified as the account', async () => {
     const { root, units, layout } = host(undefined, { under: setupBase });
-    const args = OPERATIONS['setup-workspace'].example.args;
+    const args = exampleArgs('setup-workspace');
     const account = { uid: 991, gid: 992 };
     const target = { nodePath: '/usr/bin/node', account, dir: `${layout.state}/workspace` };
     const run = { nodePath: '/usr/bin/node', openclawPath: '/opt/openclaw/openclaw.mjs', layout, account, configuration: '{}', port: 18800, root };

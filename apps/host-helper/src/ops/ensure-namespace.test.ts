@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { namespaceLayout } from '@occ-ssh/markers';
-import { OPERATIONS } from '@occ-ssh/protocol';
+import { exampleArgs } from '@occ-ssh/protocol';
 import { planEnsureNamespace } from './ensure-namespace.js';
 
-const args = OPERATIONS['ensure-namespace'].example.args;
+const args = exampleArgs('ensure-namespace');
 const ROOT = '/var/lib/openclaw-enterprise';
 const NS = `${ROOT}/namespaces/edd5c19a1cef`;
 const state = (exists: boolean) => ({ layout: namespaceLayout(ROOT, args.namespace.id), namespaces: `${ROOT}/namespaces`, exists, ports: null });

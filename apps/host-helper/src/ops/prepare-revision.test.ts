@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentLayout, revisionLayout } from '@occ-ssh/markers';
-import { OPERATIONS } from '@occ-ssh/protocol';
+import { exampleArgs } from '@occ-ssh/protocol';
 import { planPrepareRevision, type PrepareState } from './prepare-revision.js';
 
-const args = OPERATIONS['prepare-revision'].example.args;
+const args = exampleArgs('prepare-revision');
 const ROOT = '/var/lib/openclaw-enterprise';
 const AGENTS = `${ROOT}/namespaces/edd5c19a1cef/agents`;
 const DIR = `${AGENTS}/fcfbd503951a`;

@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { agentLayout, sha256Hex } from '@occ-ssh/markers';
-import { ComputeError, OPERATIONS } from '@occ-ssh/protocol';
+import { ComputeError, exampleArgs } from '@occ-ssh/protocol';
 import { refuseConflicts, replaceableDigests } from '../workspace/documents.js';
 import { stockText } from '../workspace/native-setup.js';
 import { planSetupWorkspace, type SetupState } from './setup-workspace.js';
 
-const args = OPERATIONS['setup-workspace'].example.args;
+const args = exampleArgs('setup-workspace');
 const layout = agentLayout('/var/lib/openclaw-enterprise', '/etc/systemd/system', 'ns-01HZX3', 'agent-7f3a');
 const MARKER = `${layout.dir}/workspace-setup.json`;
 const WORKSPACE = `${layout.state}/workspace`;

@@ -2,7 +2,7 @@
 // gateway; reads only, takes no lock, and answers within a few seconds whatever the gateway does.
 import * as z from 'zod/mini';
 import { revisionTarget } from '../identity.js';
-import { lazyOperation } from './define.js';
+import { lazyOperation, type OperationExample } from './define.js';
 import { EXAMPLE_ACCOUNT, EXAMPLE_OWNER, EXAMPLE_REVISION } from './examples.js';
 
 /** The most unit events one answer carries (the newest since the revision's activation). */
@@ -52,49 +52,48 @@ const runningPod = () =>
     events: z.array(runtimeEvent()),
   });
 
-export const describeRuntimeOperation = lazyOperation(
-  false,
-  () => ({
-    args: revisionTarget,
-    result: z.strictObject({
-      unit: z.string(),
-      uid: z.int(),
-      /** Null when the unit does not run this revision; `absent` says why. */
-      pod: z.nullable(runningPod()),
-      absent: z.nullable(z.enum(['not-current', 'no-unit', 'inactive'])),
-      /** What the gateways' journal namespace keeps, from its journald configuration file (or journald's defaults). */
-      retention: z.strictObject({
-        namespace: z.string(),
-        /** The [Journal] settings of journald@<namespace>.conf that bound it (Storage, *MaxUse, *KeepFree, MaxRetentionSec, ...); empty for journald's defaults. */
-        settings: z.record(z.string(), z.string()),
-      }),
+export const describeRuntimeOperation = lazyOperation(false, () => ({
+  args: revisionTarget,
+  result: z.strictObject({
+    unit: z.string(),
+    uid: z.int(),
+    /** Null when the unit does not run this revision; `absent` says why. */
+    pod: z.nullable(runningPod()),
+    absent: z.nullable(z.enum(['not-current', 'no-unit', 'inactive'])),
+    /** What the gateways' journal namespace keeps, from its journald configuration file (or journald's defaults). */
+    retention: z.strictObject({
+      namespace: z.string(),
+      /** The [Journal] settings of journald@<namespace>.conf that bound it (Storage, *MaxUse, *KeepFree, MaxRetentionSec, ...); empty for journald's defaults. */
+      settings: z.record(z.string(), z.string()),
     }),
   }),
-  {
-    args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION },
-    result: {
-      unit: 'openclaw-enterprise-gateway-0123456789ab.service',
-      uid: EXAMPLE_ACCOUNT.uid,
-      pod: {
-        uid: '0d7c52a1-94f3-4b6e-8a07-3c2b1f0e9d84',
-        servedAt: '2026-01-01T00:00:00.000Z',
-        activeState: 'active',
-        subState: 'running',
-        result: 'success',
-        restarts: 1,
-        startedAt: '2026-01-01T00:01:00.000Z',
-        lastExit: { code: 'killed', status: 9, at: '2026-01-01T00:00:58.000000Z' },
-        ready: true,
-        events: [
-          { time: '2026-01-01T00:00:01.000000Z', kind: 'started', code: null, status: null },
-          { time: '2026-01-01T00:00:58.000000Z', kind: 'exited', code: 'killed', status: 9 },
-          { time: '2026-01-01T00:01:00.000000Z', kind: 'restart-scheduled', code: null, status: 1 },
-        ],
-      },
-      absent: null,
-      retention: { namespace: 'openclaw-enterprise', settings: { SystemMaxUse: '2G', MaxRetentionSec: '30day' } },
+}));
+
+/** Valid arguments and result, built fresh on each call; the protocol's tests check them, fakes and tests start from them. */
+export const describeRuntimeExample = (): OperationExample<typeof describeRuntimeOperation> => ({
+  args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION },
+  result: {
+    unit: 'openclaw-enterprise-gateway-0123456789ab.service',
+    uid: EXAMPLE_ACCOUNT.uid,
+    pod: {
+      uid: '0d7c52a1-94f3-4b6e-8a07-3c2b1f0e9d84',
+      servedAt: '2026-01-01T00:00:00.000Z',
+      activeState: 'active',
+      subState: 'running',
+      result: 'success',
+      restarts: 1,
+      startedAt: '2026-01-01T00:01:00.000Z',
+      lastExit: { code: 'killed', status: 9, at: '2026-01-01T00:00:58.000000Z' },
+      ready: true,
+      events: [
+        { time: '2026-01-01T00:00:01.000000Z', kind: 'started', code: null, status: null },
+        { time: '2026-01-01T00:00:58.000000Z', kind: 'exited', code: 'killed', status: 9 },
+        { time: '2026-01-01T00:01:00.000000Z', kind: 'restart-scheduled', code: null, status: 1 },
+      ],
     },
+    absent: null,
+    retention: { namespace: 'openclaw-enterprise', settings: { SystemMaxUse: '2G', MaxRetentionSec: '30day' } },
   },
-);
+});
 
 export type RuntimeEvent = z.infer<ReturnType<typeof runtimeEvent>>;

@@ -1,7 +1,7 @@
 // diagnose-deployment: safe, generic checks of one Agent revision's deployment on its host; reads only.
 import * as z from 'zod/mini';
 import { revisionTarget } from '../identity.js';
-import { lazyOperation } from './define.js';
+import { lazyOperation, type OperationExample } from './define.js';
 import { EXAMPLE_OWNER, EXAMPLE_REVISION } from './examples.js';
 
 /**
@@ -48,27 +48,26 @@ const hostCheck = () =>
     code: z.optional(z.string().check(z.regex(DEPLOYMENT_CHECK_CODE))),
   });
 
-export const diagnoseDeploymentOperation = lazyOperation(
-  false,
-  () => ({
-    args: revisionTarget,
-    result: z.strictObject({
-      /** How long the helper took, so the controller can place each check on its own clock. */
-      durationMs: z.int().check(z.minimum(0)),
-      checks: z.array(hostCheck()).check(z.maxLength(MAX_DEPLOYMENT_CHECKS - 1)),
-    }),
+export const diagnoseDeploymentOperation = lazyOperation(false, () => ({
+  args: revisionTarget,
+  result: z.strictObject({
+    /** How long the helper took, so the controller can place each check on its own clock. */
+    durationMs: z.int().check(z.minimum(0)),
+    checks: z.array(hostCheck()).check(z.maxLength(MAX_DEPLOYMENT_CHECKS - 1)),
   }),
-  {
-    args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION },
-    result: {
-      durationMs: 41,
-      checks: [
-        { component: 'namespace', check: 'marker', state: 'succeeded', elapsedMs: 1 },
-        { component: 'unit', check: 'active', state: 'failed', elapsedMs: 12, code: 'UNIT_FAILED' },
-        { component: 'gateway', check: 'ready', state: 'unknown', elapsedMs: null },
-      ],
-    },
+}));
+
+/** Valid arguments and result, built fresh on each call; the protocol's tests check them, fakes and tests start from them. */
+export const diagnoseDeploymentExample = (): OperationExample<typeof diagnoseDeploymentOperation> => ({
+  args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION },
+  result: {
+    durationMs: 41,
+    checks: [
+      { component: 'namespace', check: 'marker', state: 'succeeded', elapsedMs: 1 },
+      { component: 'unit', check: 'active', state: 'failed', elapsedMs: 12, code: 'UNIT_FAILED' },
+      { component: 'gateway', check: 'ready', state: 'unknown', elapsedMs: null },
+    ],
   },
-);
+});
 
 export type HostDeploymentCheck = z.infer<ReturnType<typeof hostCheck>>;

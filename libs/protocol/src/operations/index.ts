@@ -1,6 +1,7 @@
 // The operation table (table.ts) with plan-operation, and what derives from it: names, argument and
 // result types, resource IDs, examples.
 import type * as z from 'zod/mini';
+import { OPERATION_EXAMPLES } from './examples-table.js';
 import { planOperationOperation } from './plan-operation.js';
 import { HOST_OPERATIONS } from './table.js';
 
@@ -59,17 +60,18 @@ export function resourcesOf<O extends OperationName>(operation: O, args: Operati
 
 /** A fresh copy of the operation's example arguments, safe to change. */
 export function exampleArgs<O extends OperationName>(operation: O): OperationArgs<O> {
-  return structuredClone(OPERATIONS[operation].example.args) as OperationArgs<O>;
+  return structuredClone(OPERATION_EXAMPLES[operation]().args) as OperationArgs<O>;
 }
 
 /** A fresh copy of the operation's example result, safe to change. */
 export function exampleResult<O extends OperationName>(operation: O): OperationResult<O> {
-  return structuredClone(OPERATIONS[operation].example.result) as OperationResult<O>;
+  return structuredClone(OPERATION_EXAMPLES[operation]().result) as OperationResult<O>;
 }
 
 export * from './arguments.js';
 export { MAX_READINESS_TIMEOUT_MS } from './activate-revision.js';
 export { EXAMPLE_RUNTIME } from './examples.js';
+export { OPERATION_EXAMPLES } from './examples-table.js';
 export { MAX_DOCUMENT_BYTES, gatewayAuthMode, type GatewayAuthMode } from './prepare-revision.js';
 export type { InventoryAgent, InventoryResult } from './inventory.js';
 export type { HostCapacity, ProbeResult } from './probe.js';

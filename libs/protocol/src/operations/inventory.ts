@@ -1,6 +1,6 @@
 // inventory: a read-only view of every Namespace and Agent under the root, for operators.
 import * as z from 'zod/mini';
-import { lazyOperation } from './define.js';
+import { lazyOperation, type OperationExample } from './define.js';
 import { EXAMPLE_ACCOUNT, EXAMPLE_OWNER, EXAMPLE_PORT, EXAMPLE_REVISION } from './examples.js';
 
 /** Built on first use, as every operation's schemas are (see lazyOperation). */
@@ -47,7 +47,10 @@ function inventoryResult() {
   return result;
 }
 
-export const inventoryOperation = lazyOperation(false, () => ({ args: z.strictObject({}), result: inventoryResult() }), {
+export const inventoryOperation = lazyOperation(false, () => ({ args: z.strictObject({}), result: inventoryResult() }));
+
+/** Valid arguments and result, built fresh on each call; the protocol's tests check them, fakes and tests start from them. */
+export const inventoryExample = (): OperationExample<typeof inventoryOperation> => ({
   args: {},
   result: {
     namespaces: [

@@ -3,7 +3,7 @@
 // owners, modes and digests, never file contents), with the digest the operation's audit line repeats.
 import * as z from 'zod/mini';
 import { sha256Hex } from '../fields.js';
-import { lazyOperation } from './define.js';
+import { lazyOperation, type OperationExample } from './define.js';
 import { EXAMPLE_OWNER, EXAMPLE_REVISION } from './examples.js';
 import { MUTATING, MUTATING_OPERATIONS, type MutatingOperation } from './table.js';
 
@@ -27,27 +27,26 @@ function planArgs() {
   return z.discriminatedUnion('operation', [first!, ...rest]);
 }
 
-export const planOperationOperation = lazyOperation(
-  false,
-  () => ({
-    args: planArgs(),
-    result: z.strictObject({
-      steps: z.array(plannedStep()),
-      /** SHA-256 of the steps as listed: the audit line of the real operation carries the same as `plan=`. */
-      digest: sha256Hex,
-      /** What the operation does after these steps that cannot be planned before they run (activation's readiness wait and record). */
-      after: z.nullable(z.string()),
-    }),
+export const planOperationOperation = lazyOperation(false, () => ({
+  args: planArgs(),
+  result: z.strictObject({
+    steps: z.array(plannedStep()),
+    /** SHA-256 of the steps as listed: the audit line of the real operation carries the same as `plan=`. */
+    digest: sha256Hex,
+    /** What the operation does after these steps that cannot be planned before they run (activation's readiness wait and record). */
+    after: z.nullable(z.string()),
   }),
-  {
-    args: { operation: 'stop-revision', args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION } },
-    result: {
-      steps: [{ op: 'stop-and-disable', target: 'openclaw-enterprise-gateway-0123456789ab.service', details: {} }],
-      digest: '0'.repeat(64),
-      after: null,
-    },
+}));
+
+/** Valid arguments and result, built fresh on each call; the protocol's tests check them, fakes and tests start from them. */
+export const planOperationExample = (): OperationExample<typeof planOperationOperation> => ({
+  args: { operation: 'stop-revision', args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION } },
+  result: {
+    steps: [{ op: 'stop-and-disable', target: 'openclaw-enterprise-gateway-0123456789ab.service', details: {} }],
+    digest: '0'.repeat(64),
+    after: null,
   },
-);
+});
 
 export type PlannedStep = z.infer<ReturnType<typeof plannedStep>>;
 export type PlanResult = z.infer<typeof planOperationOperation.result>;

@@ -1,6 +1,6 @@
 // probe: read-only check that a host has what the driver needs. Takes no lock.
 import * as z from 'zod/mini';
-import { lazyOperation } from './define.js';
+import { lazyOperation, type OperationExample } from './define.js';
 
 /**
  * What the host has left for gateways; null where it could not be read (no /proc/meminfo, a tree
@@ -48,7 +48,10 @@ const EXAMPLE_CAPACITY = {
   freeAccountIds: 893,
 };
 
-export const probeOperation = lazyOperation(false, () => ({ args: z.strictObject({}), result: probeResult() }), {
+export const probeOperation = lazyOperation(false, () => ({ args: z.strictObject({}), result: probeResult() }));
+
+/** Valid arguments and result, built fresh on each call; the protocol's tests check them, fakes and tests start from them. */
+export const probeExample = (): OperationExample<typeof probeOperation> => ({
   args: {},
   result: { checks: [{ name: 'systemctl', ok: true }], nodeVersion: 'v24.1.0', hostname: 'stable-host', socketBindMissing: [], ipAddressDenyMissing: [], capacity: EXAMPLE_CAPACITY },
 });

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import { resourceId, sha256Hex } from '../fields.js';
 import { agentOwner, revisionIdentity } from '../identity.js';
 import { WORKSPACE_FILE_NAMES, workspaceContent, workspaceFileName } from '../workspace.js';
-import { lazyOperation } from './define.js';
+import { lazyOperation, type OperationExample } from './define.js';
 import { EXAMPLE_OWNER, EXAMPLE_REVISION } from './examples.js';
 
 const workspaceDocument = z.strictObject({ name: workspaceFileName, content: workspaceContent });
@@ -21,18 +21,17 @@ export const workspaceSetupArgs = z.strictObject({
   ),
 });
 
-export const setupWorkspaceOperation = lazyOperation(
-  true,
-  () => ({
-    args: z.strictObject({ owner: agentOwner, revision: revisionIdentity, setup: workspaceSetupArgs }),
-    result: z.strictObject({
-      /** `applied`: delivered now; `verified`: the marker already records this setup (a retry, or a later deployment). */
-      workspace: z.enum(['applied', 'verified']),
-      openclawVersion: z.string(),
-    }),
+export const setupWorkspaceOperation = lazyOperation(true, () => ({
+  args: z.strictObject({ owner: agentOwner, revision: revisionIdentity, setup: workspaceSetupArgs }),
+  result: z.strictObject({
+    /** `applied`: delivered now; `verified`: the marker already records this setup (a retry, or a later deployment). */
+    workspace: z.enum(['applied', 'verified']),
+    openclawVersion: z.string(),
   }),
-  {
-    args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION, setup: { id: 'setup-1', completed: false, documents: [{ name: 'SOUL.md', content: '# SOUL.md\n\nCalm and exact.\n' }] } },
-    result: { workspace: 'applied', openclawVersion: '2026.9.6' },
-  },
-);
+}));
+
+/** Valid arguments and result, built fresh on each call; the protocol's tests check them, fakes and tests start from them. */
+export const setupWorkspaceExample = (): OperationExample<typeof setupWorkspaceOperation> => ({
+  args: { owner: EXAMPLE_OWNER, revision: EXAMPLE_REVISION, setup: { id: 'setup-1', completed: false, documents: [{ name: 'SOUL.md', content: '# SOUL.md\n\nCalm and exact.\n' }] } },
+  result: { workspace: 'applied', openclawVersion: '2026.9.6' },
+});

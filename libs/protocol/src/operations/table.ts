@@ -1,6 +1,7 @@
 // The operation table: every wire operation but plan-operation, by name. An operation exists by having
-// a line here; the names, the envelope, the mutating set (and so what can be planned), the helper's
-// handler table and the examples derive from it. plan-operation is built from its mutating entries.
+// a line here; the names, the envelope, the mutating set (and so what can be planned) and the helper's
+// handler table derive from it, and examples-table.ts must name its example. plan-operation is built
+// from its mutating entries.
 import { activateRevisionOperation } from './activate-revision.js';
 import { deleteAgentOperation } from './delete-agent.js';
 import { deleteNamespaceOperation } from './delete-namespace.js';
