@@ -79,6 +79,7 @@ Environment="OPENCLAW_STATE_DIR=/var/lib/openclaw-enterprise/namespaces/edd5c19a
 Environment="OPENCLAW_CONFIG_PATH=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/current/openclaw.json"
 Environment="OPENCLAW_GATEWAY_PORT=${port}"
 Environment="NODE_COMPILE_CACHE=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/home/.node-compile-cache"
+Environment="OPENCLAW_PACKAGED_COMPILE_CACHE_RESPAWNED=1"
 ${passwordLine}EnvironmentFile=/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/launch.env
 EnvironmentFile=-/var/lib/openclaw-enterprise/namespaces/edd5c19a1cef/agents/fcfbd503951a/env
 ExecStart=/usr/bin/node /opt/openclaw/current/dist/index.js gateway --port ${port}

@@ -139,9 +139,7 @@ export function renderUnit(input: UnitInput): string {
     environmentLine('OPENCLAW_STATE_DIR', layout.state),
     environmentLine('OPENCLAW_CONFIG_PATH', `${layout.current}/openclaw.json`),
     environmentLine('OPENCLAW_GATEWAY_PORT', String(input.port)),
-    // PrivateTmp= empties /tmp on every start, where OpenClaw would keep Node's compile cache: a
-    // persistent one in home/ makes every start after the first warm (bounded by the helper).
-    environmentLine('NODE_COMPILE_CACHE', layout.compileCache),
+    ...Object.entries(compileCacheEnvironment(layout)).map(([name, value]) => environmentLine(name, value)),
     ...(input.managedPassword ? [`EnvironmentFile=${layout.passwordFile}`] : []),
     // Always present, possibly empty: a missing file fails the start rather than run without them.
     // The operator's file comes last, so its values win, as they did over Environment= lines.
@@ -272,6 +270,19 @@ function environmentLine(name: string, value: string): string {
   if (/[\u0000-\u001f\u007f]/.test(value)) throw new UnitRenderError(`environment value of ${name} contains control characters`);
   const escaped = value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%');
   return `Environment="${name}=${escaped}"`;
+}
+
+/**
+ * Where OpenClaw keeps Node's compile cache, for the gateway and for native workspace setup.
+ * PrivateTmp= empties /tmp on every start, where OpenClaw would keep it: a persistent one in home/
+ * makes every start after the first warm (bounded by the helper). OpenClaw's launcher, finding the
+ * cache already on, would start a second Node process to move it into a versioned subdirectory and
+ * stay beside it (about 60 MiB more per Agent, and its own start before the gateway's); the second
+ * name says that move is done, so the cache stays where it is, which Node already keys by its
+ * version and each file's contents. An OpenClaw that ignores it starts the second process as before.
+ */
+export function compileCacheEnvironment(layout: Pick<AgentLayout, 'compileCache'>): Record<string, string> {
+  return { NODE_COMPILE_CACHE: layout.compileCache, OPENCLAW_PACKAGED_COMPILE_CACHE_RESPAWNED: '1' };
 }
 
 /** Launch placeholders, one line each: the text of launch.env (a comment line when there are none). */

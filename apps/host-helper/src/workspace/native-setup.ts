@@ -2,7 +2,7 @@
 // unit's environment, sandbox and limits, bounded in time; and what the installed OpenClaw build says about itself (version, stock documents).
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { renderSandbox, sha256Hex, UnitRenderError, type AgentLayout } from '@occ-ssh/markers';
+import { compileCacheEnvironment, renderSandbox, sha256Hex, UnitRenderError, type AgentLayout } from '@occ-ssh/markers';
 import { ComputeError, WORKSPACE_FILE_NAMES, type GatewayLimits } from '@occ-ssh/protocol';
 import { systemctlArgv, systemdRunArgv } from '../run/commands.js';
 import { HOST_PATH, type HostRunner } from '../run/system.js';
@@ -88,7 +88,7 @@ export function nativeSetupArgv(run: NativeSetupRun, timeoutMs: number): string[
     OPENCLAW_STATE_DIR: layout.state,
     OPENCLAW_CONFIG_PATH: `${scratchDir(layout)}/openclaw.json`,
     OPENCLAW_GATEWAY_PORT: String(run.port),
-    NODE_COMPILE_CACHE: layout.compileCache,
+    ...compileCacheEnvironment(layout),
   };
   const properties = [
     `User=${run.account.uid}`,

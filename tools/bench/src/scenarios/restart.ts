@@ -114,7 +114,7 @@ async function setSandbox(host: TestHost, unitName: string, on: boolean): Promis
 function plainGateway(host: TestHost, layout: ReturnType<typeof agentLayout>, account: string, port: number): string[] {
   const script =
     'set -a; . "$1"; set +a; cd "$2"; ' +
-    'HOME="$2" OPENCLAW_STATE_DIR="$3" OPENCLAW_CONFIG_PATH="$4" OPENCLAW_GATEWAY_PORT="$5" NODE_COMPILE_CACHE="$6" ' +
+    'HOME="$2" OPENCLAW_STATE_DIR="$3" OPENCLAW_CONFIG_PATH="$4" OPENCLAW_GATEWAY_PORT="$5" NODE_COMPILE_CACHE="$6" OPENCLAW_PACKAGED_COMPILE_CACHE_RESPAWNED=1 ' +
     'setpriv --reuid="$7" --regid="$7" --init-groups "$8" "$9" gateway --port "$5" </dev/null >/dev/null 2>&1 &';
   return ['sh', '-c', script, 'sh', layout.passwordFile, layout.home, layout.state, `${layout.current}/openclaw.json`, String(port), layout.compileCache, account, host.nodePath, host.openclawPath];
 }
