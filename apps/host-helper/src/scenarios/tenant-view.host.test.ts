@@ -77,6 +77,7 @@ describe('what a tenant can see on a real host', { timeout: 15 * 60_000 }, () =>
       `${spyLayout.current}/openclaw.json`,
       `${ROOT}/accounts`,
       `${ROOT}/.compute-lock`,
+      `${ROOT}/ports.json`,
       `${ROOT}/namespaces`,
       victimLayout.dir,
       victimLayout.served,
@@ -126,7 +127,12 @@ describe('what a tenant can see on a real host', { timeout: 15 * 60_000 }, () =>
   test('a compromised gateway sees only its own home, state and current snapshot under the root, and neither the unit directory nor the system bus', async () => {
     // Control: outside the unit the same account lists the root, stats the lock and sees every unit.
     const outside = await host.run(['runuser', '-u', accountOf(spy), '--', 'sh', '-c', 'ls -A "$1"; ls "$2"', 'ls', ROOT, UNIT_DIR]);
-    for (const name of ['.compute-lock', 'accounts', 'namespaces', victimLayout.unitName]) assert.ok(outside.split('\n').includes(name), `${name} is visible outside the unit`);
+    for (const name of ['.compute-lock', 'accounts', 'namespaces', 'ports.json', victimLayout.unitName]) assert.ok(outside.split('\n').includes(name), `${name} is visible outside the unit`);
+    // The port index names every Agent directory and its port: root's alone, even where the root lists.
+    assert.equal(await statOf(host, `${ROOT}/ports.json`), 'root:root 600 regular file');
+    const read = await host.exec(['runuser', '-u', accountOf(spy), '--', 'cat', `${ROOT}/ports.json`]);
+    assert.notEqual(read.code, 0, 'the sibling account cannot read the port index');
+    assert.match(read.stderr, /Permission denied/);
 
     const own = [spyLayout.home, spyLayout.state, spyLayout.current];
     const ancestors = [ROOT, `${ROOT}/namespaces`, spyLayout.dir.split('/').slice(0, -2).join('/'), spyLayout.dir.split('/').slice(0, -1).join('/'), spyLayout.dir];
@@ -137,7 +143,7 @@ describe('what a tenant can see on a real host', { timeout: 15 * 60_000 }, () =>
     assert.equal(view.stat[`${spyLayout.current}/openclaw.json`], 'present', 'the snapshot is at its usual path (its directory is 0711: found by name)');
     assert.deepEqual(view.listed[ROOT], ['namespaces']);
     assert.deepEqual(view.listed[spyLayout.dir], ['current', 'home', 'state']);
-    for (const path of [`${ROOT}/accounts`, `${ROOT}/.compute-lock`, victimLayout.dir, victimLayout.served]) assert.equal(view.stat[path], 'error ENOENT', path);
+    for (const path of [`${ROOT}/accounts`, `${ROOT}/.compute-lock`, `${ROOT}/ports.json`, victimLayout.dir, victimLayout.served]) assert.equal(view.stat[path], 'error ENOENT', path);
     assert.equal(view.listed[UNIT_DIR], 'error EACCES', 'the unit directory is inaccessible');
     assert.equal(view.stat[victimLayout.unitFile], 'error EACCES');
     assert.notEqual(view.units.code, 0, 'systemctl cannot reach the system bus');
