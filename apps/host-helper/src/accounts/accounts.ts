@@ -31,11 +31,11 @@ function localEntry(database: 'passwd' | 'group', key: string): Entry | undefine
   } catch {
     return undefined;
   }
-  const fields = text
-    .split('\n')
-    .find((line) => line.startsWith(`${key}:`))
-    ?.split(':');
-  if (!fields) return undefined;
+  // The line is found without splitting the file into lines: it has one per account, a thousand on a full host.
+  const start = `\n${text}`.indexOf(`\n${key}:`);
+  if (start === -1) return undefined;
+  const end = text.indexOf('\n', start);
+  const fields = text.slice(start, end === -1 ? undefined : end).split(':');
   return { name: key, id: Number(fields[2]), ...(database === 'passwd' ? { primaryGid: Number(fields[3]) } : {}) };
 }
 

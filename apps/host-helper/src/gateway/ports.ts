@@ -47,7 +47,10 @@ function scannedPorts(ctx: OpContext, ownAgentDir?: string): PortRecord {
 /** Every Agent's port on this host but the caller's own (see scannedPorts). */
 export function hostPorts(ctx: OpContext, ownAgentDir?: string): PortRecord {
   const indexed = indexedPorts(ctx.runtime.root);
-  return indexed && ownAgentDir ? withAgent(indexed, ownAgentDir, null) : (indexed ?? scannedPorts(ctx, ownAgentDir));
+  if (!indexed) return scannedPorts(ctx, ownAgentDir);
+  // Dropping the caller's own directory copies a Namespace's record, so only when the index lists it.
+  const listed = ownAgentDir !== undefined && Object.hasOwn(indexed[segment(ownAgentDir, 3)] ?? {}, segment(ownAgentDir));
+  return listed ? withAgent(indexed, ownAgentDir, null) : indexed;
 }
 
 export const portsIn = (ports: PortRecord): number[] => Object.values(ports).flatMap(Object.values);
