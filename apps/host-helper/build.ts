@@ -48,6 +48,10 @@ const bundle = result.outputFiles[0]!.contents;
 if (Buffer.from(bundle).includes(exampleArgs('verify-revision').owner.namespace.id)) {
   throw new Error('example values reached the helper bundle: something in an example runs at load, or the helper imports one');
 }
+// These are loaded by the operations that use them (run/system.ts): at the bundle's load they would
+// add their own load to every operation, a verify-revision's included.
+const eager = ['child_process', 'http', 'fs/promises'].filter((name) => Buffer.from(bundle).includes(`require("node:${name}")`) || Buffer.from(bundle).includes(`require("${name}")`));
+if (eager.length > 0) throw new Error(`the helper bundle loads ${eager.join(', ')} at its start: import them only as types and load them where they are used`);
 // Parse check of the inner bundle here, since `node --check` of the artifact sees only the loader.
 new Function('require', 'module', 'exports', '__filename', '__dirname', Buffer.from(bundle).toString('utf8'));
 const loader = renderLoader(bundle, version);

@@ -1,7 +1,6 @@
 // Who holds a TCP port on this host, and whether a unit's processes hold those sockets: read as root,
 // bounded in time and work, since a tenant decides how many sockets, processes and descriptors exist.
 import { accessSync, closeSync, constants, opendirSync, openSync, readlinkSync, readSync, type Dir } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { setImmediate as yieldLoop } from 'node:timers/promises';
 import { ssListenersArgv } from '../run/commands.js';
@@ -129,6 +128,8 @@ export async function listenersOn(runner: HostRunner, port: number, deadline: nu
 
 /** Reads a socket table in chunks (the event loop runs between them), keeping only listeners on `port`. */
 export async function streamListeners(path: string, port: number, deadline: number): Promise<Listener[] | Exceeded> {
+  // Loaded by the operations that read socket tables, not at the helper's start (run/system.ts).
+  const { open } = process.getBuiltinModule('node:fs/promises');
   const file = await open(path, 'r').catch(() => undefined);
   if (!file) return [];
   const found: Listener[] = [];

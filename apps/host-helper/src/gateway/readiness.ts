@@ -1,6 +1,5 @@
 // Polls the gateway's loopback /readyz: fast at first so activation adds little to start-up. Every
 // step is held to the time left, whatever the gateway sends or how big its unit grows.
-import { request } from 'node:http';
 import { listenersOn, socketInodesOf, type Listener } from './listeners.js';
 import { abortableSleep, type Session } from '../context/session.js';
 import type { HostRunner } from '../run/system.js';
@@ -20,6 +19,8 @@ export async function probeReady(port: number, timeoutMs = 1000): Promise<boolea
  * forever), and the body is never read: the response is destroyed once its head is in.
  */
 export function readyzAnswer(port: number, timeoutMs = 1000): Promise<ReadyzAnswer> {
+  // Loaded by the operations that probe a gateway, not at the helper's start (run/system.ts).
+  const { request } = process.getBuiltinModule('node:http');
   return new Promise((resolve) => {
     const req = request({ host: '127.0.0.1', port, path: '/readyz', method: 'GET', agent: false, headers: { connection: 'close' } }, (res) => {
       clearTimeout(timer);

@@ -1,7 +1,7 @@
 // The one place the helper starts other programs: argument arrays (commands.ts), never a shell, a
 // fixed environment, and bounded time and output. Operations reach it through the runner on their
 // context, so a unit test can hand `apply` a recording runner instead and assert the exact commands.
-import { execFile, spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { ComputeError } from '@occ-ssh/protocol';
 import { diesWithHelperArgv, type Command } from './commands.js';
@@ -65,6 +65,13 @@ export class CommandNotRun extends ComputeError {
   }
 }
 
+/**
+ * Loaded by the first program the helper starts, not at its start: a verify-revision or a probe
+ * starts none, and node:child_process is about a tenth of the helper's load (node:http and
+ * node:fs/promises are loaded the same way, by the readiness checks that use them).
+ */
+const childProcess = () => process.getBuiltinModule('node:child_process');
+
 const MAX_OUTPUT = 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** What a child answers at most on stdout (the account program's one JSON line). */
@@ -102,7 +109,7 @@ export const hostRunner: HostRunner = {
     return new Promise((resolve, reject) => {
       const bounds = { timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, maxBuffer: options.maxBuffer ?? MAX_OUTPUT, env: options.env ?? SYSTEMD_ENV, encoding: 'utf8' as const };
       const extra = { ...(options.killSignal ? { killSignal: options.killSignal } : {}), ...(options.signal ? { signal: options.signal } : {}) };
-      execFile(file, args, { ...bounds, ...extra }, (error, stdout, stderr) => {
+      childProcess().execFile(file, args, { ...bounds, ...extra }, (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
           reject(new CommandNotRun(file, String(error.code ?? error.signal ?? 'error'), error.killed === true));
           return;
@@ -122,7 +129,7 @@ export const hostRunner: HostRunner = {
       // The child dies with the helper (PR_SET_PDEATHSIG, set after any change of credentials), so not
       // even a helper killed outright leaves it behind.
       const launched = diesWithHelperArgv(command);
-      const child = spawn(launched.file, launched.args, { stdio: [stdin, options.output ? 'pipe' : 'ignore', 'ignore'], env: options.env, cwd: options.cwd, detached: true });
+      const child = childProcess().spawn(launched.file, launched.args, { stdio: [stdin, options.output ? 'pipe' : 'ignore', 'ignore'], env: options.env, cwd: options.cwd, detached: true });
       let stdout = '';
       child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
         stdout = (stdout + chunk).slice(0, MAX_CHILD_OUTPUT);
@@ -172,7 +179,7 @@ export const hostRunner: HostRunner = {
   },
 
   spawn({ file, args }, options) {
-    return spawn(file, args, { stdio: options.stdio, env: options.env });
+    return childProcess().spawn(file, args, { stdio: options.stdio, env: options.env });
   },
 
   holdersOf: readUidHolders,
