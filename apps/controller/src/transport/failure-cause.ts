@@ -13,7 +13,8 @@ export const CAUSE_ADVICE: Record<TransportCause, string> = {
   refused: 'the connection was refused; check the port and that sshd listens on it',
   'no-route': 'there is no route to the host; check the address and the network path',
   dns: "the host name did not resolve; check the address and the controller's resolver",
-  'connection-closed': 'the connection closed before the helper finished; check sshd on the host (its journal, MaxStartups, a restart) and the network path',
+  'connection-closed':
+    'the connection closed before the helper finished; check sshd on the host (its journal, MaxStartups, PerSourcePenalties after failed logins from this controller, a restart) and the network path',
   unknown: 'ssh failed for a reason it did not name; run ssh by hand with the same identity and known_hosts file',
 };
 
